@@ -1,0 +1,21 @@
+"""Errors the pipeline raises when a batch cannot go on.
+
+Bad input lines are data (rows of the `rejects` table), never exceptions: these
+errors are for conditions that stop the whole run before anything is published.
+"""
+
+
+class RulingsError(Exception):
+    """Base class: the run stops, nothing is published, the CLI prints one line."""
+
+
+class RawDirError(RulingsError):
+    """The raw directory is missing, is not a directory, or holds no dump file."""
+
+
+class ContractError(RulingsError):
+    """An output table fails the data contract as a whole (a column missing or mistyped)."""
+
+
+class PublishError(RulingsError):
+    """A snapshot could not be written or `latest` could not be switched to it."""

@@ -1,0 +1,1 @@
+"""Pure pipeline stages: plain functions on polars frames, no Prefect import."""

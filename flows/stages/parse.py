@@ -1,0 +1,191 @@
+"""Parse dumps: classify each line, then group body lines into entries.
+
+A dump (see the seeds in `raw/`) is a header of site disclaimer lines, then
+entries, each a date·source line (`07 juin 2024 · source : wotc`) followed by
+the ruling body, then sometimes a stray card stub (`CMC 2F/E 1/3`, `.`, a cut
+sentence of card text). Every line gets exactly one kind.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import polars as pl
+
+logger = logging.getLogger(__name__)
+
+#: Line kinds; every raw line gets exactly one (`manifest.json` line_accounting).
+LINE_KINDS: tuple[str, ...] = ("header", "date_source", "body", "stub", "blank", "rejected")
+
+#: `07 juin 2024 · source : wotc`: a date, `·` or `・`, a source word, a colon
+#: (full-width allowed; `\s` also matches no-break and narrow no-break spaces),
+#: the source. Seed line 2 of every dump.
+DATE_SOURCE_PATTERN = (
+    r"^\s*(?P<date_text>\S.*?)\s*[·・]\s*(?P<source_label>\p{L}+)\s*[:：]\s*(?P<source>\S+)\s*$"
+)
+
+#: `CMC 2F/E 1/3`: mana value, then optionally localized power/toughness
+#: initials and values (seed 004, line 30). Starts a card stub.
+STAT_LINE_PATTERN = (
+    r"^\s*CMC\s*(?P<mana_value>\d+(?:\.\d+)?|X)\s*"
+    r"(?:(?P<pt_label>\p{L}\s*/\s*\p{L})\s*(?P<power>[0-9X*+.½-]+)\s*/\s*(?P<toughness>[0-9X*+.½-]+))?\s*$"
+)
+
+#: A line longer than this is no ruling (the longest real ruling is ~1,500 characters).
+MAX_LINE_CHARS = 20_000
+
+
+def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) -> pl.DataFrame:
+    """Give each line its kind from its shape and its place in the dump.
+
+    Rules (in order): a line from the first stat line to the end of the dump is
+    `stub` (or `blank`); a line longer than `max_line_chars` is `rejected`; an
+    empty or all-space line is `blank`; a line before the first date·source
+    line is `header`; a date·source line is `date_source`; any other is `body`.
+    Dates are not parsed here (see `resolve_entries`).
+
+    Needs:
+        dump_id (String), line_number (Int64), line (String).
+
+    Adds:
+        kind (String): one of LINE_KINDS.
+        reject_reason (String): why a `rejected` line was rejected, else null.
+        entry_line (Int64): for date_source and body lines, the line_number of
+            the entry's date·source line; else null.
+        date_text (String), source (String, lowercased): on date_source lines.
+    """
+    is_date = pl.col("line").str.contains(DATE_SOURCE_PATTERN)
+    is_stat = pl.col("line").str.contains(STAT_LINE_PATTERN)
+    first_date = pl.when(is_date).then(pl.col("line_number")).min().over("dump_id")
+    stub_start = pl.when(is_stat).then(pl.col("line_number")).min().over("dump_id")
+    in_stub = pl.col("line_number") >= stub_start
+    is_blank = pl.col("line").str.strip_chars() == ""
+    too_long = pl.col("line").str.len_chars() > max_line_chars
+    before_entries = first_date.is_null() | (pl.col("line_number") < first_date)
+    kind = (
+        pl.when(in_stub & is_blank).then(pl.lit("blank"))
+        .when(in_stub).then(pl.lit("stub"))
+        .when(too_long).then(pl.lit("rejected"))
+        .when(is_blank).then(pl.lit("blank"))
+        .when(before_entries).then(pl.lit("header"))
+        .when(is_date).then(pl.lit("date_source"))
+        .otherwise(pl.lit("body"))
+    )
+    parts = pl.col("line").str.extract_groups(DATE_SOURCE_PATTERN)
+    return (
+        lines.with_columns(kind=kind)
+        .with_columns(
+            reject_reason=pl.when(pl.col("kind") == "rejected").then(
+                pl.format("line of {} characters is longer than any ruling (limit {})",
+                          pl.col("line").str.len_chars(), pl.lit(max_line_chars))
+            ),
+            entry_line=pl.when(pl.col("kind") == "date_source")
+            .then(pl.col("line_number"))
+            .forward_fill()
+            .over("dump_id", order_by="line_number"),
+            date_text=pl.when(pl.col("kind") == "date_source").then(parts.struct["date_text"]),
+            source=pl.when(pl.col("kind") == "date_source")
+            .then(parts.struct["source"].str.to_lowercase()),
+        )
+        .with_columns(
+            entry_line=pl.when(pl.col("kind").is_in(["date_source", "body"]))
+            .then(pl.col("entry_line"))
+        )
+    )
+
+
+def resolve_entries(classified: pl.DataFrame, published_dates: pl.DataFrame) -> pl.DataFrame:
+    """Reject entries whose date did not parse or that have no body.
+
+    A date·source line whose date is in `published_dates` with a null
+    `published_on` is rejected with the date's reason, and so is each of its
+    body lines (kept in rejects, never lost). A date·source line with no body
+    line is rejected too.
+
+    Needs:
+        classified: the output of `classify_lines`.
+        published_dates: date_text (String), published_on (Date),
+            date_reject_reason (String), one row per distinct date_text.
+
+    Adds:
+        published_on (Date): on kept date_source lines.
+        Updates kind and reject_reason.
+    """
+    is_date_line = pl.col("kind") == "date_source"
+    body_count = (pl.col("kind") == "body").sum().over("dump_id", "entry_line")
+    date_reason = (
+        pl.when(is_date_line & pl.col("date_reject_reason").is_not_null())
+        .then(pl.col("date_reject_reason"))
+        .when(is_date_line & (body_count == 0))
+        .then(pl.lit("date·source line with no ruling body after it"))
+    )
+    with_dates = classified.join(published_dates, on="date_text", how="left").with_columns(
+        _entry_reason=date_reason.max().over("dump_id", "entry_line"),
+    )
+    entry_rejected = pl.col("_entry_reason").is_not_null() & pl.col("entry_line").is_not_null()
+    return with_dates.with_columns(
+        kind=pl.when(entry_rejected).then(pl.lit("rejected")).otherwise(pl.col("kind")),
+        reject_reason=pl.when(entry_rejected & is_date_line)
+        .then(pl.col("_entry_reason"))
+        .when(entry_rejected)
+        .then(pl.format("body of the entry whose date·source line {} was rejected: {}",
+                        pl.col("entry_line"), pl.col("_entry_reason")))
+        .otherwise(pl.col("reject_reason")),
+    ).drop("_entry_reason", "date_reject_reason").sort("dump_id", "line_number")
+
+
+def assemble_entries(resolved: pl.DataFrame) -> pl.DataFrame:
+    """Join each kept entry's body lines into one ruling text.
+
+    Needs:
+        the output of `resolve_entries`.
+
+    Returns:
+        One row per kept entry, sorted by dump_id, line_number:
+        dump_id (String), line_number (Int64, of the date·source line),
+        published_on (Date), source (String), text_raw (String: the body lines
+        as written, joined by "\\n").
+    """
+    heads = resolved.filter(pl.col("kind") == "date_source").select(
+        "dump_id", pl.col("line_number"), "published_on", "source"
+    )
+    bodies = (
+        resolved.filter(pl.col("kind") == "body")
+        .sort("dump_id", "line_number")
+        .group_by("dump_id", "entry_line", maintain_order=True)
+        .agg(text_raw=pl.col("line").str.join("\n"))
+        .rename({"entry_line": "line_number"})
+    )
+    return heads.join(bodies, on=["dump_id", "line_number"], how="inner").sort(
+        "dump_id", "line_number"
+    )
+
+
+#: ISO 639-1 codes a header may name as its translation (`La traduction FR …`).
+CLAIMED_LANGUAGE_PATTERN = r"\b(FR|DE|ES|IT|PT|JA|ZH|KO|RU)\b"
+
+
+def describe_headers(resolved: pl.DataFrame) -> pl.DataFrame:
+    """Collect each dump's header and the translation language it claims.
+
+    Needs:
+        dump_id (String), line_number (Int64), line (String), kind (String).
+
+    Returns:
+        One row per dump_id present in `resolved`:
+        dump_id (String), header_text (String: header lines joined by "\\n",
+        "" when none), claimed_translation_language (String: lowercased ISO
+        code the header names, e.g. "fr" from seed line 1 "La traduction FR";
+        null when it names none).
+    """
+    headers = (
+        resolved.sort("dump_id", "line_number")
+        .group_by("dump_id", maintain_order=True)
+        .agg(header_text=pl.col("line").filter(pl.col("kind") == "header").str.join("\n"))
+    )
+    return headers.with_columns(
+        header_text=pl.col("header_text").fill_null(""),
+        claimed_translation_language=pl.col("header_text")
+        .str.extract(CLAIMED_LANGUAGE_PATTERN, 1)
+        .str.to_lowercase(),
+    )

@@ -1,0 +1,23 @@
+"""The data contract of ruling-dumps: pandera (polars) models of every published table."""
+
+from schemas.tables import (
+    SCHEMA_VERSION,
+    TABLE_MODELS,
+    PublishedCardStub,
+    PublishedDump,
+    PublishedOccurrence,
+    PublishedReject,
+    PublishedRuling,
+    PublishedVariant,
+)
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "TABLE_MODELS",
+    "PublishedCardStub",
+    "PublishedDump",
+    "PublishedOccurrence",
+    "PublishedReject",
+    "PublishedRuling",
+    "PublishedVariant",
+]

@@ -1,0 +1,133 @@
+"""The data contract: one pandera model per published table.
+
+Columns may be added in a later schema version; none is renamed or dropped.
+Every model is strict (no undeclared column) and every column is described,
+so these models are the column reference for analysts.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+import pandera.polars as pa
+
+#: Bumped when a table gains a column (minor) or a column changes meaning (major).
+SCHEMA_VERSION = "1.0.0"
+
+_SHA256 = r"^[0-9a-f]{64}$"
+_LANGUAGE = r"^([a-z]{2}(-[a-z]{2})?|und)$"
+
+
+class PublishedDump(pa.DataFrameModel):
+    """`dumps`: one row per dump file read (byte-identical repeats are read once)."""
+
+    dump_id: pl.String = pa.Field(unique=True, str_matches=_SHA256,
+                                  description="sha256 hex of the file's bytes")
+    path: pl.String = pa.Field(unique=True, description="file path relative to the raw dir")
+    encoding: pl.String = pa.Field(description="encoding the bytes were read with, e.g. utf-8")
+    byte_count: pl.Int64 = pa.Field(ge=0, description="file size in bytes")
+    header_text: pl.String = pa.Field(description="header lines joined by newline; '' if none")
+    header_language: pl.String = pa.Field(str_matches=_LANGUAGE,
+                                          description="langdetect language of the header; und if none")
+    claimed_translation_language: pl.String = pa.Field(
+        nullable=True, description="ISO 639-1 code of the translation the header claims, e.g. fr")
+    line_count: pl.Int64 = pa.Field(ge=0, description="lines read from the file")
+    entry_count: pl.Int64 = pa.Field(ge=0, description="date·source lines kept (one per ruling entry)")
+    stub_count: pl.Int64 = pa.Field(ge=0, description="stray card stubs found")
+    rejected_line_count: pl.Int64 = pa.Field(ge=0, description="lines rejected (see rejects)")
+
+    class Config:
+        strict = True
+
+
+class PublishedOccurrence(pa.DataFrameModel):
+    """`ruling_occurrences`: one row per kept entry of a dump."""
+
+    dump_id: pl.String = pa.Field(str_matches=_SHA256, description="the dump's id (dumps.dump_id)")
+    line_number: pl.Int64 = pa.Field(ge=1, description="1-based line of the entry's date·source line")
+    published_on: pl.Date = pa.Field(description="the entry's date")
+    source: pl.String = pa.Field(str_matches=r"^\S+$", description="source as written, lowercased: wotc")
+    text_raw: pl.String = pa.Field(str_length={"min_value": 1},
+                                   description="the body as written, lines joined by newline")
+    variant_id: pl.String = pa.Field(str_matches=_SHA256,
+                                     description="sha256 hex of the normalized body")
+    ruling_id: pl.String = pa.Field(str_matches=_SHA256, description="the ruling (rulings.ruling_id)")
+    language: pl.String = pa.Field(str_matches=_LANGUAGE, description="language of the body")
+
+    class Config:
+        strict = True
+        unique = ["dump_id", "line_number"]
+
+
+class PublishedRuling(pa.DataFrameModel):
+    """`rulings`: one row per distinct ruling after deduplication."""
+
+    ruling_id: pl.String = pa.Field(unique=True, str_matches=_SHA256, description="ruling id")
+    text: pl.String = pa.Field(str_length={"min_value": 1},
+                               description="most frequent variant's normalized text")
+    language: pl.String = pa.Field(str_matches=_LANGUAGE, description="language of the text")
+    language_probability: pl.Float64 = pa.Field(nullable=True, ge=0, le=1,
+                                                description="langdetect probability, 0-1")
+    first_published_on: pl.Date = pa.Field(description="earliest date of an occurrence")
+    last_published_on: pl.Date = pa.Field(description="latest date of an occurrence")
+    occurrence_count: pl.Int64 = pa.Field(ge=1, description="occurrences in all dumps")
+    dump_count: pl.Int64 = pa.Field(ge=1, description="dumps it occurs in")
+    variant_count: pl.Int64 = pa.Field(ge=1, description="distinct normalized texts merged")
+
+    class Config:
+        strict = True
+
+
+class PublishedVariant(pa.DataFrameModel):
+    """`ruling_variants`: one row per distinct normalized ruling text."""
+
+    variant_id: pl.String = pa.Field(unique=True, str_matches=_SHA256,
+                                     description="sha256 hex of the text")
+    ruling_id: pl.String = pa.Field(str_matches=_SHA256, description="the ruling it belongs to")
+    text: pl.String = pa.Field(str_length={"min_value": 1}, description="normalized text")
+    occurrence_count: pl.Int64 = pa.Field(ge=1, description="occurrences of this exact text")
+
+    class Config:
+        strict = True
+
+
+class PublishedCardStub(pa.DataFrameModel):
+    """`card_stubs`: one row per stray card stub at the end of a dump."""
+
+    dump_id: pl.String = pa.Field(str_matches=_SHA256, description="the dump's id")
+    line_number: pl.Int64 = pa.Field(ge=1, description="1-based line of the stat line (CMC ...)")
+    mana_value: pl.Float64 = pa.Field(nullable=True, ge=0, description="mana value; null for X")
+    power: pl.String = pa.Field(nullable=True, description="power as printed; * and X allowed")
+    toughness: pl.String = pa.Field(nullable=True, description="toughness as printed")
+    text: pl.String = pa.Field(nullable=True, description="the cut card text, spaces trimmed")
+    language: pl.String = pa.Field(str_matches=_LANGUAGE, nullable=True,
+                                   description="language of the text; null without text")
+    is_truncated: pl.Boolean = pa.Field(description="the text does not end a sentence")
+
+    class Config:
+        strict = True
+        unique = ["dump_id", "line_number"]
+
+
+class PublishedReject(pa.DataFrameModel):
+    """`rejects`: every line, file or table row left out, with why."""
+
+    dump_id: pl.String = pa.Field(nullable=True, description="the dump; null for a table row")
+    line_number: pl.Int64 = pa.Field(nullable=True, ge=1,
+                                     description="1-based line; null for a whole file or a row")
+    stage: pl.String = pa.Field(isin=["read", "parse", "validate"], description="stage that rejected it")
+    reason: pl.String = pa.Field(str_length={"min_value": 1}, description="why, in words")
+    content: pl.String = pa.Field(description="the line, path or row (JSON) rejected")
+
+    class Config:
+        strict = True
+
+
+#: Table name -> model, in publishing order.
+TABLE_MODELS: dict[str, type[pa.DataFrameModel]] = {
+    "dumps": PublishedDump,
+    "ruling_occurrences": PublishedOccurrence,
+    "rulings": PublishedRuling,
+    "ruling_variants": PublishedVariant,
+    "card_stubs": PublishedCardStub,
+    "rejects": PublishedReject,
+}
