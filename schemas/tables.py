@@ -7,8 +7,8 @@ so these models are the column reference for analysts.
 
 from __future__ import annotations
 
-import polars as pl
 import pandera.polars as pa
+import polars as pl
 
 #: Bumped when a table gains a column (minor) or a column changes meaning (major).
 SCHEMA_VERSION = "1.0.0"
@@ -20,18 +20,23 @@ _LANGUAGE = r"^([a-z]{2}(-[a-z]{2})?|und)$"
 class PublishedDump(pa.DataFrameModel):
     """`dumps`: one row per dump file read (byte-identical repeats are read once)."""
 
-    dump_id: pl.String = pa.Field(unique=True, str_matches=_SHA256,
-                                  description="sha256 hex of the file's bytes")
+    dump_id: pl.String = pa.Field(
+        unique=True, str_matches=_SHA256, description="sha256 hex of the file's bytes"
+    )
     path: pl.String = pa.Field(unique=True, description="file path relative to the raw dir")
     encoding: pl.String = pa.Field(description="encoding the bytes were read with, e.g. utf-8")
     byte_count: pl.Int64 = pa.Field(ge=0, description="file size in bytes")
     header_text: pl.String = pa.Field(description="header lines joined by newline; '' if none")
-    header_language: pl.String = pa.Field(str_matches=_LANGUAGE,
-                                          description="langdetect language of the header; und if none")
+    header_language: pl.String = pa.Field(
+        str_matches=_LANGUAGE, description="langdetect language of the header; und if none"
+    )
     claimed_translation_language: pl.String = pa.Field(
-        nullable=True, description="ISO 639-1 code of the translation the header claims, e.g. fr")
+        nullable=True, description="ISO 639-1 code of the translation the header claims, e.g. fr"
+    )
     line_count: pl.Int64 = pa.Field(ge=0, description="lines read from the file")
-    entry_count: pl.Int64 = pa.Field(ge=0, description="date·source lines kept (one per ruling entry)")
+    entry_count: pl.Int64 = pa.Field(
+        ge=0, description="date·source lines kept (one per ruling entry)"
+    )
     stub_count: pl.Int64 = pa.Field(ge=0, description="stray card stubs found")
     rejected_line_count: pl.Int64 = pa.Field(ge=0, description="lines rejected (see rejects)")
 
@@ -43,14 +48,22 @@ class PublishedOccurrence(pa.DataFrameModel):
     """`ruling_occurrences`: one row per kept entry of a dump."""
 
     dump_id: pl.String = pa.Field(str_matches=_SHA256, description="the dump's id (dumps.dump_id)")
-    line_number: pl.Int64 = pa.Field(ge=1, description="1-based line of the entry's date·source line")
+    line_number: pl.Int64 = pa.Field(
+        ge=1, description="1-based line of the entry's date·source line"
+    )
     published_on: pl.Date = pa.Field(description="the entry's date")
-    source: pl.String = pa.Field(str_matches=r"^\S+$", description="source as written, lowercased: wotc")
-    text_raw: pl.String = pa.Field(str_length={"min_value": 1},
-                                   description="the body as written, lines joined by newline")
-    variant_id: pl.String = pa.Field(str_matches=_SHA256,
-                                     description="sha256 hex of the normalized body")
-    ruling_id: pl.String = pa.Field(str_matches=_SHA256, description="the ruling (rulings.ruling_id)")
+    source: pl.String = pa.Field(
+        str_matches=r"^\S+$", description="source as written, lowercased: wotc"
+    )
+    text_raw: pl.String = pa.Field(
+        str_length={"min_value": 1}, description="the body as written, lines joined by newline"
+    )
+    variant_id: pl.String = pa.Field(
+        str_matches=_SHA256, description="sha256 hex of the normalized body"
+    )
+    ruling_id: pl.String = pa.Field(
+        str_matches=_SHA256, description="the ruling (rulings.ruling_id)"
+    )
     language: pl.String = pa.Field(str_matches=_LANGUAGE, description="language of the body")
 
     class Config:
@@ -62,11 +75,13 @@ class PublishedRuling(pa.DataFrameModel):
     """`rulings`: one row per distinct ruling after deduplication."""
 
     ruling_id: pl.String = pa.Field(unique=True, str_matches=_SHA256, description="ruling id")
-    text: pl.String = pa.Field(str_length={"min_value": 1},
-                               description="most frequent variant's normalized text")
+    text: pl.String = pa.Field(
+        str_length={"min_value": 1}, description="most frequent variant's normalized text"
+    )
     language: pl.String = pa.Field(str_matches=_LANGUAGE, description="language of the text")
-    language_probability: pl.Float64 = pa.Field(nullable=True, ge=0, le=1,
-                                                description="langdetect probability, 0-1")
+    language_probability: pl.Float64 = pa.Field(
+        nullable=True, ge=0, le=1, description="langdetect probability, 0-1"
+    )
     first_published_on: pl.Date = pa.Field(description="earliest date of an occurrence")
     last_published_on: pl.Date = pa.Field(description="latest date of an occurrence")
     occurrence_count: pl.Int64 = pa.Field(ge=1, description="occurrences in all dumps")
@@ -80,8 +95,9 @@ class PublishedRuling(pa.DataFrameModel):
 class PublishedVariant(pa.DataFrameModel):
     """`ruling_variants`: one row per distinct normalized ruling text."""
 
-    variant_id: pl.String = pa.Field(unique=True, str_matches=_SHA256,
-                                     description="sha256 hex of the text")
+    variant_id: pl.String = pa.Field(
+        unique=True, str_matches=_SHA256, description="sha256 hex of the text"
+    )
     ruling_id: pl.String = pa.Field(str_matches=_SHA256, description="the ruling it belongs to")
     text: pl.String = pa.Field(str_length={"min_value": 1}, description="normalized text")
     occurrence_count: pl.Int64 = pa.Field(ge=1, description="occurrences of this exact text")
@@ -99,8 +115,9 @@ class PublishedCardStub(pa.DataFrameModel):
     power: pl.String = pa.Field(nullable=True, description="power as printed; * and X allowed")
     toughness: pl.String = pa.Field(nullable=True, description="toughness as printed")
     text: pl.String = pa.Field(nullable=True, description="the cut card text, spaces trimmed")
-    language: pl.String = pa.Field(str_matches=_LANGUAGE, nullable=True,
-                                   description="language of the text; null without text")
+    language: pl.String = pa.Field(
+        str_matches=_LANGUAGE, nullable=True, description="language of the text; null without text"
+    )
     is_truncated: pl.Boolean = pa.Field(description="the text does not end a sentence")
 
     class Config:
@@ -112,9 +129,12 @@ class PublishedReject(pa.DataFrameModel):
     """`rejects`: every line, file or table row left out, with why."""
 
     dump_id: pl.String = pa.Field(nullable=True, description="the dump; null for a table row")
-    line_number: pl.Int64 = pa.Field(nullable=True, ge=1,
-                                     description="1-based line; null for a whole file or a row")
-    stage: pl.String = pa.Field(isin=["read", "parse", "validate"], description="stage that rejected it")
+    line_number: pl.Int64 = pa.Field(
+        nullable=True, ge=1, description="1-based line; null for a whole file or a row"
+    )
+    stage: pl.String = pa.Field(
+        isin=["read", "parse", "validate"], description="stage that rejected it"
+    )
     reason: pl.String = pa.Field(str_length={"min_value": 1}, description="why, in words")
     content: pl.String = pa.Field(description="the line, path or row (JSON) rejected")
 

@@ -28,7 +28,9 @@ _DATE_SHAPES = (
     # 2024-06-07
     re.compile(r"^(?P<year>\d{4})-(?P<month_number>\d{1,2})-(?P<day>\d{1,2})$"),
     # 2024年6月7日, 2024년 6월 7일
-    re.compile(r"^(?P<year>\d{4})\s*[年년]\s*(?P<month_number>\d{1,2})\s*[月월]\s*(?P<day>\d{1,2})\s*[日일]$"),
+    re.compile(
+        r"^(?P<year>\d{4})\s*[年년]\s*(?P<month_number>\d{1,2})\s*[月월]\s*(?P<day>\d{1,2})\s*[日일]$"
+    ),
     # 07 juin 2024, 1er juin 2024, 7. Juni 2024, 7 de junio de 2024, 7 июня 2024 г.
     re.compile(rf"^{_DAY}\s+(?:de\s+)?{_MONTH}\s+(?:de\s+)?{_YEAR}(?:\s*г\.?)?$"),
     # June 7, 2024

@@ -27,8 +27,16 @@ logger = logging.getLogger(__name__)
 #: Curly quotes and apostrophes folded to straight ones (seed 003 writes
 #: `doesn’t` and `“may pay”` where the other seeds write `doesn't`, `"may pay"`).
 QUOTE_FOLDS: dict[str, str] = {
-    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
-    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2033": '"',
+    "\u2018": "'",
+    "\u2019": "'",
+    "\u201a": "'",
+    "\u201b": "'",
+    "\u2032": "'",
+    "\u201c": '"',
+    "\u201d": '"',
+    "\u201e": '"',
+    "\u201f": '"',
+    "\u2033": '"',
 }
 
 #: Tokens that must be equal for two texts to be near-duplicates.
@@ -60,7 +68,11 @@ def normalize_text(text: pl.Expr) -> pl.Expr:
 
 
 def sha256_hex(values: pl.Series, namespace: str = "") -> pl.Series:
-    """sha256 hex digest of `namespace + value` (UTF-8) for each value, hashing each distinct value once."""
+    """Return the sha256 hex digest of `namespace + value` (UTF-8) for each value.
+
+    Each distinct value is hashed once. Digests are stable across polars
+    versions (unlike `Series.hash`).
+    """
     distinct = values.unique()
     digests = {v: hashlib.sha256((namespace + v).encode()).hexdigest() for v in distinct.to_list()}
     return values.replace_strict(digests, return_dtype=pl.String)
@@ -115,8 +127,9 @@ def cluster_variants(
     merged = canonical.select(
         "variant_id", ruling_id=sha256_hex(canonical["_canonical"], namespace="ruling:")
     ).sort("variant_id")
-    logger.info("clustered %d variants into %d rulings",
-                merged.height, merged["ruling_id"].n_unique())
+    logger.info(
+        "clustered %d variants into %d rulings", merged.height, merged["ruling_id"].n_unique()
+    )
     return merged
 
 
@@ -125,8 +138,11 @@ def _near_pairs(texts: list[str], max_edits: int, min_similarity: float) -> list
     pairs = []
     for start in range(0, len(texts), _CHUNK_ROWS):
         distances = process.cdist(
-            texts[start:start + _CHUNK_ROWS], texts, scorer=Levenshtein.distance,
-            score_cutoff=max_edits, dtype=np.int32,
+            texts[start : start + _CHUNK_ROWS],
+            texts,
+            scorer=Levenshtein.distance,
+            score_cutoff=max_edits,
+            dtype=np.int32,
         )
         for i, j in zip(*np.nonzero(distances <= max_edits), strict=True):
             a, b = start + int(i), int(j)

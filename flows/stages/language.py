@@ -51,8 +51,11 @@ def detect_languages(texts: pl.Series) -> pl.DataFrame:
     distinct = texts.drop_nulls().unique().sort()
     with_letters = distinct.filter(distinct.str.contains(_HAS_LETTER)).to_list()
     detected = [detect_text_language(text) for text in with_letters]
-    logger.info("detected the language of %d distinct texts (%d without letters)",
-                len(with_letters), distinct.len() - len(with_letters))
+    logger.info(
+        "detected the language of %d distinct texts (%d without letters)",
+        len(with_letters),
+        distinct.len() - len(with_letters),
+    )
     found = pl.DataFrame(
         {
             "text": with_letters,

@@ -63,12 +63,18 @@ def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) ->
     too_long = pl.col("line").str.len_chars() > max_line_chars
     before_entries = first_date.is_null() | (pl.col("line_number") < first_date)
     kind = (
-        pl.when(in_stub & is_blank).then(pl.lit("blank"))
-        .when(in_stub).then(pl.lit("stub"))
-        .when(too_long).then(pl.lit("rejected"))
-        .when(is_blank).then(pl.lit("blank"))
-        .when(before_entries).then(pl.lit("header"))
-        .when(is_date).then(pl.lit("date_source"))
+        pl.when(in_stub & is_blank)
+        .then(pl.lit("blank"))
+        .when(in_stub)
+        .then(pl.lit("stub"))
+        .when(too_long)
+        .then(pl.lit("rejected"))
+        .when(is_blank)
+        .then(pl.lit("blank"))
+        .when(before_entries)
+        .then(pl.lit("header"))
+        .when(is_date)
+        .then(pl.lit("date_source"))
         .otherwise(pl.lit("body"))
     )
     parts = pl.col("line").str.extract_groups(DATE_SOURCE_PATTERN)
@@ -76,20 +82,25 @@ def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) ->
         lines.with_columns(kind=kind)
         .with_columns(
             reject_reason=pl.when(pl.col("kind") == "rejected").then(
-                pl.format("line of {} characters is longer than any ruling (limit {})",
-                          pl.col("line").str.len_chars(), pl.lit(max_line_chars))
+                pl.format(
+                    "line of {} characters is longer than any ruling (limit {})",
+                    pl.col("line").str.len_chars(),
+                    pl.lit(max_line_chars),
+                )
             ),
             entry_line=pl.when(pl.col("kind") == "date_source")
             .then(pl.col("line_number"))
             .forward_fill()
             .over("dump_id", order_by="line_number"),
             date_text=pl.when(pl.col("kind") == "date_source").then(parts.struct["date_text"]),
-            source=pl.when(pl.col("kind") == "date_source")
-            .then(parts.struct["source"].str.to_lowercase()),
+            source=pl.when(pl.col("kind") == "date_source").then(
+                parts.struct["source"].str.to_lowercase()
+            ),
         )
         .with_columns(
-            entry_line=pl.when(pl.col("kind").is_in(["date_source", "body"]))
-            .then(pl.col("entry_line"))
+            entry_line=pl.when(pl.col("kind").is_in(["date_source", "body"])).then(
+                pl.col("entry_line")
+            )
         )
     )
 
@@ -123,15 +134,24 @@ def resolve_entries(classified: pl.DataFrame, published_dates: pl.DataFrame) -> 
         _entry_reason=date_reason.max().over("dump_id", "entry_line"),
     )
     entry_rejected = pl.col("_entry_reason").is_not_null() & pl.col("entry_line").is_not_null()
-    return with_dates.with_columns(
-        kind=pl.when(entry_rejected).then(pl.lit("rejected")).otherwise(pl.col("kind")),
-        reject_reason=pl.when(entry_rejected & is_date_line)
-        .then(pl.col("_entry_reason"))
-        .when(entry_rejected)
-        .then(pl.format("body of the entry whose date·source line {} was rejected: {}",
-                        pl.col("entry_line"), pl.col("_entry_reason")))
-        .otherwise(pl.col("reject_reason")),
-    ).drop("_entry_reason", "date_reject_reason").sort("dump_id", "line_number")
+    return (
+        with_dates.with_columns(
+            kind=pl.when(entry_rejected).then(pl.lit("rejected")).otherwise(pl.col("kind")),
+            reject_reason=pl.when(entry_rejected & is_date_line)
+            .then(pl.col("_entry_reason"))
+            .when(entry_rejected)
+            .then(
+                pl.format(
+                    "body of the entry whose date·source line {} was rejected: {}",
+                    pl.col("entry_line"),
+                    pl.col("_entry_reason"),
+                )
+            )
+            .otherwise(pl.col("reject_reason")),
+        )
+        .drop("_entry_reason", "date_reject_reason")
+        .sort("dump_id", "line_number")
+    )
 
 
 def assemble_entries(resolved: pl.DataFrame) -> pl.DataFrame:

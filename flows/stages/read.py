@@ -68,8 +68,12 @@ def load_raw_dumps(raw_dir: Path) -> pl.DataFrame:
         },
         schema={"path": pl.String, "content": pl.Binary},
     )
-    logger.info("read %d dump files (%d bytes) from %s", raw_dumps.height,
-                sum(len(b) for b in raw_dumps["content"]), raw_dir)
+    logger.info(
+        "read %d dump files (%d bytes) from %s",
+        raw_dumps.height,
+        sum(len(b) for b in raw_dumps["content"]),
+        raw_dir,
+    )
     return raw_dumps
 
 
@@ -81,7 +85,7 @@ def decode_bytes(content: bytes) -> tuple[str, str]:
     "utf-8+replaced", so no line is dropped. Never raises.
     """
     if content.startswith(_UTF8_BOM):
-        return content[len(_UTF8_BOM):].decode("utf-8", errors="replace"), "utf-8-sig"
+        return content[len(_UTF8_BOM) :].decode("utf-8", errors="replace"), "utf-8-sig"
     if content.startswith(_UTF16_BOMS):
         return content.decode("utf-16", errors="replace"), "utf-16"
     try:
@@ -107,8 +111,13 @@ def decode_dumps(raw_dumps: pl.DataFrame) -> pl.DataFrame:
         rows.append((path, hashlib.sha256(content).hexdigest(), len(content), encoding, text))
     return pl.DataFrame(
         rows,
-        schema={"path": pl.String, "dump_id": pl.String, "byte_count": pl.Int64,
-                "encoding": pl.String, "text": pl.String},
+        schema={
+            "path": pl.String,
+            "dump_id": pl.String,
+            "byte_count": pl.Int64,
+            "encoding": pl.String,
+            "text": pl.String,
+        },
         orient="row",
     ).sort("path")
 

@@ -10,16 +10,22 @@ from flows.stages.parse import STAT_LINE_PATTERN
 _LANGUAGE_COLUMNS = ("text", "language", "language_probability")
 
 
-def _with_language(frame: pl.DataFrame, text_column: str, languages: pl.DataFrame,
-                   prefix: str = "") -> pl.DataFrame:
+def _with_language(
+    frame: pl.DataFrame, text_column: str, languages: pl.DataFrame, prefix: str = ""
+) -> pl.DataFrame:
     """Join `languages` (text, language, language_probability) on normalized `text_column`."""
     lookup = languages.select(_LANGUAGE_COLUMNS).rename(
-        {"text": "_language_key", "language": f"{prefix}language",
-         "language_probability": f"{prefix}language_probability"}
+        {
+            "text": "_language_key",
+            "language": f"{prefix}language",
+            "language_probability": f"{prefix}language_probability",
+        }
     )
-    return frame.with_columns(_language_key=normalize_text(pl.col(text_column))).join(
-        lookup, on="_language_key", how="left"
-    ).drop("_language_key")
+    return (
+        frame.with_columns(_language_key=normalize_text(pl.col(text_column)))
+        .join(lookup, on="_language_key", how="left")
+        .drop("_language_key")
+    )
 
 
 def build_occurrences(
@@ -40,10 +46,23 @@ def build_occurrences(
     """
     return (
         variant_entries.join(clusters, on="variant_id", how="left")
-        .join(languages.select("text", "language"), left_on="text_normalized", right_on="text",
-              how="left")
-        .select("dump_id", "line_number", "published_on", "source", "text_raw", "variant_id",
-                "ruling_id", "language", _text_normalized="text_normalized")
+        .join(
+            languages.select("text", "language"),
+            left_on="text_normalized",
+            right_on="text",
+            how="left",
+        )
+        .select(
+            "dump_id",
+            "line_number",
+            "published_on",
+            "source",
+            "text_raw",
+            "variant_id",
+            "ruling_id",
+            "language",
+            _text_normalized="text_normalized",
+        )
         .sort("dump_id", "line_number")
     )
 
@@ -60,8 +79,11 @@ def build_variants(occurrences: pl.DataFrame) -> pl.DataFrame:
     """
     return (
         occurrences.group_by("variant_id")
-        .agg(pl.col("ruling_id").first(), text=pl.col("_text_normalized").first(),
-             occurrence_count=pl.len().cast(pl.Int64))
+        .agg(
+            pl.col("ruling_id").first(),
+            text=pl.col("_text_normalized").first(),
+            occurrence_count=pl.len().cast(pl.Int64),
+        )
         .sort("variant_id")
     )
 
@@ -96,10 +118,21 @@ def build_rulings(
         occurrence_count=pl.len().cast(pl.Int64),
         dump_count=pl.col("dump_id").n_unique().cast(pl.Int64),
     )
-    return representative.join(spread, on="ruling_id").select(
-        "ruling_id", "text", "language", "language_probability", "first_published_on",
-        "last_published_on", "occurrence_count", "dump_count", "variant_count",
-    ).sort("ruling_id")
+    return (
+        representative.join(spread, on="ruling_id")
+        .select(
+            "ruling_id",
+            "text",
+            "language",
+            "language_probability",
+            "first_published_on",
+            "last_published_on",
+            "occurrence_count",
+            "dump_count",
+            "variant_count",
+        )
+        .sort("ruling_id")
+    )
 
 
 def build_card_stubs(stubs: pl.DataFrame, languages: pl.DataFrame) -> pl.DataFrame:
@@ -112,14 +145,26 @@ def build_card_stubs(stubs: pl.DataFrame, languages: pl.DataFrame) -> pl.DataFra
         dump_id, line_number, mana_value, power, toughness, text, language,
         is_truncated; sorted by dump_id, line_number.
     """
-    return _with_language(stubs, "text", languages).select(
-        "dump_id", "line_number", "mana_value", "power", "toughness", "text", "language",
-        "is_truncated",
-    ).sort("dump_id", "line_number")
+    return (
+        _with_language(stubs, "text", languages)
+        .select(
+            "dump_id",
+            "line_number",
+            "mana_value",
+            "power",
+            "toughness",
+            "text",
+            "language",
+            "is_truncated",
+        )
+        .sort("dump_id", "line_number")
+    )
 
 
 def build_dumps(
-    unique_dumps: pl.DataFrame, resolved: pl.DataFrame, headers: pl.DataFrame,
+    unique_dumps: pl.DataFrame,
+    resolved: pl.DataFrame,
+    headers: pl.DataFrame,
     languages: pl.DataFrame,
 ) -> pl.DataFrame:
     """One row per dump read: the `dumps` table.
@@ -139,7 +184,8 @@ def build_dumps(
         line_count=pl.len().cast(pl.Int64),
         entry_count=(kind == "date_source").sum().cast(pl.Int64),
         stub_count=(pl.col("line").str.contains(STAT_LINE_PATTERN) & (kind == "stub"))
-        .sum().cast(pl.Int64),
+        .sum()
+        .cast(pl.Int64),
         rejected_line_count=(kind == "rejected").sum().cast(pl.Int64),
     )
     described = _with_language(headers, "header_text", languages, prefix="header_")
@@ -148,8 +194,16 @@ def build_dumps(
         unique_dumps.join(described, on="dump_id", how="left")
         .join(counts, on="dump_id", how="left")
         .with_columns(pl.col(c).fill_null(v) for c, v in zero.items())
-        .select("dump_id", "path", "encoding", "byte_count", "header_text", "header_language",
-                "claimed_translation_language", *zero)
+        .select(
+            "dump_id",
+            "path",
+            "encoding",
+            "byte_count",
+            "header_text",
+            "header_language",
+            "claimed_translation_language",
+            *zero,
+        )
         .sort("path")
     )
 

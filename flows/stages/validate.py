@@ -12,8 +12,13 @@ from flows.errors import ContractError
 
 logger = logging.getLogger(__name__)
 
-REJECT_SCHEMA = {"dump_id": pl.String, "line_number": pl.Int64, "stage": pl.String,
-                 "reason": pl.String, "content": pl.String}
+REJECT_SCHEMA = {
+    "dump_id": pl.String,
+    "line_number": pl.Int64,
+    "stage": pl.String,
+    "reason": pl.String,
+    "content": pl.String,
+}
 
 
 def validate_table(
@@ -37,25 +42,31 @@ def validate_table(
         cases = exc.failure_cases
     table_level = cases.filter(pl.col("index").is_null())
     if table_level.height:
-        found = "; ".join(f"{c}: {k} (found {f})" for c, k, f in
-                          table_level.select("column", "check", "failure_case").iter_rows())
+        found = "; ".join(
+            f"{c}: {k} (found {f})"
+            for c, k, f in table_level.select("column", "check", "failure_case").iter_rows()
+        )
         raise ContractError(f"table {name} breaks the contract of {model.__name__}: {found}")
     reasons = cases.group_by("index").agg(
         reason=pl.format("{} failed {}", "column", "check").unique().sort().str.join("; ")
     )
     rows = table.with_row_index("_row").join(
-        reasons.with_columns(pl.col("index").cast(pl.UInt32)), left_on="_row", right_on="index",
+        reasons.with_columns(pl.col("index").cast(pl.UInt32)),
+        left_on="_row",
+        right_on="index",
         how="left",
     )
     failing = rows.filter(pl.col("reason").is_not_null())
     rejects = failing.select(
         dump_id=pl.col("dump_id") if "dump_id" in table.columns else pl.lit(None, pl.String),
-        line_number=pl.col("line_number") if "line_number" in table.columns
+        line_number=pl.col("line_number")
+        if "line_number" in table.columns
         else pl.lit(None, pl.Int64),
         stage=pl.lit("validate"),
         reason=pl.format("{} row: {}", pl.lit(name), "reason"),
         content=pl.struct(table.columns).struct.json_encode(),
     )
-    logger.warning("table %s: %d rows fail %s and were moved to rejects",
-                   name, rejects.height, model.__name__)
+    logger.warning(
+        "table %s: %d rows fail %s and were moved to rejects", name, rejects.height, model.__name__
+    )
     return rows.filter(pl.col("reason").is_null()).drop("_row", "reason"), rejects

@@ -54,8 +54,10 @@ def write_snapshot(
         table.write_ndjson(staging / f"{name}.jsonl")
         files += [_describe_file(staging / f"{name}.{ext}") for ext in ("parquet", "jsonl")]
     manifest_path = staging / "manifest.json"
-    manifest_path.write_text(json.dumps({**manifest, "files": files}, indent=2,
-                                        ensure_ascii=False) + "\n", encoding="utf-8")
+    manifest_path.write_text(
+        json.dumps({**manifest, "files": files}, indent=2, ensure_ascii=False) + "\n",
+        encoding="utf-8",
+    )
     for path in [*staging.iterdir(), staging]:
         _fsync(path)
     os.rename(staging, final)
