@@ -7,6 +7,7 @@ result the same on every run and in any call order (each detection reseeds).
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 import polars as pl
 from langdetect import DetectorFactory, detect_langs
@@ -37,11 +38,15 @@ def detect_text_language(text: str) -> tuple[str, float | None]:
     return best.lang, float(best.prob)
 
 
-def detect_languages(texts: pl.Series) -> pl.DataFrame:
+def detect_languages(
+    texts: pl.Series, detect: Callable[[str], tuple[str, float | None]] = detect_text_language
+) -> pl.DataFrame:
     """Detect the language of each distinct text in `texts`.
 
     Args:
         texts: String series, repeats and nulls allowed (nulls are skipped).
+        detect: called once per distinct text that has a letter (default
+            `detect_text_language`, seeded langdetect).
 
     Returns:
         One row per distinct non-null text, sorted by text:
@@ -50,7 +55,7 @@ def detect_languages(texts: pl.Series) -> pl.DataFrame:
     """
     distinct = texts.drop_nulls().unique().sort()
     with_letters = distinct.filter(distinct.str.contains(_HAS_LETTER)).to_list()
-    detected = [detect_text_language(text) for text in with_letters]
+    detected = [detect(text) for text in with_letters]
     logger.info(
         "detected the language of %d distinct texts (%d without letters)",
         len(with_letters),

@@ -1,0 +1,39 @@
+"""Shared fixtures: the real seed dumps in raw/, and the pipeline's tables on them."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from flows.pipeline import ParsedDumps, run_pipeline
+from flows.stages.read import load_raw_dumps
+
+REPO = Path(__file__).resolve().parents[1]
+#: The five real dumps from ../shared/seeds, committed in raw/.
+SEED_DIR = REPO / "raw"
+#: The run date the seed tests use (every seed date is before it).
+TODAY = dt.date(2026, 11, 30)
+
+
+@pytest.fixture(scope="session")
+def seed_run() -> tuple[ParsedDumps, dict[str, pl.DataFrame]]:
+    """Parsed frames and validated tables of the five seed dumps (no Prefect)."""
+    return run_pipeline(load_raw_dumps(SEED_DIR), TODAY)
+
+
+@pytest.fixture(scope="session")
+def seed_tables(
+    seed_run: tuple[ParsedDumps, dict[str, pl.DataFrame]],
+) -> dict[str, pl.DataFrame]:
+    """The six published tables of the seed dumps, keyed by name."""
+    return seed_run[1]
+
+
+def dump_of(*lines: str, end: str = "\n") -> pl.DataFrame:
+    """A one-file raw dump frame (path "t.txt") made of `lines`."""
+    content = (end.join(lines) + end).encode() if lines else b""
+    return pl.DataFrame({"path": ["t.txt"], "content": [content]},
+                        schema={"path": pl.String, "content": pl.Binary})

@@ -1,0 +1,129 @@
+"""parse: every line gets one kind; entries, rejected entries and headers."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+from flows.stages.dates import parse_published_dates
+from flows.stages.parse import (
+    assemble_entries,
+    classify_lines,
+    describe_headers,
+    resolve_entries,
+)
+from flows.stages.read import decode_dumps, split_lines
+from tests.conftest import TODAY, dump_of
+
+HEADER = "Clarifications officielles de Wizards of the Coast. La traduction FR ci-dessous est générée automatiquement (IA) — l'original anglais reste la source de vérité."
+DATE = "07 juin 2024 · source : wotc"
+ENERGY = "{E} is the energy symbol. It represents one energy counter."
+MANA = "Energy counters aren't mana."
+
+
+def _resolve(raw: pl.DataFrame) -> pl.DataFrame:
+    classified = classify_lines(split_lines(decode_dumps(raw)))
+    return resolve_entries(classified, parse_published_dates(classified["date_text"], TODAY))
+
+
+def _kinds(*lines: str) -> list[tuple[str, str | None]]:
+    resolved = _resolve(dump_of(*lines))
+    return list(resolved.select("kind", "reject_reason").iter_rows())
+
+
+def test_seed_shaped_dump() -> None:
+    assert [k for k, _ in _kinds(HEADER, DATE, ENERGY, DATE, MANA, "CMC 2F/E 1/3", ".",
+                                 "Au début du combat pendant votre tour, vous pouvez payer ")] == [
+        "header", "date_source", "body", "date_source", "body", "stub", "stub", "stub"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "07 juin 2024 · source : wotc",
+        "1er juin 2024 · source : wotc",
+        "07 juin 2024 ・ source ： wotc",
+        "07 juin 2024\u00a0· source\u202f: WotC",
+        "  20 septembre 2016 · source : wotc  ",
+    ],
+    ids=["seed", "1er", "fullwidth", "nbsp-nnbsp", "padded"],
+)
+def test_date_source_shapes(line: str) -> None:
+    resolved = _resolve(dump_of(line, ENERGY))
+    assert resolved["kind"].to_list() == ["date_source", "body"]
+    assert resolved["source"][0] in {"wotc"}
+
+
+def test_blank_lines_and_multi_line_body() -> None:
+    resolved = _resolve(dump_of(HEADER, "", DATE, ENERGY, MANA, "   ", DATE, MANA))
+    assert resolved["kind"].to_list() == [
+        "header", "blank", "date_source", "body", "body", "blank", "date_source", "body"]
+    entries = assemble_entries(resolved)
+    assert entries["text_raw"].to_list() == [f"{ENERGY}\n{MANA}", MANA]
+    assert entries["line_number"].to_list() == [3, 7]
+
+
+def test_impossible_date_rejects_its_entry_and_keeps_the_body() -> None:
+    assert _kinds(DATE, ENERGY, "31 février 2024 · source : wotc", MANA, DATE, ENERGY) == [
+        ("date_source", None),
+        ("body", None),
+        ("rejected", "impossible date '31 février 2024': day is out of range for month"),
+        ("rejected", "body of the entry whose date·source line 3 was rejected: "
+                     "impossible date '31 février 2024': day is out of range for month"),
+        ("date_source", None),
+        ("body", None),
+    ]
+
+
+def test_future_date_and_entry_without_body_are_rejected() -> None:
+    kinds = _kinds("07 juin 2099 · source : wotc", ENERGY, DATE)
+    assert kinds[0] == ("rejected", "date '07 juin 2099' (2099-06-07) is in the future")
+    assert kinds[2] == ("rejected", "date·source line with no ruling body after it")
+
+
+def test_line_over_the_limit_is_rejected() -> None:
+    kinds = _kinds(DATE, ENERGY, "x" * 20_001)
+    assert kinds[2] == ("rejected", "line of 20001 characters is longer than any ruling (limit 20000)")
+
+
+def test_dump_of_header_only_or_stub_only() -> None:
+    assert [k for k, _ in _kinds(HEADER, "Plus d'infos sur notre site.")] == ["header", "header"]
+    assert [k for k, _ in _kinds("CMC 3", ".", "Vol")] == ["stub", "stub", "stub"]
+
+
+def test_body_that_looks_like_a_stat_line_inside_text_is_body() -> None:
+    # Only a whole line of the stat shape starts a stub.
+    assert [k for k, _ in _kinds(DATE, "CMC 2F/E 1/3 is printed on the card.")] == [
+        "date_source", "body"]
+
+
+def test_assemble_entries_carries_dates_and_sources() -> None:
+    entries = assemble_entries(_resolve(dump_of(HEADER, DATE, ENERGY, "08 mars 2024 · source : WOTC", MANA)))
+    assert_frame_equal(
+        entries.drop("dump_id"),
+        pl.DataFrame({
+            "line_number": [2, 4],
+            "published_on": [dt.date(2024, 6, 7), dt.date(2024, 3, 8)],
+            "source": ["wotc", "wotc"],
+            "text_raw": [ENERGY, MANA],
+        }),
+    )
+
+
+@pytest.mark.parametrize(
+    ("header", "claimed"),
+    [
+        ([HEADER], "fr"),
+        (["Offizielle Klarstellungen.", "Die DE-Übersetzung unten ist automatisch (KI)."], "de"),
+        (["Official clarifications from Wizards of the Coast."], None),
+        ([], None),
+    ],
+    ids=["seed-fr", "two-lines-de", "none-named", "no-header"],
+)
+def test_describe_headers(header: list[str], claimed: str | None) -> None:
+    described = describe_headers(_resolve(dump_of(*header, DATE, ENERGY)))
+    assert described.select("header_text", "claimed_translation_language").row(0) == (
+        "\n".join(header), claimed)

@@ -1,0 +1,127 @@
+"""The issue's right values, asserted on the five real dumps in raw/ (copies of ../shared/seeds)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import polars as pl
+from polars.testing import assert_frame_equal
+
+from flows.pipeline import ParsedDumps
+from flows.stages.manifest import account_lines
+
+KEEP_TRACK = "Keep track of how many energy counters each player has."
+
+
+def test_every_line_is_accounted_for(seed_run: tuple[ParsedDumps, dict[str, pl.DataFrame]]) -> None:
+    parsed, _ = seed_run
+    assert account_lines(parsed["resolved"]) == {
+        "header": 5, "date_source": 73, "body": 73, "stub": 3, "blank": 0, "rejected": 0,
+        "lines_read": 154,
+    }
+
+
+def test_table_sizes(seed_tables: dict[str, pl.DataFrame]) -> None:
+    assert {name: t.height for name, t in seed_tables.items()} == {
+        "dumps": 5, "ruling_occurrences": 73, "rulings": 36, "ruling_variants": 37,
+        "card_stubs": 1, "rejects": 0,
+    }
+
+
+def test_dumps(seed_tables: dict[str, pl.DataFrame]) -> None:
+    dumps = seed_tables["dumps"].select(
+        "path", "encoding", "header_language", "claimed_translation_language", "line_count",
+        "entry_count", "stub_count", "rejected_line_count",
+    )
+    expected = pl.DataFrame(
+        {
+            "path": ["000_fbe1a54fee004163.txt", "001_a1b82e86b0acb359.txt",
+                     "002_14b9121c30f5c5b3.txt", "003_321b63c5bd17bae4.txt",
+                     "004_304d898eb3c4b8ca.txt"],
+            "encoding": ["utf-8"] * 5,
+            "header_language": ["fr"] * 5,
+            "claimed_translation_language": ["fr"] * 5,
+            "line_count": [41, 29, 27, 25, 32],
+            "entry_count": [20, 14, 13, 12, 14],
+            "stub_count": [0, 0, 0, 0, 1],
+            "rejected_line_count": [0] * 5,
+        }
+    )
+    assert_frame_equal(dumps, expected)
+    assert seed_tables["dumps"]["header_text"].str.starts_with(
+        "Clarifications officielles de Wizards of the Coast. La traduction FR"
+    ).all()
+    assert seed_tables["dumps"]["dump_id"][0] == (
+        "5d729f314627d0137e210e75d0d9e2235ca27ed40322e000177ed725683c5078"
+    )
+
+
+def test_occurrence_dates_sources_and_languages(seed_tables: dict[str, pl.DataFrame]) -> None:
+    occurrences = seed_tables["ruling_occurrences"]
+    by_date = dict(occurrences.group_by("published_on").len().iter_rows())
+    assert by_date == {dt.date(2024, 6, 7): 57, dt.date(2024, 3, 8): 12, dt.date(2016, 9, 20): 4}
+    assert occurrences["source"].unique().to_list() == ["wotc"]
+    assert occurrences["language"].unique().to_list() == ["en"]
+
+
+def test_first_entry_of_seed_000(seed_tables: dict[str, pl.DataFrame]) -> None:
+    dump_id = seed_tables["dumps"].filter(pl.col("path").str.starts_with("000_"))["dump_id"][0]
+    occurrences = seed_tables["ruling_occurrences"].filter(pl.col("dump_id") == dump_id)
+    assert occurrences["line_number"].to_list() == list(range(2, 41, 2))
+    first = occurrences.row(0, named=True)
+    assert first["line_number"] == 2
+    assert first["published_on"] == dt.date(2024, 6, 7)
+    assert first["text_raw"].startswith(KEEP_TRACK + " Potential ways to track this include writing theme")
+
+
+def test_keep_track_ruling_merges_theme_and_them(seed_tables: dict[str, pl.DataFrame]) -> None:
+    ruling = seed_tables["rulings"].filter(pl.col("text").str.starts_with(KEEP_TRACK))
+    assert ruling.select("occurrence_count", "dump_count", "variant_count").row(0) == (5, 5, 2)
+    assert "writing theme down" in ruling["text"][0]  # the most frequent variant (4 of 5)
+    variants = seed_tables["ruling_variants"].filter(pl.col("ruling_id") == ruling["ruling_id"][0])
+    assert sorted(variants["occurrence_count"].to_list()) == [1, 4]
+    assert sorted(v.split(" down ")[0][-5:] for v in variants["text"]) == [" them", "theme"]
+
+
+def test_curly_quote_variants_are_one_variant(seed_tables: dict[str, pl.DataFrame]) -> None:
+    # seed 003 writes “may pay” and won’t; the other four seeds write "may pay" and won't.
+    variants = seed_tables["ruling_variants"].filter(
+        pl.col("text").str.starts_with("Some triggered abilities state that you \"may pay\"")
+    )
+    assert variants.select("occurrence_count").to_series().to_list() == [5]
+    assert not variants["text"][0].count("’")
+
+
+def test_rulings_in_all_five_dumps(seed_tables: dict[str, pl.DataFrame]) -> None:
+    everywhere = seed_tables["rulings"].filter(pl.col("dump_count") == 5)
+    assert everywhere.height == 9
+    assert everywhere["text"].str.contains("(?i)energy|\\{E\\}").all()
+
+
+def test_demon_rulings_are_distinct(seed_tables: dict[str, pl.DataFrame]) -> None:
+    demon = seed_tables["rulings"].filter(pl.col("text").str.contains("Demon of Dark Schemes"))
+    assert demon.height == 4
+    assert demon["first_published_on"].unique().to_list() == [dt.date(2016, 9, 20)]
+
+
+def test_card_stub(seed_tables: dict[str, pl.DataFrame]) -> None:
+    stub = seed_tables["card_stubs"].drop("dump_id")
+    expected = pl.DataFrame(
+        {
+            "line_number": [30], "mana_value": [2.0], "power": ["1"], "toughness": ["3"],
+            "text": ["Au début du combat pendant votre tour, vous pouvez payer"],
+            "language": ["fr"], "is_truncated": [True],
+        }
+    )
+    assert_frame_equal(stub, expected)
+
+
+def test_ruling_ids_are_sha256_of_content(seed_tables: dict[str, pl.DataFrame]) -> None:
+    import hashlib
+
+    variants = seed_tables["ruling_variants"]
+    text, variant_id = variants.select("text", "variant_id").row(0)
+    assert variant_id == hashlib.sha256(text.encode()).hexdigest()
+    occurrences = seed_tables["ruling_occurrences"]
+    assert occurrences["ruling_id"].is_in(seed_tables["rulings"]["ruling_id"].implode()).all()
+    assert occurrences["variant_id"].is_in(variants["variant_id"].implode()).all()
