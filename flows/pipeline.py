@@ -44,7 +44,7 @@ def parse_dumps(raw_dumps: pl.DataFrame, today: dt.date) -> ParsedDumps:
         duplicate_rejects=duplicate_rejects,
         resolved=resolved,
         entries=dedupe.assign_variants(parse.assemble_entries(resolved)),
-        headers=parse.describe_headers(resolved),
+        headers=parse.describe_headers(unique_dumps, resolved),
         stubs=stubs.parse_card_stubs(resolved),
     )
 

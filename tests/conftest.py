@@ -35,5 +35,6 @@ def seed_tables(
 def dump_of(*lines: str, end: str = "\n") -> pl.DataFrame:
     """A one-file raw dump frame (path "t.txt") made of `lines`."""
     content = (end.join(lines) + end).encode() if lines else b""
-    return pl.DataFrame({"path": ["t.txt"], "content": [content]},
-                        schema={"path": pl.String, "content": pl.Binary})
+    return pl.DataFrame(
+        {"path": ["t.txt"], "content": [content]}, schema={"path": pl.String, "content": pl.Binary}
+    )

@@ -16,28 +16,47 @@ KEEP_TRACK = "Keep track of how many energy counters each player has."
 def test_every_line_is_accounted_for(seed_run: tuple[ParsedDumps, dict[str, pl.DataFrame]]) -> None:
     parsed, _ = seed_run
     assert account_lines(parsed["resolved"]) == {
-        "header": 5, "date_source": 73, "body": 73, "stub": 3, "blank": 0, "rejected": 0,
+        "header": 5,
+        "date_source": 73,
+        "body": 73,
+        "stub": 3,
+        "blank": 0,
+        "rejected": 0,
         "lines_read": 154,
     }
 
 
 def test_table_sizes(seed_tables: dict[str, pl.DataFrame]) -> None:
     assert {name: t.height for name, t in seed_tables.items()} == {
-        "dumps": 5, "ruling_occurrences": 73, "rulings": 36, "ruling_variants": 37,
-        "card_stubs": 1, "rejects": 0,
+        "dumps": 5,
+        "ruling_occurrences": 73,
+        "rulings": 36,
+        "ruling_variants": 37,
+        "card_stubs": 1,
+        "rejects": 0,
     }
 
 
 def test_dumps(seed_tables: dict[str, pl.DataFrame]) -> None:
     dumps = seed_tables["dumps"].select(
-        "path", "encoding", "header_language", "claimed_translation_language", "line_count",
-        "entry_count", "stub_count", "rejected_line_count",
+        "path",
+        "encoding",
+        "header_language",
+        "claimed_translation_language",
+        "line_count",
+        "entry_count",
+        "stub_count",
+        "rejected_line_count",
     )
     expected = pl.DataFrame(
         {
-            "path": ["000_fbe1a54fee004163.txt", "001_a1b82e86b0acb359.txt",
-                     "002_14b9121c30f5c5b3.txt", "003_321b63c5bd17bae4.txt",
-                     "004_304d898eb3c4b8ca.txt"],
+            "path": [
+                "000_fbe1a54fee004163.txt",
+                "001_a1b82e86b0acb359.txt",
+                "002_14b9121c30f5c5b3.txt",
+                "003_321b63c5bd17bae4.txt",
+                "004_304d898eb3c4b8ca.txt",
+            ],
             "encoding": ["utf-8"] * 5,
             "header_language": ["fr"] * 5,
             "claimed_translation_language": ["fr"] * 5,
@@ -48,9 +67,11 @@ def test_dumps(seed_tables: dict[str, pl.DataFrame]) -> None:
         }
     )
     assert_frame_equal(dumps, expected)
-    assert seed_tables["dumps"]["header_text"].str.starts_with(
-        "Clarifications officielles de Wizards of the Coast. La traduction FR"
-    ).all()
+    assert (
+        seed_tables["dumps"]["header_text"]
+        .str.starts_with("Clarifications officielles de Wizards of the Coast. La traduction FR")
+        .all()
+    )
     assert seed_tables["dumps"]["dump_id"][0] == (
         "5d729f314627d0137e210e75d0d9e2235ca27ed40322e000177ed725683c5078"
     )
@@ -71,7 +92,9 @@ def test_first_entry_of_seed_000(seed_tables: dict[str, pl.DataFrame]) -> None:
     first = occurrences.row(0, named=True)
     assert first["line_number"] == 2
     assert first["published_on"] == dt.date(2024, 6, 7)
-    assert first["text_raw"].startswith(KEEP_TRACK + " Potential ways to track this include writing theme")
+    assert first["text_raw"].startswith(
+        KEEP_TRACK + " Potential ways to track this include writing theme"
+    )
 
 
 def test_keep_track_ruling_merges_theme_and_them(seed_tables: dict[str, pl.DataFrame]) -> None:
@@ -86,7 +109,7 @@ def test_keep_track_ruling_merges_theme_and_them(seed_tables: dict[str, pl.DataF
 def test_curly_quote_variants_are_one_variant(seed_tables: dict[str, pl.DataFrame]) -> None:
     # seed 003 writes “may pay” and won’t; the other four seeds write "may pay" and won't.
     variants = seed_tables["ruling_variants"].filter(
-        pl.col("text").str.starts_with("Some triggered abilities state that you \"may pay\"")
+        pl.col("text").str.starts_with('Some triggered abilities state that you "may pay"')
     )
     assert variants.select("occurrence_count").to_series().to_list() == [5]
     assert not variants["text"][0].count("’")
@@ -108,9 +131,13 @@ def test_card_stub(seed_tables: dict[str, pl.DataFrame]) -> None:
     stub = seed_tables["card_stubs"].drop("dump_id")
     expected = pl.DataFrame(
         {
-            "line_number": [30], "mana_value": [2.0], "power": ["1"], "toughness": ["3"],
+            "line_number": [30],
+            "mana_value": [2.0],
+            "power": ["1"],
+            "toughness": ["3"],
             "text": ["Au début du combat pendant votre tour, vous pouvez payer"],
-            "language": ["fr"], "is_truncated": [True],
+            "language": ["fr"],
+            "is_truncated": [True],
         }
     )
     assert_frame_equal(stub, expected)

@@ -185,27 +185,33 @@ def assemble_entries(resolved: pl.DataFrame) -> pl.DataFrame:
 CLAIMED_LANGUAGE_PATTERN = r"\b(FR|DE|ES|IT|PT|JA|ZH|KO|RU)\b"
 
 
-def describe_headers(resolved: pl.DataFrame) -> pl.DataFrame:
+def describe_headers(dumps: pl.DataFrame, resolved: pl.DataFrame) -> pl.DataFrame:
     """Collect each dump's header and the translation language it claims.
 
     Needs:
-        dump_id (String), line_number (Int64), line (String), kind (String).
+        dumps: dump_id (String), one row per dump (an empty dump has no line).
+        resolved: dump_id (String), line_number (Int64), line (String), kind (String).
 
     Returns:
-        One row per dump_id present in `resolved`:
+        One row per row of `dumps`:
         dump_id (String), header_text (String: header lines joined by "\\n",
         "" when none), claimed_translation_language (String: lowercased ISO
         code the header names, e.g. "fr" from seed line 1 "La traduction FR";
         null when it names none).
     """
     headers = (
-        resolved.sort("dump_id", "line_number")
+        resolved.filter(pl.col("kind") == "header")
+        .sort("dump_id", "line_number")
         .group_by("dump_id", maintain_order=True)
-        .agg(header_text=pl.col("line").filter(pl.col("kind") == "header").str.join("\n"))
+        .agg(header_text=pl.col("line").str.join("\n"))
     )
-    return headers.with_columns(
-        header_text=pl.col("header_text").fill_null(""),
-        claimed_translation_language=pl.col("header_text")
-        .str.extract(CLAIMED_LANGUAGE_PATTERN, 1)
-        .str.to_lowercase(),
+    return (
+        dumps.select("dump_id")
+        .join(headers, on="dump_id", how="left")
+        .with_columns(pl.col("header_text").fill_null(""))
+        .with_columns(
+            claimed_translation_language=pl.col("header_text")
+            .str.extract(CLAIMED_LANGUAGE_PATTERN, 1)
+            .str.to_lowercase(),
+        )
     )

@@ -11,13 +11,28 @@ from polars.testing import assert_frame_equal
 from flows.stages.dates import parse_date, parse_published_dates
 from tests.conftest import TODAY
 
-FRENCH_MONTHS = ["janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août",
-                 "septembre", "octobre", "novembre", "décembre"]
+FRENCH_MONTHS = [
+    "janvier",
+    "février",
+    "mars",
+    "avril",
+    "mai",
+    "juin",
+    "juillet",
+    "août",
+    "septembre",
+    "octobre",
+    "novembre",
+    "décembre",
+]
 
 
 @pytest.mark.parametrize("month", range(1, 13), ids=FRENCH_MONTHS)
 def test_french_months(month: int) -> None:
-    assert parse_date(f"07 {FRENCH_MONTHS[month - 1]} 2024", TODAY) == (dt.date(2024, month, 7), None)
+    assert parse_date(f"07 {FRENCH_MONTHS[month - 1]} 2024", TODAY) == (
+        dt.date(2024, month, 7),
+        None,
+    )
 
 
 @pytest.mark.parametrize(
@@ -65,8 +80,15 @@ def test_parse_published_dates_once_per_distinct_string() -> None:
                 "date_text": ["07 juin 2024", "08 mars 2024", "31 février 2024"],
                 "published_on": [dt.date(2024, 6, 7), dt.date(2024, 3, 8), None],
                 "date_reject_reason": [
-                    None, None, "impossible date '31 février 2024': day is out of range for month"],
+                    None,
+                    None,
+                    "impossible date '31 février 2024': day is out of range for month",
+                ],
             },
-            schema={"date_text": pl.String, "published_on": pl.Date, "date_reject_reason": pl.String},
+            schema={
+                "date_text": pl.String,
+                "published_on": pl.Date,
+                "date_reject_reason": pl.String,
+            },
         ),
     )

@@ -28,12 +28,16 @@ BESTOW = (
 )
 BESTOW_TYPO = BESTOW.replace("cast Aura spells as", "cast Aura spellas as")
 # Real ruling; the power 3 text is its hard negative (a number differs).
-POWER_2 = ("Once a creature with power 2 or less has blocked this creature, changing the power of "
-           "the blocking creature won't cause this creature to become unblocked.")
+POWER_2 = (
+    "Once a creature with power 2 or less has blocked this creature, changing the power of "
+    "the blocking creature won't cause this creature to become unblocked."
+)
 POWER_3 = POWER_2.replace("power 2 or less", "power 3 or less")
 # Seed 002: first and second triggered abilities of one card.
-DEMON_SECOND = ("Demon of Dark Schemes's second triggered ability triggers whenever another creature "
-                "dies for any reason, not just due to the first triggered ability.")
+DEMON_SECOND = (
+    "Demon of Dark Schemes's second triggered ability triggers whenever another creature "
+    "dies for any reason, not just due to the first triggered ability."
+)
 DEMON_FIRST = DEMON_SECOND.replace("'s second", "'s first")
 # Negation and card-name hard negatives.
 CAN = "You can pay that amount of {E} as the ability resolves."
@@ -42,12 +46,18 @@ SENTRY_BOT = "Use the number of creatures attacking you as Sentry Bot's third ab
 SENTRY_BAT = SENTRY_BOT.replace("Sentry Bot's", "Sentry Bat's")
 
 LABELLED: list[tuple[str, str]] = [
-    ("keep-track", KEEP_THEME), ("keep-track", KEEP_THEM),
-    ("bestow", BESTOW), ("bestow", BESTOW_TYPO),
-    ("power-2", POWER_2), ("power-3", POWER_3),
-    ("demon-second", DEMON_SECOND), ("demon-first", DEMON_FIRST),
-    ("can", CAN), ("cant", CANT),
-    ("sentry-bot", SENTRY_BOT), ("sentry-bat", SENTRY_BAT),
+    ("keep-track", KEEP_THEME),
+    ("keep-track", KEEP_THEM),
+    ("bestow", BESTOW),
+    ("bestow", BESTOW_TYPO),
+    ("power-2", POWER_2),
+    ("power-3", POWER_3),
+    ("demon-second", DEMON_SECOND),
+    ("demon-first", DEMON_FIRST),
+    ("can", CAN),
+    ("cant", CANT),
+    ("sentry-bot", SENTRY_BOT),
+    ("sentry-bat", SENTRY_BAT),
 ]
 
 
@@ -55,8 +65,10 @@ def _clusters(texts: list[str], languages: list[str] | None = None) -> list[set[
     variants = pl.DataFrame({"text": texts, "language": languages or ["en"] * len(texts)})
     variants = variants.with_columns(variant_id=sha256_hex(variants["text"]))
     merged = cluster_variants(variants).join(variants, on="variant_id")
-    return sorted((set(g) for g in merged.group_by("ruling_id").agg("text")["text"].to_list()),
-                  key=lambda s: sorted(s))
+    return sorted(
+        (set(g) for g in merged.group_by("ruling_id").agg("text")["text"].to_list()),
+        key=lambda s: sorted(s),
+    )
 
 
 def test_labelled_fixture_exact_membership() -> None:
@@ -65,7 +77,9 @@ def test_labelled_fixture_exact_membership() -> None:
     expected_groups: dict[str, set[str]] = {}
     for label, text in LABELLED:
         expected_groups.setdefault(label, set()).add(text)
-    assert sorted(found, key=lambda s: sorted(s)) == sorted(expected_groups.values(), key=lambda s: sorted(s))
+    assert sorted(found, key=lambda s: sorted(s)) == sorted(
+        expected_groups.values(), key=lambda s: sorted(s)
+    )
     assert {frozenset(labels[t] for t in group) for group in found} == {
         frozenset([label]) for label in expected_groups
     }
@@ -85,7 +99,7 @@ def test_ruling_id_does_not_depend_on_row_order() -> None:
 @pytest.mark.parametrize(
     ("raw", "normalized"),
     [
-        ("doesn’t “may pay”", "doesn't \"may pay\""),  # seed 003's curly quotes
+        ("doesn’t “may pay”", 'doesn\'t "may pay"'),  # seed 003's curly quotes
         ("  two\n lines\t here ", "two lines here"),
         ("ｆｕｌｌ　ｗｉｄｔｈ", "full width"),  # NFKC
         ("{E}{E}", "{E}{E}"),
@@ -97,6 +111,8 @@ def test_normalize_text(raw: str, normalized: str) -> None:
 
 
 def test_assign_variants_hashes_the_normalized_text() -> None:
-    entries = assign_variants(pl.DataFrame({"text_raw": ["It won’t resolve.", "It won't  resolve."]}))
+    entries = assign_variants(
+        pl.DataFrame({"text_raw": ["It won’t resolve.", "It won't  resolve."]})
+    )
     assert entries["text_normalized"].to_list() == ["It won't resolve."] * 2
     assert entries["variant_id"].to_list() == [hashlib.sha256(b"It won't resolve.").hexdigest()] * 2

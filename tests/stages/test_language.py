@@ -9,13 +9,19 @@ from flows.stages.language import detect_languages, detect_text_language
 ENGLISH = "Energy counters are a kind of counter that a player may have. They're not associated with any specific permanents."
 FRENCH = "Au début du combat pendant votre tour, vous pouvez payer"
 HEADER = "Clarifications officielles de Wizards of the Coast. La traduction FR ci-dessous est générée automatiquement (IA) — l'original anglais reste la source de vérité."
-GERMAN = "Jeder Spieler kann nicht mehr als zwei bleibende Karten während seiner Enttap-Phase enttappen."
+GERMAN = (
+    "Jeder Spieler kann nicht mehr als zwei bleibende Karten während seiner Enttap-Phase enttappen."
+)
 
 
 def test_unambiguous_sentences() -> None:
     found = detect_languages(pl.Series([ENGLISH, FRENCH, HEADER, GERMAN, "1/3 — 2/2 · 7"]))
     assert dict(found.select("text", "language").iter_rows()) == {
-        ENGLISH: "en", FRENCH: "fr", HEADER: "fr", GERMAN: "de", "1/3 — 2/2 · 7": "und",
+        ENGLISH: "en",
+        FRENCH: "fr",
+        HEADER: "fr",
+        GERMAN: "de",
+        "1/3 — 2/2 · 7": "und",
     }
     assert found.filter(pl.col("language") == "und")["language_probability"].to_list() == [None]
     assert (found.filter(pl.col("language") != "und")["language_probability"] > 0.9).all()

@@ -35,9 +35,19 @@ def _kinds(*lines: str) -> list[tuple[str, str | None]]:
 
 
 def test_seed_shaped_dump() -> None:
-    assert [k for k, _ in _kinds(HEADER, DATE, ENERGY, DATE, MANA, "CMC 2F/E 1/3", ".",
-                                 "Au début du combat pendant votre tour, vous pouvez payer ")] == [
-        "header", "date_source", "body", "date_source", "body", "stub", "stub", "stub"]
+    assert [
+        k
+        for k, _ in _kinds(
+            HEADER,
+            DATE,
+            ENERGY,
+            DATE,
+            MANA,
+            "CMC 2F/E 1/3",
+            ".",
+            "Au début du combat pendant votre tour, vous pouvez payer ",
+        )
+    ] == ["header", "date_source", "body", "date_source", "body", "stub", "stub", "stub"]
 
 
 @pytest.mark.parametrize(
@@ -60,7 +70,15 @@ def test_date_source_shapes(line: str) -> None:
 def test_blank_lines_and_multi_line_body() -> None:
     resolved = _resolve(dump_of(HEADER, "", DATE, ENERGY, MANA, "   ", DATE, MANA))
     assert resolved["kind"].to_list() == [
-        "header", "blank", "date_source", "body", "body", "blank", "date_source", "body"]
+        "header",
+        "blank",
+        "date_source",
+        "body",
+        "body",
+        "blank",
+        "date_source",
+        "body",
+    ]
     entries = assemble_entries(resolved)
     assert entries["text_raw"].to_list() == [f"{ENERGY}\n{MANA}", MANA]
     assert entries["line_number"].to_list() == [3, 7]
@@ -71,8 +89,11 @@ def test_impossible_date_rejects_its_entry_and_keeps_the_body() -> None:
         ("date_source", None),
         ("body", None),
         ("rejected", "impossible date '31 février 2024': day is out of range for month"),
-        ("rejected", "body of the entry whose date·source line 3 was rejected: "
-                     "impossible date '31 février 2024': day is out of range for month"),
+        (
+            "rejected",
+            "body of the entry whose date·source line 3 was rejected: "
+            "impossible date '31 février 2024': day is out of range for month",
+        ),
         ("date_source", None),
         ("body", None),
     ]
@@ -86,7 +107,10 @@ def test_future_date_and_entry_without_body_are_rejected() -> None:
 
 def test_line_over_the_limit_is_rejected() -> None:
     kinds = _kinds(DATE, ENERGY, "x" * 20_001)
-    assert kinds[2] == ("rejected", "line of 20001 characters is longer than any ruling (limit 20000)")
+    assert kinds[2] == (
+        "rejected",
+        "line of 20001 characters is longer than any ruling (limit 20000)",
+    )
 
 
 def test_dump_of_header_only_or_stub_only() -> None:
@@ -97,19 +121,25 @@ def test_dump_of_header_only_or_stub_only() -> None:
 def test_body_that_looks_like_a_stat_line_inside_text_is_body() -> None:
     # Only a whole line of the stat shape starts a stub.
     assert [k for k, _ in _kinds(DATE, "CMC 2F/E 1/3 is printed on the card.")] == [
-        "date_source", "body"]
+        "date_source",
+        "body",
+    ]
 
 
 def test_assemble_entries_carries_dates_and_sources() -> None:
-    entries = assemble_entries(_resolve(dump_of(HEADER, DATE, ENERGY, "08 mars 2024 · source : WOTC", MANA)))
+    entries = assemble_entries(
+        _resolve(dump_of(HEADER, DATE, ENERGY, "08 mars 2024 · source : WOTC", MANA))
+    )
     assert_frame_equal(
         entries.drop("dump_id"),
-        pl.DataFrame({
-            "line_number": [2, 4],
-            "published_on": [dt.date(2024, 6, 7), dt.date(2024, 3, 8)],
-            "source": ["wotc", "wotc"],
-            "text_raw": [ENERGY, MANA],
-        }),
+        pl.DataFrame(
+            {
+                "line_number": [2, 4],
+                "published_on": [dt.date(2024, 6, 7), dt.date(2024, 3, 8)],
+                "source": ["wotc", "wotc"],
+                "text_raw": [ENERGY, MANA],
+            }
+        ),
     )
 
 
@@ -124,6 +154,9 @@ def test_assemble_entries_carries_dates_and_sources() -> None:
     ids=["seed-fr", "two-lines-de", "none-named", "no-header"],
 )
 def test_describe_headers(header: list[str], claimed: str | None) -> None:
-    described = describe_headers(_resolve(dump_of(*header, DATE, ENERGY)))
+    resolved = _resolve(dump_of(*header, DATE, ENERGY))
+    described = describe_headers(resolved.select("dump_id").unique(), resolved)
     assert described.select("header_text", "claimed_translation_language").row(0) == (
-        "\n".join(header), claimed)
+        "\n".join(header),
+        claimed,
+    )

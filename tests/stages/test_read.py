@@ -75,12 +75,14 @@ def test_byte_identical_files_are_read_once(tmp_path: Path) -> None:
     assert unique["path"].to_list() == ["a.txt", "c.txt"]
     assert_frame_equal(
         rejects.select("line_number", "stage", "reason", "content"),
-        pl.DataFrame({
-            "line_number": pl.Series([None], dtype=pl.Int64),
-            "stage": ["read"],
-            "reason": ["file has the same bytes as a.txt; its lines are read once, there"],
-            "content": ["b.txt"],
-        }),
+        pl.DataFrame(
+            {
+                "line_number": pl.Series([None], dtype=pl.Int64),
+                "stage": ["read"],
+                "reason": ["file has the same bytes as a.txt; its lines are read once, there"],
+                "content": ["b.txt"],
+            }
+        ),
     )
 
 
@@ -89,7 +91,9 @@ def test_list_dump_files_sorted_recursive_and_txt_only(tmp_path: Path) -> None:
     for name in ("b.txt", "sub/a.txt", "a.txt", "notes.md"):
         (tmp_path / name).write_text("x")
     assert [p.relative_to(tmp_path).as_posix() for p in list_dump_files(tmp_path)] == [
-        "a.txt", "b.txt", "sub/a.txt"
+        "a.txt",
+        "b.txt",
+        "sub/a.txt",
     ]
 
 

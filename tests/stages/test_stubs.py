@@ -23,12 +23,22 @@ def _stubs(*lines: str) -> pl.DataFrame:
 
 
 def test_seed_004_stub() -> None:
-    stubs = _stubs(DATE, BODY, "CMC 2F/E 1/3", ".", "Au début du combat pendant votre tour, vous pouvez payer ")
-    assert_frame_equal(stubs, pl.DataFrame({
-        "line_number": [3], "mana_value": [2.0], "power": ["1"], "toughness": ["3"],
-        "text": ["Au début du combat pendant votre tour, vous pouvez payer"],
-        "is_truncated": [True],
-    }))
+    stubs = _stubs(
+        DATE, BODY, "CMC 2F/E 1/3", ".", "Au début du combat pendant votre tour, vous pouvez payer "
+    )
+    assert_frame_equal(
+        stubs,
+        pl.DataFrame(
+            {
+                "line_number": [3],
+                "mana_value": [2.0],
+                "power": ["1"],
+                "toughness": ["3"],
+                "text": ["Au début du combat pendant votre tour, vous pouvez payer"],
+                "is_truncated": [True],
+            }
+        ),
+    )
 
 
 @pytest.mark.parametrize(
@@ -42,7 +52,9 @@ def test_seed_004_stub() -> None:
     ],
     ids=["seed-fr", "star", "plus-star-de", "no-pt", "x"],
 )
-def test_stat_lines(stat: str, mana_value: float | None, power: str | None, toughness: str | None) -> None:
+def test_stat_lines(
+    stat: str, mana_value: float | None, power: str | None, toughness: str | None
+) -> None:
     stub = _stubs(DATE, BODY, stat, ".", "Vol.").row(0, named=True)
     assert (stub["mana_value"], stub["power"], stub["toughness"]) == (mana_value, power, toughness)
 

@@ -1,0 +1,63 @@
+"""write: complete snapshots only, `latest` switched atomically."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from flows.errors import PublishError
+from flows.stages.write import switch_latest, write_snapshot
+
+
+def _publish(tables: dict[str, pl.DataFrame], output: Path, run_id: str) -> Path:
+    snapshot = write_snapshot(tables, {"run_id": run_id}, output, run_id)
+    switch_latest(output, snapshot)
+    return snapshot
+
+
+def test_snapshot_layout_and_manifest_files(
+    seed_tables: dict[str, pl.DataFrame], tmp_path: Path
+) -> None:
+    snapshot = _publish(seed_tables, tmp_path, "r1")
+    assert os.readlink(tmp_path / "latest") == "snapshots/r1"
+    assert sorted(p.name for p in snapshot.iterdir()) == sorted(
+        [f"{n}.{e}" for n in seed_tables for e in ("parquet", "jsonl")] + ["manifest.json"]
+    )
+    manifest = json.loads((tmp_path / "latest" / "manifest.json").read_text())
+    assert manifest["run_id"] == "r1"
+    assert {f["name"] for f in manifest["files"]} == {
+        f"{n}.{e}" for n in seed_tables for e in ("parquet", "jsonl")
+    }
+    rulings = pl.read_parquet(tmp_path / "latest" / "rulings.parquet")
+    assert rulings.equals(seed_tables["rulings"])
+    assert pl.read_ndjson(tmp_path / "latest" / "rulings.jsonl").height == 36
+
+
+def test_a_failed_write_leaves_latest_on_the_previous_snapshot(
+    seed_tables: dict[str, pl.DataFrame], tmp_path: Path
+) -> None:
+    _publish(seed_tables, tmp_path, "good")
+    unwritable = {**seed_tables, "rulings": pl.DataFrame({"x": [object()]}, strict=False)}
+    with pytest.raises(pl.exceptions.ComputeError, match="cannot write 'Object' datatype"):
+        _publish(unwritable, tmp_path, "bad")
+    assert os.readlink(tmp_path / "latest") == "snapshots/good"
+    assert not (tmp_path / "snapshots" / "bad").exists()
+    assert (tmp_path / "snapshots" / ".bad.partial").exists()  # never pointed at
+
+
+def test_latest_that_is_a_real_folder_is_left_alone(
+    seed_tables: dict[str, pl.DataFrame], tmp_path: Path
+) -> None:
+    (tmp_path / "latest").mkdir()
+    with pytest.raises(PublishError, match="exists and is not a symlink"):
+        _publish(seed_tables, tmp_path, "r1")
+
+
+def test_run_ids_are_never_reused(seed_tables: dict[str, pl.DataFrame], tmp_path: Path) -> None:
+    _publish(seed_tables, tmp_path, "r1")
+    with pytest.raises(PublishError, match="already exists"):
+        _publish(seed_tables, tmp_path, "r1")

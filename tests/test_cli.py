@@ -1,0 +1,84 @@
+"""CLI: help with examples, one-line errors, and a real run in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from flows.cli import app
+from tests.conftest import REPO, SEED_DIR
+
+runner = CliRunner()
+
+
+@pytest.mark.parametrize(
+    ("command", "example"),
+    [
+        ("run", "ruling-dumps run --raw raw --output output"),
+        ("validate", "ruling-dumps validate --output output"),
+    ],
+)
+def test_help_ends_with_an_example(command: str, example: str) -> None:
+    result = runner.invoke(app, [command, "--help"])
+    assert result.exit_code == 0
+    assert "Example:" in result.output
+    assert example in result.output
+
+
+def test_missing_raw_dir_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["run", "--raw", str(tmp_path / "nope"), "--output", str(tmp_path)])
+    assert result.exit_code == 1
+    assert result.output == (
+        f"error: raw dir {tmp_path / 'nope'} does not exist or is not a directory; "
+        "create it and copy the dump files (*.txt) into it\n"
+    )
+
+
+def test_validate_without_a_snapshot(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["validate", "--output", str(tmp_path)])
+    assert result.exit_code == 1
+    assert (
+        result.output
+        == f"error: {tmp_path / 'latest'} does not exist; run `ruling-dumps run` first\n"
+    )
+
+
+@pytest.mark.flow
+def test_run_then_validate_in_a_subprocess(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    env["PREFECT_HOME"] = str(tmp_path / "prefect-home")
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "flows",
+            "run",
+            "--raw",
+            str(SEED_DIR),
+            "--output",
+            str(tmp_path / "out"),
+        ],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    console = run.stdout + run.stderr
+    for noise in ("Traceback", "telemetry", "Error", "WARNING"):
+        assert noise not in console
+    assert "clustered 37 variants into 36 rulings" in console
+    assert "lines: lines_read" in console and "154" in console
+    manifest = json.loads((tmp_path / "out" / "latest" / "manifest.json").read_text())
+    assert manifest["line_accounting"]["lines_read"] == 154
+    check = runner.invoke(app, ["validate", "--output", str(tmp_path / "out")])
+    assert check.exit_code == 0
+    assert "all 6 tables match the contract" in check.output
