@@ -11,7 +11,7 @@ from typing import TypedDict
 
 import polars as pl
 
-from flows.stages import dates, dedupe, language, parse, read, stubs, tables
+from flows.stages import dates, dedupe, language, parse, read, stubs, tables, translations
 from flows.stages.validate import validate_table
 from schemas import TABLE_MODELS
 
@@ -19,13 +19,19 @@ from schemas import TABLE_MODELS
 class ParsedDumps(TypedDict):
     """Frames from `parse_dumps` (see each stage for columns)."""
 
-    decoded: pl.DataFrame  # path, dump_id, byte_count, encoding: every input file
-    unique_dumps: pl.DataFrame  # the same, one file per distinct content
-    duplicate_rejects: pl.DataFrame  # rejects rows for repeated files
+    decoded: pl.DataFrame  # path, dump_id, byte_count, encoding, ...: every input file
+    readable: pl.DataFrame  # the same, one readable file per distinct content
+    file_rejects: pl.DataFrame  # rejects rows for repeated and unreadable files
     resolved: pl.DataFrame  # one row per line read, with its kind
-    entries: pl.DataFrame  # one row per kept entry, with variant_id
     headers: pl.DataFrame  # dump_id, header_text, claimed_translation_language
     stubs: pl.DataFrame  # one row per card stub
+
+
+class BuiltTables(TypedDict):
+    """Frames from `build_tables`."""
+
+    tables: dict[str, pl.DataFrame]  # published tables, keyed by name
+    lines: pl.DataFrame  # one row per line read, with its final kind
 
 
 def parse_dumps(raw_dumps: pl.DataFrame, today: dt.date) -> ParsedDumps:
@@ -34,30 +40,31 @@ def parse_dumps(raw_dumps: pl.DataFrame, today: dt.date) -> ParsedDumps:
     `today` is the run's UTC date: later dates are rejected.
     """
     decoded = read.decode_dumps(raw_dumps)
-    unique_dumps, duplicate_rejects = read.drop_duplicate_dumps(decoded)
-    classified = parse.classify_lines(read.split_lines(unique_dumps))
+    readable, file_rejects = read.split_readable_dumps(decoded)
+    classified = parse.classify_lines(read.split_lines(readable))
     published_dates = dates.parse_published_dates(classified["date_text"], today)
     resolved = parse.resolve_entries(classified, published_dates)
     return ParsedDumps(
         decoded=decoded.drop("text"),
-        unique_dumps=unique_dumps.drop("text"),
-        duplicate_rejects=duplicate_rejects,
+        readable=readable.drop("text"),
+        file_rejects=file_rejects,
         resolved=resolved,
-        entries=dedupe.assign_variants(parse.assemble_entries(resolved)),
-        headers=parse.describe_headers(unique_dumps, resolved),
+        headers=parse.describe_headers(readable, resolved),
         stubs=stubs.parse_card_stubs(resolved),
     )
 
 
 def collect_texts(parsed: ParsedDumps) -> pl.Series:
-    """Every normalized ruling, header and stub text whose language is needed (String)."""
-    return pl.concat(
-        [
-            parsed["entries"]["text_normalized"],
-            parsed["headers"].select(dedupe.normalize_text(pl.col("header_text")))["header_text"],
-            parsed["stubs"].select(dedupe.normalize_text(pl.col("text")))["text"],
-        ]
-    )
+    """Every normalized body line, header and stub text whose language is needed (String).
+
+    Date·source and stat lines are never sent to language detection.
+    """
+    body_lines = parsed["resolved"].filter(pl.col("kind") == "body")
+    return pl.concat([
+        body_lines.select(dedupe.normalize_text(pl.col("line")))["line"],
+        parsed["headers"].select(dedupe.normalize_text(pl.col("header_text")))["header_text"],
+        parsed["stubs"].select(dedupe.normalize_text(pl.col("text")))["text"],
+    ])  # fmt: skip
 
 
 def detect_languages(parsed: ParsedDumps) -> pl.DataFrame:
@@ -65,26 +72,30 @@ def detect_languages(parsed: ParsedDumps) -> pl.DataFrame:
     return language.detect_languages(collect_texts(parsed))
 
 
-def build_tables(parsed: ParsedDumps, languages: pl.DataFrame) -> dict[str, pl.DataFrame]:
-    """Deduplicate rulings and build every published table, keyed by table name."""
-    entries = parsed["entries"]
-    variants = (
-        entries.select("variant_id", text="text_normalized")
-        .unique("variant_id")
-        .join(languages.select("text", "language"), on="text", how="left")
+def build_tables(parsed: ParsedDumps, languages: pl.DataFrame) -> BuiltTables:
+    """Separate translations, deduplicate rulings and build every published table."""
+    headers = tables.describe_dump_headers(parsed["headers"], languages)
+    lines = translations.mark_translations(
+        translations.label_line_languages(parsed["resolved"], languages, headers)
     )
-    occurrences = tables.build_occurrences(entries, dedupe.cluster_variants(variants), languages)
+    entries = dedupe.assign_variants(parse.assemble_entries(lines))
+    variant_languages = entries.group_by("variant_id").agg(
+        text=pl.col("text_normalized").first(), language=pl.col("language").mode().min()
+    )
+    occurrences = tables.build_occurrences(entries, dedupe.cluster_variants(variant_languages))
     variant_table = tables.build_variants(occurrences)
-    return {
-        "dumps": tables.build_dumps(
-            parsed["unique_dumps"], parsed["resolved"], parsed["headers"], languages
-        ),
-        "ruling_occurrences": occurrences.drop("_text_normalized"),
-        "rulings": tables.build_rulings(occurrences, variant_table, languages),
-        "ruling_variants": variant_table,
-        "card_stubs": tables.build_card_stubs(parsed["stubs"], languages),
-        "rejects": tables.build_rejects(parsed["resolved"], parsed["duplicate_rejects"]),
+    ruling_translations = translations.build_translations(lines, occurrences)
+    dumps = tables.build_dumps(parsed["readable"], lines, headers)
+    published = {
+        "dumps": translations.find_claimed_translations(dumps, ruling_translations),
+        "ruling_occurrences": occurrences.drop("_text_normalized", "_language_probability"),
+        "rulings": tables.build_rulings(occurrences, variant_table),
+        "ruling_variants": variant_table.drop("_language_probability"),
+        "ruling_translations": ruling_translations,
+        "card_stubs": tables.build_card_stubs(parsed["stubs"], headers, languages),
+        "rejects": tables.build_rejects(lines, parsed["file_rejects"]),
     }
+    return BuiltTables(tables=published, lines=lines)
 
 
 def validate_tables(built: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
@@ -106,7 +117,8 @@ def validate_tables(built: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
 
 def run_pipeline(
     raw_dumps: pl.DataFrame, today: dt.date
-) -> tuple[ParsedDumps, dict[str, pl.DataFrame]]:
-    """All steps but I/O: raw dumps to validated tables (for tests and other runners)."""
+) -> tuple[BuiltTables, dict[str, pl.DataFrame]]:
+    """All steps but I/O: raw dumps to lines and validated tables (for tests and runners)."""
     parsed = parse_dumps(raw_dumps, today)
-    return parsed, validate_tables(build_tables(parsed, detect_languages(parsed)))
+    built = build_tables(parsed, detect_languages(parsed))
+    return built, validate_tables(built["tables"])

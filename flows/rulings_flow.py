@@ -48,7 +48,7 @@ def detect_languages_task(parsed: pipeline.ParsedDumps) -> pl.DataFrame:
 @task(cache_policy=NO_CACHE)
 def build_tables_task(
     parsed: pipeline.ParsedDumps, languages: pl.DataFrame
-) -> dict[str, pl.DataFrame]:
+) -> pipeline.BuiltTables:
     """Deduplicate rulings and build every published table."""
     return pipeline.build_tables(parsed, languages)
 
@@ -90,14 +90,10 @@ def rulings_flow(raw_dir: Path = Path("raw"), output_dir: Path = Path("output"))
     run_id = started_at.strftime("%Y%m%dT%H%M%S%fZ")
     raw_dumps = load_raw_dumps_task(raw_dir)
     parsed = parse_dumps_task(raw_dumps, started_at.date())
-    logger.info(
-        "parsed %d lines of %d dumps into %d entries",
-        parsed["resolved"].height,
-        parsed["unique_dumps"].height,
-        parsed["entries"].height,
-    )
+    logger.info("parsed %d lines of %d dumps", parsed["resolved"].height, parsed["readable"].height)
     languages = detect_languages_task(parsed)
-    published = validate_tables_task(build_tables_task(parsed, languages))
+    built = build_tables_task(parsed, languages)
+    published = validate_tables_task(built["tables"])
     run_manifest = manifest.build_manifest(
         run_id=run_id,
         started_at=started_at,
@@ -106,7 +102,7 @@ def rulings_flow(raw_dir: Path = Path("raw"), output_dir: Path = Path("output"))
         schema_version=SCHEMA_VERSION,
         decoded=parsed["decoded"],
         tables=published,
-        line_accounting=manifest.account_lines(parsed["resolved"]),
+        line_accounting=manifest.account_lines(built["lines"]),
     )
     snapshot = publish_task(published, run_manifest, output_dir)
     logger.info("published %s: %s", snapshot, run_manifest["rows"])

@@ -8,6 +8,7 @@ from schemas.tables import (
     PublishedOccurrence,
     PublishedReject,
     PublishedRuling,
+    PublishedTranslation,
     PublishedVariant,
 )
 
@@ -19,5 +20,6 @@ __all__ = [
     "PublishedOccurrence",
     "PublishedReject",
     "PublishedRuling",
+    "PublishedTranslation",
     "PublishedVariant",
 ]

@@ -11,7 +11,7 @@ import pandera.polars as pa
 import polars as pl
 
 #: Bumped when a table gains a column (minor) or a column changes meaning (major).
-SCHEMA_VERSION = "1.0.0"
+SCHEMA_VERSION = "1.1.0"
 
 _SHA256 = r"^[0-9a-f]{64}$"
 _LANGUAGE = r"^([a-z]{2}(-[a-z]{2})?|und)$"
@@ -25,6 +25,10 @@ class PublishedDump(pa.DataFrameModel):
     )
     path: pl.String = pa.Field(unique=True, description="file path relative to the raw dir")
     encoding: pl.String = pa.Field(description="encoding the bytes were read with, e.g. utf-8")
+    encoding_repair: pl.String = pa.Field(
+        nullable=True,
+        description="repair made while decoding, e.g. mojibake repaired (ftfy)",
+    )
     byte_count: pl.Int64 = pa.Field(ge=0, description="file size in bytes")
     header_text: pl.String = pa.Field(description="header lines joined by newline; '' if none")
     header_language: pl.String = pa.Field(
@@ -37,8 +41,15 @@ class PublishedDump(pa.DataFrameModel):
     entry_count: pl.Int64 = pa.Field(
         ge=0, description="date·source lines kept (one per ruling entry)"
     )
+    translation_count: pl.Int64 = pa.Field(
+        ge=0, description="translation lines (ruling_translations)"
+    )
     stub_count: pl.Int64 = pa.Field(ge=0, description="stray card stubs found")
     rejected_line_count: pl.Int64 = pa.Field(ge=0, description="lines rejected (see rejects)")
+    control_char_count: pl.Int64 = pa.Field(ge=0, description="control characters removed")
+    has_claimed_translation: pl.Boolean = pa.Field(
+        description="a translation line in the language the header claims is really there"
+    )
 
     class Config:
         strict = True
@@ -65,6 +76,9 @@ class PublishedOccurrence(pa.DataFrameModel):
         str_matches=_SHA256, description="the ruling (rulings.ruling_id)"
     )
     language: pl.String = pa.Field(str_matches=_LANGUAGE, description="language of the body")
+    language_is_inferred: pl.Boolean = pa.Field(
+        description="langdetect was unreliable (short text, close guesses): the prior was used"
+    )
 
     class Config:
         strict = True
@@ -100,6 +114,9 @@ class PublishedVariant(pa.DataFrameModel):
     )
     ruling_id: pl.String = pa.Field(str_matches=_SHA256, description="the ruling it belongs to")
     text: pl.String = pa.Field(str_length={"min_value": 1}, description="normalized text")
+    language: pl.String = pa.Field(
+        str_matches=_LANGUAGE, description="most common language of its occurrences"
+    )
     occurrence_count: pl.Int64 = pa.Field(ge=1, description="occurrences of this exact text")
 
     class Config:
@@ -118,7 +135,26 @@ class PublishedCardStub(pa.DataFrameModel):
     language: pl.String = pa.Field(
         str_matches=_LANGUAGE, nullable=True, description="language of the text; null without text"
     )
+    language_is_inferred: pl.Boolean = pa.Field(
+        description="langdetect was unreliable; the dump's header language was used"
+    )
     is_truncated: pl.Boolean = pa.Field(description="the text does not end a sentence")
+
+    class Config:
+        strict = True
+        unique = ["dump_id", "line_number"]
+
+
+class PublishedTranslation(pa.DataFrameModel):
+    """`ruling_translations`: a site's translation line under (or above) an original ruling."""
+
+    dump_id: pl.String = pa.Field(str_matches=_SHA256, description="the dump's id")
+    line_number: pl.Int64 = pa.Field(ge=1, description="1-based line of the translation")
+    ruling_id: pl.String = pa.Field(str_matches=_SHA256, description="the ruling it translates")
+    language: pl.String = pa.Field(str_matches=_LANGUAGE, description="language of the translation")
+    text: pl.String = pa.Field(
+        str_length={"min_value": 1}, description="normalized translation text"
+    )
 
     class Config:
         strict = True
@@ -148,6 +184,7 @@ TABLE_MODELS: dict[str, type[pa.DataFrameModel]] = {
     "ruling_occurrences": PublishedOccurrence,
     "rulings": PublishedRuling,
     "ruling_variants": PublishedVariant,
+    "ruling_translations": PublishedTranslation,
     "card_stubs": PublishedCardStub,
     "rejects": PublishedReject,
 }

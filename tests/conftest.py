@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 from pathlib import Path
 
 import polars as pl
 import pytest
 
-from flows.pipeline import ParsedDumps, run_pipeline
+from flows.pipeline import BuiltTables, run_pipeline
 from flows.stages.read import load_raw_dumps
+
+# Prefect reads its settings at import: no telemetry from test runs (these machines are offline).
+os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+os.environ.setdefault("DO_NOT_TRACK", "1")
 
 REPO = Path(__file__).resolve().parents[1]
 #: The five real dumps from ../shared/seeds, committed in raw/.
@@ -19,14 +24,14 @@ TODAY = dt.date(2026, 11, 30)
 
 
 @pytest.fixture(scope="session")
-def seed_run() -> tuple[ParsedDumps, dict[str, pl.DataFrame]]:
-    """Parsed frames and validated tables of the five seed dumps (no Prefect)."""
+def seed_run() -> tuple[BuiltTables, dict[str, pl.DataFrame]]:
+    """Built frames (with every line's kind) and validated tables of the five seed dumps (no Prefect)."""
     return run_pipeline(load_raw_dumps(SEED_DIR), TODAY)
 
 
 @pytest.fixture(scope="session")
 def seed_tables(
-    seed_run: tuple[ParsedDumps, dict[str, pl.DataFrame]],
+    seed_run: tuple[BuiltTables, dict[str, pl.DataFrame]],
 ) -> dict[str, pl.DataFrame]:
     """The six published tables of the seed dumps, keyed by name."""
     return seed_run[1]

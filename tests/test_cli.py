@@ -81,4 +81,4 @@ def test_run_then_validate_in_a_subprocess(tmp_path: Path) -> None:
     assert manifest["line_accounting"]["lines_read"] == 154
     check = runner.invoke(app, ["validate", "--output", str(tmp_path / "out")])
     assert check.exit_code == 0
-    assert "all 6 tables match the contract" in check.output
+    assert "all 7 tables match the contract" in check.output

@@ -9,21 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from tests.conftest import SEED_DIR
-
-os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-os.environ.setdefault("DO_NOT_TRACK", "1")
-
 from prefect.testing.utilities import prefect_test_harness
 
 from flows.rulings_flow import rulings_flow
+from schemas import TABLE_MODELS
+from tests.conftest import SEED_DIR
 
-TABLE_FILES = [
-    f"{t}.{e}"
-    for t in ("dumps", "ruling_occurrences", "rulings", "ruling_variants", "card_stubs", "rejects")
-    for e in ("parquet", "jsonl")
-]
+TABLE_FILES = [f"{t}.{e}" for t in TABLE_MODELS for e in ("parquet", "jsonl")]
 
 
 @pytest.fixture(scope="session")
@@ -49,6 +41,7 @@ def test_manifest_accounts_for_every_line(two_runs: tuple[Path, list[dict[str, A
         "header": 5,
         "date_source": 73,
         "body": 73,
+        "translation": 0,
         "stub": 3,
         "blank": 0,
         "rejected": 0,
@@ -59,6 +52,7 @@ def test_manifest_accounts_for_every_line(two_runs: tuple[Path, list[dict[str, A
         "ruling_occurrences": 73,
         "rulings": 36,
         "ruling_variants": 37,
+        "ruling_translations": 0,
         "card_stubs": 1,
         "rejects": 0,
     }
@@ -69,7 +63,7 @@ def test_manifest_accounts_for_every_line(two_runs: tuple[Path, list[dict[str, A
         ("003_321b63c5bd17bae4.txt", 3077),
         ("004_304d898eb3c4b8ca.txt", 3700),
     ]
-    assert manifest["schema_version"] == "1.0.0"
+    assert manifest["schema_version"] == "1.1.0"
     assert manifest["started_at"] < manifest["finished_at"]
 
 

@@ -7,18 +7,19 @@ import datetime as dt
 import polars as pl
 from polars.testing import assert_frame_equal
 
-from flows.pipeline import ParsedDumps
+from flows.pipeline import BuiltTables
 from flows.stages.manifest import account_lines
 
 KEEP_TRACK = "Keep track of how many energy counters each player has."
 
 
-def test_every_line_is_accounted_for(seed_run: tuple[ParsedDumps, dict[str, pl.DataFrame]]) -> None:
-    parsed, _ = seed_run
-    assert account_lines(parsed["resolved"]) == {
+def test_every_line_is_accounted_for(seed_run: tuple[BuiltTables, dict[str, pl.DataFrame]]) -> None:
+    built, _ = seed_run
+    assert account_lines(built["lines"]) == {
         "header": 5,
         "date_source": 73,
         "body": 73,
+        "translation": 0,
         "stub": 3,
         "blank": 0,
         "rejected": 0,
@@ -32,6 +33,7 @@ def test_table_sizes(seed_tables: dict[str, pl.DataFrame]) -> None:
         "ruling_occurrences": 73,
         "rulings": 36,
         "ruling_variants": 37,
+        "ruling_translations": 0,
         "card_stubs": 1,
         "rejects": 0,
     }
@@ -137,6 +139,7 @@ def test_card_stub(seed_tables: dict[str, pl.DataFrame]) -> None:
             "toughness": ["3"],
             "text": ["Au début du combat pendant votre tour, vous pouvez payer"],
             "language": ["fr"],
+            "language_is_inferred": [False],
             "is_truncated": [True],
         }
     )

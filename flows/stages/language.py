@@ -2,13 +2,21 @@
 
 langdetect is random unless seeded: `DetectorFactory.seed = 0` makes each text's
 result the same on every run and in any call order (each detection reseeds).
+langdetect is unreliable on short strings (it reads the seeds' stat line
+`CMC 2F/E 1/3` as Catalan, single game words as Danish or Italian, and short
+Han-only Chinese as Korean), so each result says whether it is reliable, and
+callers fall back to a prior (`resolve_language`) where it is not. CJK
+languages are settled by script: Hangul is Korean, kana Japanese, Han alone
+Chinese, Simplified or Traditional by hanzidentifier.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 
+import hanzidentifier
 import polars as pl
 from langdetect import DetectorFactory, detect_langs
 from langdetect.lang_detect_exception import LangDetectException
@@ -20,26 +28,55 @@ DetectorFactory.seed = 0
 #: Language code for a text with no letters (ISO 639-2 "undetermined").
 UNDETERMINED = "und"
 
-#: Texts without any letter are never sent to langdetect.
-_HAS_LETTER = r"\p{L}"
+#: Below this many letters a langdetect result is unreliable ...
+MIN_LETTERS = 20
+#: ... and so is one whose lead over the second guess is below this.
+MIN_MARGIN = 0.2
+#: A language settled by script (CJK) needs this many letters.
+MIN_SCRIPT_LETTERS = 6
+
+#: (language, probability, is_reliable)
+Detection = tuple[str, float | None, bool]
+
+_LETTER = re.compile(r"[^\W\d_]")
+_HANGUL = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 
 
-def detect_text_language(text: str) -> tuple[str, float | None]:
-    """Return `(language, probability)` for one text.
+def detect_text_language(text: str) -> Detection:
+    """Return `(language, probability, is_reliable)` for one text; never raises.
 
-    language is langdetect's top ISO 639-1 code (e.g. "en", "fr", "zh-cn");
-    probability is its 0–1 estimate. A text langdetect cannot read (no
-    features) gives `("und", None)`; never raises.
+    language is an ISO 639-1 code as langdetect writes it ("en", "fr",
+    "zh-cn", "zh-tw"); probability langdetect's 0–1 estimate for that language
+    (None when langdetect did not rank it: a CJK language settled by script).
+    A text with no letters gives `("und", None, False)`.
     """
+    letters = len(_LETTER.findall(text))
+    by_script = _language_by_script(text)
     try:
-        best = detect_langs(text)[0]
+        guesses = detect_langs(text)
     except LangDetectException:
-        return UNDETERMINED, None
-    return best.lang, float(best.prob)
+        return (by_script or UNDETERMINED), None, False
+    if by_script:
+        prob = next((g.prob for g in guesses if g.lang == by_script), None)
+        return by_script, prob, letters >= MIN_SCRIPT_LETTERS
+    lead = guesses[0].prob - (guesses[1].prob if len(guesses) > 1 else 0.0)
+    return guesses[0].lang, float(guesses[0].prob), letters >= MIN_LETTERS and lead >= MIN_MARGIN
+
+
+def _language_by_script(text: str) -> str | None:
+    if _HANGUL.search(text):
+        return "ko"
+    if _KANA.search(text):
+        return "ja"
+    if _HAN.search(text):
+        return "zh-tw" if hanzidentifier.identify(text) == hanzidentifier.TRADITIONAL else "zh-cn"
+    return None
 
 
 def detect_languages(
-    texts: pl.Series, detect: Callable[[str], tuple[str, float | None]] = detect_text_language
+    texts: pl.Series, detect: Callable[[str], Detection] = detect_text_language
 ) -> pl.DataFrame:
     """Detect the language of each distinct text in `texts`.
 
@@ -51,10 +88,11 @@ def detect_languages(
     Returns:
         One row per distinct non-null text, sorted by text:
         text (String), language (String: ISO 639-1 code, or "und" for a text
-        with no letters), language_probability (Float64, 0–1; null for "und").
+        with no letters), language_probability (Float64, 0–1; null for "und"),
+        is_reliable (Boolean: see `detect_text_language`).
     """
     distinct = texts.drop_nulls().unique().sort()
-    with_letters = distinct.filter(distinct.str.contains(_HAS_LETTER)).to_list()
+    with_letters = distinct.filter(distinct.str.contains(r"\p{L}")).to_list()
     detected = [detect(text) for text in with_letters]
     logger.info(
         "detected the language of %d distinct texts (%d without letters)",
@@ -64,14 +102,33 @@ def detect_languages(
     found = pl.DataFrame(
         {
             "text": with_letters,
-            "language": [lang for lang, _ in detected],
-            "language_probability": [prob for _, prob in detected],
+            "language": [d[0] for d in detected],
+            "language_probability": [d[1] for d in detected],
+            "is_reliable": [d[2] for d in detected],
         },
-        schema={"text": pl.String, "language": pl.String, "language_probability": pl.Float64},
+        schema={
+            "text": pl.String,
+            "language": pl.String,
+            "language_probability": pl.Float64,
+            "is_reliable": pl.Boolean,
+        },
     )
     return (
         distinct.to_frame("text")
         .join(found, on="text", how="left")
-        .with_columns(language=pl.col("language").fill_null(UNDETERMINED))
+        .with_columns(
+            language=pl.col("language").fill_null(UNDETERMINED),
+            is_reliable=pl.col("is_reliable").fill_null(False),
+        )
         .sort("text")
     )
+
+
+def resolve_language(detected: pl.Expr, is_reliable: pl.Expr, prior: pl.Expr) -> pl.Expr:
+    """The detected language where reliable, else `prior` (where it is not null)."""
+    return pl.when(is_reliable | prior.is_null()).then(detected).otherwise(prior)
+
+
+def resolve_is_inferred(is_reliable: pl.Expr, prior: pl.Expr) -> pl.Expr:
+    """True where `resolve_language` took the prior instead of the detected language."""
+    return ~is_reliable & prior.is_not_null()

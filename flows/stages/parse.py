@@ -15,7 +15,15 @@ import polars as pl
 logger = logging.getLogger(__name__)
 
 #: Line kinds; every raw line gets exactly one (`manifest.json` line_accounting).
-LINE_KINDS: tuple[str, ...] = ("header", "date_source", "body", "stub", "blank", "rejected")
+LINE_KINDS: tuple[str, ...] = (
+    "header",
+    "date_source",
+    "body",
+    "translation",
+    "stub",
+    "blank",
+    "rejected",
+)
 
 #: `07 juin 2024 · source : wotc`: a date, `·` or `・`, a source word, a colon
 #: (full-width allowed; `\s` also matches no-break and narrow no-break spaces),
@@ -38,67 +46,67 @@ MAX_LINE_CHARS = 20_000
 def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) -> pl.DataFrame:
     """Give each line its kind from its shape and its place in the dump.
 
-    Rules (in order): a line from the first stat line to the end of the dump is
-    `stub` (or `blank`); a line longer than `max_line_chars` is `rejected`; an
-    empty or all-space line is `blank`; a line before the first date·source
-    line is `header`; a date·source line is `date_source`; any other is `body`.
-    Dates are not parsed here (see `resolve_entries`).
+    Shapes (in order): a line from the first stat line to the end of the dump
+    is `stub` (or `blank`); an empty or all-space line is `blank`; a line
+    before the first date·source line is `header`; a date·source line is
+    `date_source`; any other is `body`. Outside the stub, a line longer than
+    `max_line_chars` or holding U+FFFD (undecodable bytes) is `rejected`, but
+    a rejected date·source line still starts its entry (whose body lines are
+    then rejected by `resolve_entries`, never glued to the entry before).
+    Dates are not parsed here.
 
     Needs:
         dump_id (String), line_number (Int64), line (String).
 
     Adds:
-        kind (String): one of LINE_KINDS.
+        kind (String): one of LINE_KINDS (never "translation" yet).
         reject_reason (String): why a `rejected` line was rejected, else null.
-        entry_line (Int64): for date_source and body lines, the line_number of
-            the entry's date·source line; else null.
-        date_text (String), source (String, lowercased): on date_source lines.
+        entry_line (Int64): for date·source-shaped and body lines, the
+            line_number of the entry's date·source line; else null.
+        date_text (String), source (String, lowercased): on date·source lines.
+        _shape (String): the kind by shape alone (dropped by `resolve_entries`).
     """
     is_date = pl.col("line").str.contains(DATE_SOURCE_PATTERN)
     is_stat = pl.col("line").str.contains(STAT_LINE_PATTERN)
     first_date = pl.when(is_date).then(pl.col("line_number")).min().over("dump_id")
     stub_start = pl.when(is_stat).then(pl.col("line_number")).min().over("dump_id")
-    in_stub = pl.col("line_number") >= stub_start
+    in_stub = (pl.col("line_number") >= stub_start).fill_null(False)
     is_blank = pl.col("line").str.strip_chars() == ""
-    too_long = pl.col("line").str.len_chars() > max_line_chars
-    before_entries = first_date.is_null() | (pl.col("line_number") < first_date)
-    kind = (
-        pl.when(in_stub & is_blank)
-        .then(pl.lit("blank"))
-        .when(in_stub)
-        .then(pl.lit("stub"))
-        .when(too_long)
-        .then(pl.lit("rejected"))
-        .when(is_blank)
-        .then(pl.lit("blank"))
-        .when(before_entries)
-        .then(pl.lit("header"))
-        .when(is_date)
-        .then(pl.lit("date_source"))
+    shape = (
+        pl.when(in_stub & is_blank).then(pl.lit("blank"))
+        .when(in_stub).then(pl.lit("stub"))
+        .when(is_blank).then(pl.lit("blank"))
+        .when(first_date.is_null() | (pl.col("line_number") < first_date)).then(pl.lit("header"))
+        .when(is_date).then(pl.lit("date_source"))
         .otherwise(pl.lit("body"))
-    )
+    )  # fmt: skip
+    length = pl.col("line").str.len_chars()
+    line_reason = (
+        pl.when(in_stub).then(None)
+        .when(length > max_line_chars)
+        .then(pl.format("line of {} characters is longer than any ruling (limit {})",
+                        length, pl.lit(max_line_chars)))
+        .when(pl.col("line").str.contains("\ufffd"))
+        .then(pl.format("line has {} undecodable byte sequences (shown as U+FFFD)",
+                        pl.col("line").str.count_matches("\ufffd")))
+    )  # fmt: skip
     parts = pl.col("line").str.extract_groups(DATE_SOURCE_PATTERN)
+    is_head = pl.col("_shape") == "date_source"
     return (
-        lines.with_columns(kind=kind)
+        lines.with_columns(_shape=shape, reject_reason=line_reason)
         .with_columns(
-            reject_reason=pl.when(pl.col("kind") == "rejected").then(
-                pl.format(
-                    "line of {} characters is longer than any ruling (limit {})",
-                    pl.col("line").str.len_chars(),
-                    pl.lit(max_line_chars),
-                )
-            ),
-            entry_line=pl.when(pl.col("kind") == "date_source")
+            kind=pl.when(pl.col("reject_reason").is_not_null())
+            .then(pl.lit("rejected"))
+            .otherwise(pl.col("_shape")),
+            entry_line=pl.when(is_head)
             .then(pl.col("line_number"))
             .forward_fill()
             .over("dump_id", order_by="line_number"),
-            date_text=pl.when(pl.col("kind") == "date_source").then(parts.struct["date_text"]),
-            source=pl.when(pl.col("kind") == "date_source").then(
-                parts.struct["source"].str.to_lowercase()
-            ),
+            date_text=pl.when(is_head).then(parts.struct["date_text"]),
+            source=pl.when(is_head).then(parts.struct["source"].str.to_lowercase()),
         )
         .with_columns(
-            entry_line=pl.when(pl.col("kind").is_in(["date_source", "body"])).then(
+            entry_line=pl.when(pl.col("_shape").is_in(["date_source", "body"])).then(
                 pl.col("entry_line")
             )
         )
@@ -106,12 +114,13 @@ def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) ->
 
 
 def resolve_entries(classified: pl.DataFrame, published_dates: pl.DataFrame) -> pl.DataFrame:
-    """Reject entries whose date did not parse or that have no body.
+    """Reject entries whose date·source line was rejected or has no body.
 
-    A date·source line whose date is in `published_dates` with a null
-    `published_on` is rejected with the date's reason, and so is each of its
-    body lines (kept in rejects, never lost). A date·source line with no body
-    line is rejected too.
+    An entry is rejected when its date·source line was rejected by
+    `classify_lines`, when its date is in `published_dates` with a null
+    `published_on` (the date's reason), or when no body line follows it. Its
+    body lines are rejected too, each naming the entry (kept in rejects,
+    never lost); a line already rejected keeps its own reason.
 
     Needs:
         classified: the output of `classify_lines`.
@@ -120,26 +129,28 @@ def resolve_entries(classified: pl.DataFrame, published_dates: pl.DataFrame) -> 
 
     Adds:
         published_on (Date): on kept date_source lines.
-        Updates kind and reject_reason.
+        Updates kind and reject_reason; drops _shape.
     """
-    is_date_line = pl.col("kind") == "date_source"
+    is_head = pl.col("_shape") == "date_source"
     body_count = (pl.col("kind") == "body").sum().over("dump_id", "entry_line")
-    date_reason = (
-        pl.when(is_date_line & pl.col("date_reject_reason").is_not_null())
+    head_reason = (
+        pl.when(is_head & pl.col("reject_reason").is_not_null())
+        .then(pl.col("reject_reason"))
+        .when(is_head & pl.col("date_reject_reason").is_not_null())
         .then(pl.col("date_reject_reason"))
-        .when(is_date_line & (body_count == 0))
+        .when(is_head & (body_count == 0))
         .then(pl.lit("date·source line with no ruling body after it"))
     )
     with_dates = classified.join(published_dates, on="date_text", how="left").with_columns(
-        _entry_reason=date_reason.max().over("dump_id", "entry_line"),
+        _entry_reason=head_reason.max().over("dump_id", "entry_line"),
     )
     entry_rejected = pl.col("_entry_reason").is_not_null() & pl.col("entry_line").is_not_null()
     return (
         with_dates.with_columns(
             kind=pl.when(entry_rejected).then(pl.lit("rejected")).otherwise(pl.col("kind")),
-            reject_reason=pl.when(entry_rejected & is_date_line)
+            reject_reason=pl.when(entry_rejected & is_head)
             .then(pl.col("_entry_reason"))
-            .when(entry_rejected)
+            .when(entry_rejected & pl.col("reject_reason").is_null())
             .then(
                 pl.format(
                     "body of the entry whose date·source line {} was rejected: {}",
@@ -148,32 +159,44 @@ def resolve_entries(classified: pl.DataFrame, published_dates: pl.DataFrame) -> 
                 )
             )
             .otherwise(pl.col("reject_reason")),
+            published_on=pl.when(entry_rejected).then(None).otherwise(pl.col("published_on")),
         )
-        .drop("_entry_reason", "date_reject_reason")
+        .drop("_entry_reason", "date_reject_reason", "_shape")
         .sort("dump_id", "line_number")
     )
+
+
+#: Language columns `assemble_entries` carries from an entry's longest body line.
+ENTRY_LANGUAGE_COLUMNS = ("language", "language_probability", "language_is_inferred")
 
 
 def assemble_entries(resolved: pl.DataFrame) -> pl.DataFrame:
     """Join each kept entry's body lines into one ruling text.
 
     Needs:
-        the output of `resolve_entries`.
+        the output of `resolve_entries` (translation lines are left out);
+        optionally the body lines' ENTRY_LANGUAGE_COLUMNS.
 
     Returns:
         One row per kept entry, sorted by dump_id, line_number:
         dump_id (String), line_number (Int64, of the date·source line),
         published_on (Date), source (String), text_raw (String: the body lines
-        as written, joined by "\\n").
+        as written, joined by "\\n"), and the ENTRY_LANGUAGE_COLUMNS present,
+        taken from the entry's longest body line.
     """
+    carried = [c for c in ENTRY_LANGUAGE_COLUMNS if c in resolved.columns]
     heads = resolved.filter(pl.col("kind") == "date_source").select(
         "dump_id", pl.col("line_number"), "published_on", "source"
     )
+    longest_first = pl.col("line").str.len_chars().arg_sort(descending=True).first()
     bodies = (
         resolved.filter(pl.col("kind") == "body")
         .sort("dump_id", "line_number")
         .group_by("dump_id", "entry_line", maintain_order=True)
-        .agg(text_raw=pl.col("line").str.join("\n"))
+        .agg(
+            pl.col("line").str.join("\n").alias("text_raw"),
+            *[pl.col(c).get(longest_first) for c in carried],
+        )
         .rename({"entry_line": "line_number"})
     )
     return heads.join(bodies, on=["dump_id", "line_number"], how="inner").sort(
@@ -182,7 +205,8 @@ def assemble_entries(resolved: pl.DataFrame) -> pl.DataFrame:
 
 
 #: ISO 639-1 codes a header may name as its translation (`La traduction FR …`).
-CLAIMED_LANGUAGE_PATTERN = r"\b(FR|DE|ES|IT|PT|JA|ZH|KO|RU)\b"
+#: Not `\b`: CJK letters are word characters, and `以下ZH翻译` must match.
+CLAIMED_LANGUAGE_PATTERN = r"(?:^|[^A-Za-z])(FR|DE|ES|IT|PT|JA|ZH|KO|RU)(?:[^A-Za-z]|$)"
 
 
 def describe_headers(dumps: pl.DataFrame, resolved: pl.DataFrame) -> pl.DataFrame:

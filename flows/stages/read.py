@@ -13,14 +13,12 @@ from pathlib import Path
 import polars as pl
 
 from flows.errors import RawDirError
+from flows.stages.decode import decode_bytes
 
 logger = logging.getLogger(__name__)
 
 #: File name endings read as dumps; anything else in the raw dir is ignored.
 DUMP_SUFFIXES: tuple[str, ...] = (".txt",)
-
-_UTF8_BOM = b"\xef\xbb\xbf"
-_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
 def list_dump_files(raw_dir: Path) -> list[Path]:
@@ -77,38 +75,33 @@ def load_raw_dumps(raw_dir: Path) -> pl.DataFrame:
     return raw_dumps
 
 
-def decode_bytes(content: bytes) -> tuple[str, str]:
-    """Decode one dump's bytes; return `(text, encoding)`.
-
-    UTF-8 with a BOM is "utf-8-sig", UTF-16 with a BOM is "utf-16", valid UTF-8
-    is "utf-8". Invalid UTF-8 bytes become U+FFFD and the encoding is
-    "utf-8+replaced", so no line is dropped. Never raises.
-    """
-    if content.startswith(_UTF8_BOM):
-        return content[len(_UTF8_BOM) :].decode("utf-8", errors="replace"), "utf-8-sig"
-    if content.startswith(_UTF16_BOMS):
-        return content.decode("utf-16", errors="replace"), "utf-16"
-    try:
-        return content.decode("utf-8"), "utf-8"
-    except UnicodeDecodeError:
-        return content.decode("utf-8", errors="replace"), "utf-8+replaced"
-
-
 def decode_dumps(raw_dumps: pl.DataFrame) -> pl.DataFrame:
-    """Hash and decode each dump file.
+    """Hash and decode each dump file (see `decode.decode_bytes`).
 
     Needs:
         path (String), content (Binary), one row per file.
 
     Returns:
-        path (String), dump_id (String): sha256 hex of the bytes,
-        byte_count (Int64), encoding (String), text (String); `content` is
-        dropped. One row per file, sorted by path.
+        One row per file, sorted by path; `content` is dropped:
+        path (String), dump_id (String: sha256 hex of the bytes),
+        byte_count (Int64), encoding (String), encoding_repair (String, null
+        when none), reject_reason (String: why the whole file is no dump,
+        else null), text (String, null for a rejected file).
     """
     rows = []
     for path, content in raw_dumps.select("path", "content").iter_rows():
-        text, encoding = decode_bytes(content)
-        rows.append((path, hashlib.sha256(content).hexdigest(), len(content), encoding, text))
+        decoded = decode_bytes(content)
+        rows.append(
+            (
+                path,
+                hashlib.sha256(content).hexdigest(),
+                len(content),
+                decoded.encoding,
+                decoded.repair,
+                decoded.reject_reason,
+                decoded.text,
+            )
+        )
     return pl.DataFrame(
         rows,
         schema={
@@ -116,38 +109,51 @@ def decode_dumps(raw_dumps: pl.DataFrame) -> pl.DataFrame:
             "dump_id": pl.String,
             "byte_count": pl.Int64,
             "encoding": pl.String,
+            "encoding_repair": pl.String,
+            "reject_reason": pl.String,
             "text": pl.String,
         },
         orient="row",
     ).sort("path")
 
 
-def drop_duplicate_dumps(decoded: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Keep one file per distinct content; report the others as rejects.
+def split_readable_dumps(decoded: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Keep one readable file per distinct content; report the others as rejects.
 
     A file whose bytes equal an earlier file's (by path order) would repeat
-    every entry under the same dump_id, so it is read once.
+    every entry under the same dump_id, so it is read once; a file that is
+    no text (`reject_reason` set) is rejected whole, and the run goes on.
 
     Needs:
-        path (String), dump_id (String), sorted by path.
+        path (String), dump_id (String), reject_reason (String), sorted by path.
 
     Returns:
-        (unique_dumps, duplicate_rejects): `decoded` without the repeats, and
-        rejects rows dump_id (String), line_number (Int64, null), stage ("read"),
-        reason (String, names the file kept), content (String, the repeat's path).
+        (readable, file_rejects): `decoded` without those files, and rejects
+        rows dump_id (String), line_number (Int64, null), stage ("read"),
+        reason (String), content (String: the file's path).
     """
-    marked = decoded.with_columns(_first_path=pl.col("path").first().over("dump_id"))
-    is_repeat = pl.col("path") != pl.col("_first_path")
-    duplicate_rejects = marked.filter(is_repeat).select(
+    marked = decoded.with_columns(
+        _reason=pl.when(pl.col("path") != pl.col("path").first().over("dump_id"))
+        .then(
+            pl.format(
+                "file has the same bytes as {}; its lines are read once, there",
+                pl.col("path").first().over("dump_id"),
+            )
+        )
+        .otherwise(pl.col("reject_reason"))
+    )
+    file_rejects = marked.filter(pl.col("_reason").is_not_null()).select(
         "dump_id",
         line_number=pl.lit(None, dtype=pl.Int64),
         stage=pl.lit("read"),
-        reason=pl.format(
-            "file has the same bytes as {}; its lines are read once, there", "_first_path"
-        ),
+        reason="_reason",
         content=pl.col("path"),
     )
-    return marked.filter(~is_repeat).drop("_first_path"), duplicate_rejects
+    return marked.filter(pl.col("_reason").is_null()).drop("_reason"), file_rejects
+
+
+#: Control characters removed from lines (C0 but tab, DEL, C1); line ends split lines.
+CONTROL_CHARACTERS = r"[\x00-\x08\x0b-\x1f\x7f-\x9f]"
 
 
 def split_lines(decoded: pl.DataFrame) -> pl.DataFrame:
@@ -155,13 +161,15 @@ def split_lines(decoded: pl.DataFrame) -> pl.DataFrame:
 
     Line ends are LF, CRLF or a lone CR. A final line end does not start a new
     line (a file of N newline-terminated lines gives N rows, as `wc -l` counts).
+    Control characters (CONTROL_CHARACTERS) are removed and counted.
 
     Needs:
         dump_id (String), text (String).
 
     Returns:
         dump_id (String), line_number (Int64, 1-based), line (String, without
-        its line end), sorted by dump_id order of input then line_number.
+        its line end or control characters), control_char_count (Int64:
+        characters removed from the line); sorted by input order, line_number.
     """
     unified = pl.col("text").str.replace_all(r"\r\n?", "\n")
     return (
@@ -173,6 +181,10 @@ def split_lines(decoded: pl.DataFrame) -> pl.DataFrame:
         )
         .explode("line")
         .filter(pl.col("line").is_not_null())
-        .with_columns(line_number=pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over("dump_id"))
-        .select("dump_id", "line_number", "line")
+        .select(
+            "dump_id",
+            line_number=pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over("dump_id"),
+            line=pl.col("line").str.replace_all(CONTROL_CHARACTERS, ""),
+            control_char_count=pl.col("line").str.count_matches(CONTROL_CHARACTERS).cast(pl.Int64),
+        )
     )

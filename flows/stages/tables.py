@@ -5,92 +5,112 @@ from __future__ import annotations
 import polars as pl
 
 from flows.stages.dedupe import normalize_text
+from flows.stages.language import resolve_is_inferred, resolve_language
 from flows.stages.parse import STAT_LINE_PATTERN
-
-_LANGUAGE_COLUMNS = ("text", "language", "language_probability")
 
 
 def _with_language(
-    frame: pl.DataFrame, text_column: str, languages: pl.DataFrame, prefix: str = ""
+    frame: pl.DataFrame, text_column: str, languages: pl.DataFrame, prior: pl.Expr | None = None
 ) -> pl.DataFrame:
-    """Join `languages` (text, language, language_probability) on normalized `text_column`."""
-    lookup = languages.select(_LANGUAGE_COLUMNS).rename(
-        {
-            "text": "_language_key",
-            "language": f"{prefix}language",
-            "language_probability": f"{prefix}language_probability",
-        }
-    )
+    """Join `languages` on normalized `text_column`; resolve unreliable results to `prior`.
+
+    Adds language (String), language_probability (Float64), language_is_inferred (Boolean).
+    """
+    lookup = languages.rename({"text": "_key", "language": "_detected"})
+    prior = pl.lit(None, dtype=pl.String) if prior is None else prior
     return (
-        frame.with_columns(_language_key=normalize_text(pl.col(text_column)))
-        .join(lookup, on="_language_key", how="left")
-        .drop("_language_key")
+        frame.with_columns(_key=normalize_text(pl.col(text_column)))
+        .join(lookup, on="_key", how="left")
+        .with_columns(
+            language=resolve_language(pl.col("_detected"), pl.col("is_reliable"), prior),
+            language_is_inferred=resolve_is_inferred(pl.col("is_reliable"), prior),
+        )
+        .drop("_key", "_detected", "is_reliable")
     )
 
 
-def build_occurrences(
-    variant_entries: pl.DataFrame, clusters: pl.DataFrame, languages: pl.DataFrame
-) -> pl.DataFrame:
+def describe_dump_headers(headers: pl.DataFrame, languages: pl.DataFrame) -> pl.DataFrame:
+    """Add each header's language (no prior: a header is what priors come from).
+
+    Needs:
+        headers: dump_id, header_text, claimed_translation_language.
+
+    Adds:
+        header_language (String; "und" for an empty header).
+    """
+    return (
+        _with_language(headers, "header_text", languages)
+        .with_columns(header_language=pl.col("language").fill_null("und"))
+        .drop("language", "language_probability", "language_is_inferred")
+    )
+
+
+def build_occurrences(variant_entries: pl.DataFrame, clusters: pl.DataFrame) -> pl.DataFrame:
     """One row per kept entry: the `ruling_occurrences` table.
 
     Needs:
         variant_entries: dump_id, line_number, published_on, source, text_raw,
-            text_normalized, variant_id (from `dedupe.assign_variants`).
+            text_normalized, variant_id, language, language_probability,
+            language_is_inferred (from `parse.assemble_entries` and
+            `dedupe.assign_variants`).
         clusters: variant_id, ruling_id.
-        languages: text, language, language_probability (normalized texts).
 
     Returns:
         dump_id, line_number (Int64), published_on (Date), source, text_raw,
-        variant_id, ruling_id, language, plus the working column
-        `_text_normalized`; sorted by dump_id, line_number.
+        variant_id, ruling_id, language, language_is_inferred, plus working
+        columns `_text_normalized`, `_language_probability`; sorted by
+        dump_id, line_number.
     """
     return (
         variant_entries.join(clusters, on="variant_id", how="left")
-        .join(
-            languages.select("text", "language"),
-            left_on="text_normalized",
-            right_on="text",
-            how="left",
-        )
         .select(
-            "dump_id",
-            "line_number",
-            "published_on",
-            "source",
-            "text_raw",
-            "variant_id",
-            "ruling_id",
-            "language",
-            _text_normalized="text_normalized",
+            "dump_id", "line_number", "published_on", "source", "text_raw", "variant_id",
+            "ruling_id", "language", "language_is_inferred",
+            _text_normalized="text_normalized", _language_probability="language_probability",
         )
         .sort("dump_id", "line_number")
-    )
+    )  # fmt: skip
 
 
 def build_variants(occurrences: pl.DataFrame) -> pl.DataFrame:
     """One row per distinct normalized text: the `ruling_variants` table.
 
+    A variant's language is the most common language of its occurrences
+    (ties: the smallest code); its probability the highest among those.
+
     Needs:
-        variant_id, ruling_id, _text_normalized (from `build_occurrences`).
+        variant_id, ruling_id, language, _text_normalized, _language_probability.
 
     Returns:
-        variant_id, ruling_id, text (String, normalized), occurrence_count
-        (Int64); sorted by variant_id.
+        variant_id, ruling_id, text (String, normalized), language,
+        occurrence_count (Int64), plus working column `_language_probability`;
+        sorted by variant_id.
     """
+    by_variant_language = occurrences.group_by("variant_id", "language").agg(
+        _language_probability=pl.col("_language_probability").max()
+    )
     return (
         occurrences.group_by("variant_id")
         .agg(
             pl.col("ruling_id").first(),
             text=pl.col("_text_normalized").first(),
+            language=pl.col("language").mode().min(),
             occurrence_count=pl.len().cast(pl.Int64),
+        )
+        .join(by_variant_language, on=["variant_id", "language"], how="left")
+        .select(
+            "variant_id",
+            "ruling_id",
+            "text",
+            "language",
+            "occurrence_count",
+            "_language_probability",
         )
         .sort("variant_id")
     )
 
 
-def build_rulings(
-    occurrences: pl.DataFrame, variants: pl.DataFrame, languages: pl.DataFrame
-) -> pl.DataFrame:
+def build_rulings(occurrences: pl.DataFrame, variants: pl.DataFrame) -> pl.DataFrame:
     """One row per ruling: the `rulings` table.
 
     The ruling's text is its most frequent variant (ties: the smallest text);
@@ -98,8 +118,8 @@ def build_rulings(
 
     Needs:
         occurrences: ruling_id, dump_id, published_on.
-        variants: variant_id, ruling_id, text, occurrence_count.
-        languages: text, language, language_probability.
+        variants: variant_id, ruling_id, text, language, occurrence_count,
+            _language_probability.
 
     Returns:
         ruling_id, text, language, language_probability (Float64),
@@ -109,8 +129,11 @@ def build_rulings(
     representative = (
         variants.sort(["occurrence_count", "text"], descending=[True, False])
         .group_by("ruling_id", maintain_order=True)
-        .agg(pl.col("text").first(), variant_count=pl.len().cast(pl.Int64))
-        .join(languages.select(_LANGUAGE_COLUMNS), on="text", how="left")
+        .agg(
+            pl.col("text", "language").first(),
+            language_probability=pl.col("_language_probability").first(),
+            variant_count=pl.len().cast(pl.Int64),
+        )
     )
     spread = occurrences.group_by("ruling_id").agg(
         first_published_on=pl.col("published_on").min(),
@@ -121,105 +144,85 @@ def build_rulings(
     return (
         representative.join(spread, on="ruling_id")
         .select(
-            "ruling_id",
-            "text",
-            "language",
-            "language_probability",
-            "first_published_on",
-            "last_published_on",
-            "occurrence_count",
-            "dump_count",
-            "variant_count",
+            "ruling_id", "text", "language", "language_probability", "first_published_on",
+            "last_published_on", "occurrence_count", "dump_count", "variant_count",
         )
         .sort("ruling_id")
-    )
+    )  # fmt: skip
 
 
-def build_card_stubs(stubs: pl.DataFrame, languages: pl.DataFrame) -> pl.DataFrame:
-    """Add each stub text's language: the `card_stubs` table.
+def build_card_stubs(
+    stubs: pl.DataFrame, dumps: pl.DataFrame, languages: pl.DataFrame
+) -> pl.DataFrame:
+    """Add each stub text's language (prior: the dump's header language): `card_stubs`.
 
     Needs:
-        stubs: from `stubs.parse_card_stubs`.
+        stubs: from `stubs.parse_card_stubs`. dumps: dump_id, header_language.
 
     Returns:
         dump_id, line_number, mana_value, power, toughness, text, language,
-        is_truncated; sorted by dump_id, line_number.
+        language_is_inferred, is_truncated; sorted by dump_id, line_number.
     """
+    with_prior = stubs.join(dumps.select("dump_id", "header_language"), on="dump_id", how="left")
     return (
-        _with_language(stubs, "text", languages)
+        _with_language(with_prior, "text", languages, prior=pl.col("header_language"))
+        .with_columns(language_is_inferred=pl.col("language_is_inferred").fill_null(False))
         .select(
-            "dump_id",
-            "line_number",
-            "mana_value",
-            "power",
-            "toughness",
-            "text",
-            "language",
-            "is_truncated",
+            "dump_id", "line_number", "mana_value", "power", "toughness", "text", "language",
+            "language_is_inferred", "is_truncated",
         )
         .sort("dump_id", "line_number")
-    )
+    )  # fmt: skip
 
 
-def build_dumps(
-    unique_dumps: pl.DataFrame,
-    resolved: pl.DataFrame,
-    headers: pl.DataFrame,
-    languages: pl.DataFrame,
-) -> pl.DataFrame:
-    """One row per dump read: the `dumps` table.
+def build_dumps(readable: pl.DataFrame, lines: pl.DataFrame, headers: pl.DataFrame) -> pl.DataFrame:
+    """One row per dump read: the `dumps` table (before `has_claimed_translation`).
 
     Needs:
-        unique_dumps: path, dump_id, byte_count, encoding.
-        resolved: dump_id, kind (one row per line, from `parse.resolve_entries`).
-        headers: dump_id, header_text, claimed_translation_language.
+        readable: path, dump_id, byte_count, encoding, encoding_repair.
+        lines: dump_id, kind, line, control_char_count (one row per line).
+        headers: dump_id, header_text, header_language, claimed_translation_language.
 
     Returns:
-        dump_id, path, encoding, byte_count, header_text, header_language,
-        claimed_translation_language, line_count, entry_count, stub_count,
-        rejected_line_count (Int64); sorted by path.
+        dump_id, path, encoding, encoding_repair, byte_count, header_text,
+        header_language, claimed_translation_language, line_count,
+        entry_count, translation_count, stub_count, rejected_line_count,
+        control_char_count (Int64); sorted by path.
     """
     kind = pl.col("kind")
-    counts = resolved.group_by("dump_id").agg(
-        line_count=pl.len().cast(pl.Int64),
-        entry_count=(kind == "date_source").sum().cast(pl.Int64),
-        stub_count=(pl.col("line").str.contains(STAT_LINE_PATTERN) & (kind == "stub"))
-        .sum()
-        .cast(pl.Int64),
-        rejected_line_count=(kind == "rejected").sum().cast(pl.Int64),
+    counts = lines.group_by("dump_id").agg(
+        line_count=pl.len(),
+        entry_count=(kind == "date_source").sum(),
+        translation_count=(kind == "translation").sum(),
+        stub_count=(pl.col("line").str.contains(STAT_LINE_PATTERN) & (kind == "stub")).sum(),
+        rejected_line_count=(kind == "rejected").sum(),
+        control_char_count=pl.col("control_char_count").sum(),
     )
-    described = _with_language(headers, "header_text", languages, prefix="header_")
-    zero = {c: 0 for c in ("line_count", "entry_count", "stub_count", "rejected_line_count")}
+    count_columns = counts.columns[1:]
     return (
-        unique_dumps.join(described, on="dump_id", how="left")
+        readable.join(headers, on="dump_id", how="left")
         .join(counts, on="dump_id", how="left")
-        .with_columns(pl.col(c).fill_null(v) for c, v in zero.items())
+        .with_columns(pl.col(c).fill_null(0).cast(pl.Int64) for c in count_columns)
         .select(
-            "dump_id",
-            "path",
-            "encoding",
-            "byte_count",
-            "header_text",
-            "header_language",
-            "claimed_translation_language",
-            *zero,
+            "dump_id", "path", "encoding", "encoding_repair", "byte_count", "header_text",
+            "header_language", "claimed_translation_language", *count_columns,
         )
         .sort("path")
-    )
+    )  # fmt: skip
 
 
-def build_rejects(resolved: pl.DataFrame, *more: pl.DataFrame) -> pl.DataFrame:
+def build_rejects(lines: pl.DataFrame, *more: pl.DataFrame) -> pl.DataFrame:
     """Every rejected line, plus rejects from other stages: the `rejects` table.
 
     Needs:
-        resolved: dump_id, line_number, line, kind, reject_reason.
+        lines: dump_id, line_number, line, kind, reject_reason.
         more: frames with dump_id, line_number, stage, reason, content.
 
     Returns:
         dump_id, line_number (Int64, null for a whole-file or a table-row
         reject), stage, reason, content; sorted by stage, dump_id, line_number.
     """
-    rejected_lines = resolved.filter(pl.col("kind") == "rejected").select(
+    rejected_lines = lines.filter(pl.col("kind") == "rejected").select(
         "dump_id", "line_number", stage=pl.lit("parse"), reason="reject_reason", content="line"
     )
     return pl.concat([rejected_lines, *more], how="vertical_relaxed").sort(

@@ -9,13 +9,13 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from flows.errors import RawDirError
+from flows.stages.decode import REPAIR_MOJIBAKE, REPAIR_REPLACED, DecodedDump, decode_bytes
 from flows.stages.read import (
-    decode_bytes,
     decode_dumps,
-    drop_duplicate_dumps,
     list_dump_files,
     load_raw_dumps,
     split_lines,
+    split_readable_dumps,
 )
 
 SEED_HEADER = (
@@ -53,25 +53,78 @@ def test_line_numbers_are_per_dump_and_one_based() -> None:
     assert lines.sort("line").rows() == [(1, "x"), (2, "y"), (1, "z")]
 
 
+GERMAN = "Wenn ein Spieler für die Kosten bezahlt, erhält er einen Energiezähler. Größe: 3"
+
+
 @pytest.mark.parametrize(
-    ("content", "encoding", "text"),
+    ("content", "expected"),
     [
-        ("é".encode(), "utf-8", "é"),
-        (b"\xef\xbb\xbf" + "é".encode(), "utf-8-sig", "é"),
-        ("é\n".encode("utf-16"), "utf-16", "é\n"),
-        (b"caf\xe9", "utf-8+replaced", "caf\ufffd"),
+        (SEED_HEADER.encode(), DecodedDump(SEED_HEADER, "utf-8", None, None)),
+        (b"\xef\xbb\xbf" + SEED_HEADER.encode(), DecodedDump(SEED_HEADER, "utf-8-sig", None, None)),
+        (SEED_HEADER.encode("utf-16"), DecodedDump(SEED_HEADER, "utf-16", None, None)),
+        (SEED_HEADER.encode("cp1252"), DecodedDump(SEED_HEADER, "cp1252", None, None)),
+        (GERMAN.encode("cp1252"), DecodedDump(GERMAN, "cp1252", None, None)),
+        (
+            SEED_HEADER.encode().decode("cp1252").encode(),
+            DecodedDump(SEED_HEADER, "utf-8", REPAIR_MOJIBAKE, None),
+        ),
+        (
+            SEED_HEADER.encode()[:-2],
+            DecodedDump(SEED_HEADER[:-2] + "\ufffd", "utf-8", REPAIR_REPLACED, None),
+        ),  # é cut
+        (
+            b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
+            DecodedDump(None, None, None, "file has NUL bytes: binary, not a text dump"),
+        ),
+        (
+            b"\x01\x02\x03 abc \x04\x05",
+            DecodedDump(
+                None,
+                "utf-8",
+                None,
+                "5 of 10 characters are control characters or undecodable: not a text dump",
+            ),
+        ),
     ],
-    ids=["utf8", "utf8-bom", "utf16-bom", "invalid-utf8"],
+    ids=[
+        "utf8",
+        "utf8-bom",
+        "utf16-bom",
+        "cp1252-fr",
+        "cp1252-de",
+        "mojibake",
+        "truncated-utf8",
+        "png",
+        "control-noise",
+    ],
 )
-def test_decode_bytes(content: bytes, encoding: str, text: str) -> None:
-    assert decode_bytes(content) == (text, encoding)
+def test_decode_bytes(content: bytes, expected: DecodedDump) -> None:
+    assert decode_bytes(content) == expected
+
+
+def test_control_characters_are_removed_and_counted() -> None:
+    raw = pl.DataFrame(
+        {"path": ["t.txt"], "content": [f"{SEED_DATE}\x07\nA\x1bB\x00".encode()[:-1]]}
+    )
+    lines = split_lines(decode_dumps(raw))
+    assert lines.select("line", "control_char_count").rows() == [(SEED_DATE, 1), ("AB", 1)]
+
+
+def test_unreadable_file_is_rejected_whole(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_bytes(f"{SEED_DATE}\n".encode())
+    (tmp_path / "image.txt").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    readable, rejects = split_readable_dumps(decode_dumps(load_raw_dumps(tmp_path)))
+    assert readable["path"].to_list() == ["a.txt"]
+    assert rejects.select("stage", "reason", "content").rows() == [
+        ("read", "file has NUL bytes: binary, not a text dump", "image.txt")
+    ]
 
 
 def test_byte_identical_files_are_read_once(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_bytes(b"x\n")
     (tmp_path / "b.txt").write_bytes(b"x\n")
     (tmp_path / "c.txt").write_bytes(b"y\n")
-    unique, rejects = drop_duplicate_dumps(decode_dumps(load_raw_dumps(tmp_path)))
+    unique, rejects = split_readable_dumps(decode_dumps(load_raw_dumps(tmp_path)))
     assert unique["path"].to_list() == ["a.txt", "c.txt"]
     assert_frame_equal(
         rejects.select("line_number", "stage", "reason", "content"),
