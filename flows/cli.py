@@ -15,14 +15,13 @@ import os
 from pathlib import Path
 from typing import Annotated, Any
 
-import polars as pl
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from flows.errors import RulingsError
 from flows.stages.read import list_dump_files
-from flows.stages.validate import validate_table
+from flows.stages.write import check_output_dir, verify_snapshot
 from schemas import TABLE_MODELS
 
 QUIET_PREFECT_DEFAULTS: dict[str, str] = {
@@ -33,6 +32,7 @@ QUIET_PREFECT_DEFAULTS: dict[str, str] = {
 }
 
 app = typer.Typer(
+    epilog="Example: ruling-dumps run --raw raw --output output && ruling-dumps validate",
     add_completion=False,
     no_args_is_help=True,
     help="ruling-dumps: MTG ruling dumps to validated tables.",
@@ -56,6 +56,7 @@ def run(raw: RawOption = Path("raw"), output: OutputOption = Path("output")) -> 
     """
     try:
         list_dump_files(raw)
+        check_output_dir(output)
     except RulingsError as exc:
         _fail(exc)
     for name, value in QUIET_PREFECT_DEFAULTS.items():
@@ -71,16 +72,18 @@ def run(raw: RawOption = Path("raw"), output: OutputOption = Path("output")) -> 
 
     try:
         result = rulings_flow(raw_dir=raw, output_dir=output)
-    except RulingsError as exc:
+    except (RulingsError, OSError) as exc:
         _fail(exc)
     console.print(_summary(result))
 
 
 @app.command()
 def validate(output: OutputOption = Path("output")) -> None:
-    """Check the tables of OUTPUT/latest against the data contract (schemas/).
+    """Check OUTPUT/latest against the contract (schemas/) and its manifest.
 
-    Exits 1 and names each failing table when any table breaks the contract.
+    Exits 1 and names each problem (a table that breaks the contract, a file
+    whose sha256 differs from manifest.json, Parquet and JSON Lines that
+    disagree).
 
     Example:
 
@@ -89,18 +92,12 @@ def validate(output: OutputOption = Path("output")) -> None:
     latest = output / "latest"
     if not latest.is_dir():
         _fail(RulingsError(f"{latest} does not exist; run `ruling-dumps run` first"))
-    failed = []
-    for name, model in TABLE_MODELS.items():
-        try:
-            _, rejects = validate_table(name, pl.read_parquet(latest / f"{name}.parquet"), model)
-        except (RulingsError, OSError) as exc:
-            failed.append(f"{name}: {exc}")
-            continue
-        if rejects.height:
-            failed.append(f"{name}: {rejects.height} rows fail, e.g. {rejects['reason'][0]}")
-    if failed:
-        _fail(RulingsError("; ".join(failed)))
-    typer.echo(f"{latest.resolve()}: all {len(TABLE_MODELS)} tables match the contract")
+    problems = verify_snapshot(latest, TABLE_MODELS)
+    if problems:
+        _fail(RulingsError(f"{latest.resolve()} is not sound: " + "; ".join(problems)))
+    typer.echo(
+        f"{latest.resolve()}: all {len(TABLE_MODELS)} tables match the contract and the manifest"
+    )
 
 
 def _fail(exc: Exception) -> None:

@@ -11,6 +11,7 @@ from typing import TypedDict
 
 import polars as pl
 
+from flows.errors import ContractError
 from flows.stages import dates, dedupe, language, parse, read, stubs, tables, translations
 from flows.stages.validate import validate_table
 from schemas import TABLE_MODELS
@@ -102,7 +103,8 @@ def validate_tables(built: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
     """Validate every table against `schemas`; failing rows move to `rejects`.
 
     Raises:
-        ContractError: a table breaks the contract as a whole.
+        ContractError: a table breaks the contract as a whole, or a row of
+            `rejects` does (it has nowhere to go).
     """
     valid: dict[str, pl.DataFrame] = {}
     row_rejects = [built["rejects"]]
@@ -111,7 +113,11 @@ def validate_tables(built: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
             valid[name], failed = validate_table(name, built[name], model)
             row_rejects.append(failed)
     all_rejects = pl.concat(row_rejects, how="vertical_relaxed")
-    valid["rejects"], _ = validate_table("rejects", all_rejects, TABLE_MODELS["rejects"])
+    valid["rejects"], failed = validate_table("rejects", all_rejects, TABLE_MODELS["rejects"])
+    if failed.height:  # a reject cannot be rejected: stop rather than lose it
+        raise ContractError(
+            f"{failed.height} rejects rows break the contract: {failed['reason'][0]}"
+        )
     return {name: valid[name] for name in TABLE_MODELS}
 
 

@@ -20,14 +20,34 @@ from typing import Any
 import polars as pl
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
+from prefect.states import State
 
 import flows
 from flows import pipeline
+from flows.errors import RulingsError
 from flows.stages import manifest, read, write
 from schemas import SCHEMA_VERSION
 
 
-@task(retries=3, retry_delay_seconds=[1, 5, 15], cache_policy=NO_CACHE)
+def _is_transient(task: Any, task_run: Any, state: State) -> bool:
+    """Retry a task only on an OSError; a RulingsError would fail the same way again."""
+    try:
+        state.result()
+    except RulingsError:
+        return False
+    except OSError:
+        return True
+    except Exception:
+        return False
+    return False
+
+
+@task(
+    retries=3,
+    retry_delay_seconds=[1, 5, 15],
+    retry_condition_fn=_is_transient,
+    cache_policy=NO_CACHE,
+)
 def load_raw_dumps_task(raw_dir: Path) -> pl.DataFrame:
     """Read the raw files (I/O only, retried on transient errors)."""
     return read.load_raw_dumps(raw_dir)
@@ -59,14 +79,22 @@ def validate_tables_task(built: dict[str, pl.DataFrame]) -> dict[str, pl.DataFra
     return pipeline.validate_tables(built)
 
 
-@task(retries=2, retry_delay_seconds=[2, 10], cache_policy=NO_CACHE)
-def publish_task(
+@task(
+    retries=2, retry_delay_seconds=[2, 10], retry_condition_fn=_is_transient, cache_policy=NO_CACHE
+)
+def write_snapshot_task(
     published: dict[str, pl.DataFrame], run_manifest: dict[str, Any], output_dir: Path
 ) -> Path:
-    """Write the snapshot and switch `latest` to it (I/O, retried)."""
-    snapshot = write.write_snapshot(published, run_manifest, output_dir, run_manifest["run_id"])
-    write.switch_latest(output_dir, snapshot)
-    return snapshot
+    """Write the complete snapshot folder (I/O, retried on OSError)."""
+    return write.write_snapshot(published, run_manifest, output_dir, run_manifest["run_id"])
+
+
+@task(
+    retries=2, retry_delay_seconds=[2, 10], retry_condition_fn=_is_transient, cache_policy=NO_CACHE
+)
+def switch_latest_task(output_dir: Path, snapshot: Path) -> Path:
+    """Point `latest` at the new snapshot atomically (I/O, retried on OSError)."""
+    return write.switch_latest(output_dir, snapshot)
 
 
 @flow(name="ruling-dumps", log_prints=False)
@@ -104,6 +132,7 @@ def rulings_flow(raw_dir: Path = Path("raw"), output_dir: Path = Path("output"))
         tables=published,
         line_accounting=manifest.account_lines(built["lines"]),
     )
-    snapshot = publish_task(published, run_manifest, output_dir)
+    snapshot = write_snapshot_task(published, run_manifest, output_dir)
+    switch_latest_task(output_dir, snapshot)
     logger.info("published %s: %s", snapshot, run_manifest["rows"])
     return {**run_manifest, "snapshot": str(snapshot)}

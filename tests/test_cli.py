@@ -40,6 +40,18 @@ def test_missing_raw_dir_is_one_line_and_exit_1(tmp_path: Path) -> None:
     )
 
 
+def test_unpublishable_output_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    (tmp_path / "latest").mkdir()
+    result = runner.invoke(app, ["run", "--raw", str(SEED_DIR), "--output", str(tmp_path)])
+    assert result.exit_code == 1
+    assert result.output == (
+        f"error: {tmp_path / 'latest'} exists and is not a symlink; move it away and rerun\n"
+    )
+    (tmp_path / "file").write_text("x")
+    result = runner.invoke(app, ["run", "--raw", str(SEED_DIR), "--output", str(tmp_path / "file")])
+    assert result.output == f"error: output dir {tmp_path / 'file'} exists and is not a folder\n"
+
+
 def test_validate_without_a_snapshot(tmp_path: Path) -> None:
     result = runner.invoke(app, ["validate", "--output", str(tmp_path)])
     assert result.exit_code == 1
@@ -81,4 +93,9 @@ def test_run_then_validate_in_a_subprocess(tmp_path: Path) -> None:
     assert manifest["line_accounting"]["lines_read"] == 154
     check = runner.invoke(app, ["validate", "--output", str(tmp_path / "out")])
     assert check.exit_code == 0
-    assert "all 7 tables match the contract" in check.output
+    assert "all 7 tables match the contract and the manifest" in check.output
+    (tmp_path / "out" / "latest" / "rulings.jsonl").write_text("{}\n")
+    tampered = runner.invoke(app, ["validate", "--output", str(tmp_path / "out")])
+    assert tampered.exit_code == 1
+    assert "rulings.jsonl: differs from the manifest (sha256 or size)" in tampered.output
+    assert "rulings: rulings.jsonl and rulings.parquet differ in row count" in tampered.output

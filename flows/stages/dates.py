@@ -58,6 +58,21 @@ def month_numbers() -> dict[str, int]:
     return names
 
 
+def dated_line_pattern() -> str:
+    """A polars regex for a line that starts with a date of a shape `parse_date` reads.
+
+    Month names are those of `month_numbers` (case-insensitive), so
+    "Round 3, 2024" is no date and "08 mars 2024 source wotc" is.
+    """
+    months = "|".join(sorted((re.escape(m) for m in month_numbers()), key=len, reverse=True))
+    month = rf"(?i:{months})\.?"
+    return (
+        rf"^\s*(?:\d{{1,2}}(?:er|\.)?\s+(?:de\s+)?{month}\s+(?:de\s+)?\d{{4}}"
+        rf"|{month}\s+\d{{1,2}},?\s+\d{{4}}"
+        r"|\d{4}\s*[年년]\s*\d{1,2}\s*[月월]|\d{4}-\d{1,2}-\d{1,2})"
+    )
+
+
 def _month_key(name: str) -> str:
     return unicodedata.normalize("NFKC", name).strip().lower().rstrip(".")
 
@@ -66,7 +81,8 @@ def parse_date(date_text: str, today: dt.date) -> tuple[dt.date | None, str | No
     """Parse one localized date; return `(date, None)` or `(None, reason)`.
 
     Reasons: an unknown shape or month name, an impossible calendar date
-    (`31 février 2024`), or a date after `today`.
+    (`31 février 2024`), or a date after the day after `today` (UTC; a site
+    east of UTC may publish on UTC's tomorrow).
     """
     text = " ".join(unicodedata.normalize("NFKC", date_text).split())
     for shape in _DATE_SHAPES:
@@ -90,7 +106,7 @@ def _to_date(
         day = dt.date(int(parts["year"] or 0), month, int(parts["day"] or 0))
     except ValueError as exc:
         return None, f"impossible date {date_text!r}: {exc}"
-    if day > today:
+    if day > today + dt.timedelta(days=1):  # a site east of UTC may already be a day ahead
         return None, f"date {date_text!r} ({day.isoformat()}) is in the future"
     return day, None
 
@@ -100,7 +116,7 @@ def parse_published_dates(date_texts: pl.Series, today: dt.date) -> pl.DataFrame
 
     Args:
         date_texts: String series, repeats and nulls allowed.
-        today: dates after it are rejected (pass the run's UTC date).
+        today: the run's UTC date; dates after the next day are rejected.
 
     Returns:
         One row per distinct non-null string, sorted:

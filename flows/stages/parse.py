@@ -12,6 +12,8 @@ import logging
 
 import polars as pl
 
+from flows.stages.dates import dated_line_pattern
+
 logger = logging.getLogger(__name__)
 
 #: Line kinds; every raw line gets exactly one (`manifest.json` line_accounting).
@@ -39,6 +41,11 @@ STAT_LINE_PATTERN = (
     r"(?:(?P<pt_label>\p{L}\s*/\s*\p{L})\s*(?P<power>[0-9X*+.½-]+)\s*/\s*(?P<toughness>[0-9X*+.½-]+))?\s*$"
 )
 
+#: A line that starts with a date in one of the shapes `dates` reads, its month
+#: a CLDR month name; one that is not a whole date·source line is a malformed
+#: entry head.
+DATED_LINE_PATTERN = dated_line_pattern()
+
 #: A line longer than this is no ruling (the longest real ruling is ~1,500 characters).
 MAX_LINE_CHARS = 20_000
 
@@ -46,14 +53,18 @@ MAX_LINE_CHARS = 20_000
 def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) -> pl.DataFrame:
     """Give each line its kind from its shape and its place in the dump.
 
-    Shapes (in order): a line from the first stat line to the end of the dump
-    is `stub` (or `blank`); an empty or all-space line is `blank`; a line
-    before the first date·source line is `header`; a date·source line is
-    `date_source`; any other is `body`. Outside the stub, a line longer than
-    `max_line_chars` or holding U+FFFD (undecodable bytes) is `rejected`, but
-    a rejected date·source line still starts its entry (whose body lines are
-    then rejected by `resolve_entries`, never glued to the entry before).
-    Dates are not parsed here.
+    An entry starts at each date·source line, and also at a line that starts
+    with a date but lacks the `· source : x` part (rejected as malformed, so
+    its body is never glued to the entry before). A card stub starts at each
+    stat line and runs to the next entry or the end of the dump.
+
+    Shapes (in order): a line in a stub is `stub` (or `blank`); an empty or
+    all-space line is `blank`; a line before the first entry is `header`; an
+    entry's first line is `date_source`; any other is `body`. Outside stubs,
+    a line longer than `max_line_chars`, holding U+FFFD (undecodable bytes),
+    or a malformed date·source line is `rejected`; a rejected entry head still
+    starts its entry, whose body `resolve_entries` then rejects. Dates are not
+    parsed here.
 
     Needs:
         dump_id (String), line_number (Int64), line (String).
@@ -61,23 +72,28 @@ def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) ->
     Adds:
         kind (String): one of LINE_KINDS (never "translation" yet).
         reject_reason (String): why a `rejected` line was rejected, else null.
-        entry_line (Int64): for date·source-shaped and body lines, the
-            line_number of the entry's date·source line; else null.
+        entry_line (Int64): for entry heads and body lines, the line_number of
+            the entry's head; else null.
         date_text (String), source (String, lowercased): on date·source lines.
         _shape (String): the kind by shape alone (dropped by `resolve_entries`).
     """
+    by_line = {"order_by": "line_number"}
     is_date = pl.col("line").str.contains(DATE_SOURCE_PATTERN)
+    looks_dated = pl.col("line").str.contains(DATED_LINE_PATTERN) & ~is_date
+    is_head = is_date | looks_dated
     is_stat = pl.col("line").str.contains(STAT_LINE_PATTERN)
-    first_date = pl.when(is_date).then(pl.col("line_number")).min().over("dump_id")
-    stub_start = pl.when(is_stat).then(pl.col("line_number")).min().over("dump_id")
-    in_stub = (pl.col("line_number") >= stub_start).fill_null(False)
+    in_stub = (
+        pl.when(is_stat).then(pl.col("line_number")).when(is_head).then(0)
+        .forward_fill().over("dump_id", **by_line).fill_null(0) > 0
+    )  # fmt: skip
+    first_head = pl.when(is_head).then(pl.col("line_number")).min().over("dump_id")
     is_blank = pl.col("line").str.strip_chars() == ""
     shape = (
         pl.when(in_stub & is_blank).then(pl.lit("blank"))
         .when(in_stub).then(pl.lit("stub"))
         .when(is_blank).then(pl.lit("blank"))
-        .when(first_date.is_null() | (pl.col("line_number") < first_date)).then(pl.lit("header"))
-        .when(is_date).then(pl.lit("date_source"))
+        .when(first_head.is_null() | (pl.col("line_number") < first_head)).then(pl.lit("header"))
+        .when(is_head).then(pl.lit("date_source"))
         .otherwise(pl.lit("body"))
     )  # fmt: skip
     length = pl.col("line").str.len_chars()
@@ -89,21 +105,23 @@ def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) ->
         .when(pl.col("line").str.contains("\ufffd"))
         .then(pl.format("line has {} undecodable byte sequences (shown as U+FFFD)",
                         pl.col("line").str.count_matches("\ufffd")))
+        .when(looks_dated)
+        .then(pl.lit("malformed date·source line: expected '<date> · <source word> : <source>'"))
     )  # fmt: skip
     parts = pl.col("line").str.extract_groups(DATE_SOURCE_PATTERN)
-    is_head = pl.col("_shape") == "date_source"
+    head_shape = pl.col("_shape") == "date_source"
     return (
         lines.with_columns(_shape=shape, reject_reason=line_reason)
         .with_columns(
             kind=pl.when(pl.col("reject_reason").is_not_null())
             .then(pl.lit("rejected"))
             .otherwise(pl.col("_shape")),
-            entry_line=pl.when(is_head)
+            entry_line=pl.when(head_shape)
             .then(pl.col("line_number"))
             .forward_fill()
-            .over("dump_id", order_by="line_number"),
-            date_text=pl.when(is_head).then(parts.struct["date_text"]),
-            source=pl.when(is_head).then(parts.struct["source"].str.to_lowercase()),
+            .over("dump_id", **by_line),
+            date_text=pl.when(head_shape).then(parts.struct["date_text"]),
+            source=pl.when(head_shape).then(parts.struct["source"].str.to_lowercase()),
         )
         .with_columns(
             entry_line=pl.when(pl.col("_shape").is_in(["date_source", "body"])).then(

@@ -66,7 +66,5 @@ def validate_table(
         reason=pl.format("{} row: {}", pl.lit(name), "reason"),
         content=pl.struct(table.columns).struct.json_encode(),
     )
-    logger.warning(
-        "table %s: %d rows fail %s and were moved to rejects", name, rejects.height, model.__name__
-    )
+    logger.warning("table %s: %d rows fail %s", name, rejects.height, model.__name__)
     return rows.filter(pl.col("reason").is_null()).drop("_row", "reason"), rejects

@@ -16,12 +16,15 @@ import hashlib
 import json
 import logging
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
+import pandera.polars as pa
 import polars as pl
 
-from flows.errors import PublishError
+from flows.errors import PublishError, RulingsError
+from flows.stages.validate import validate_table
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +50,9 @@ def write_snapshot(
     if final.exists():
         raise PublishError(f"snapshot {final} already exists; run ids must be unique")
     staging = snapshots / f".{run_id}.partial"
-    staging.mkdir(parents=True, exist_ok=True)
+    if staging.exists():  # a retried write starts afresh
+        shutil.rmtree(staging)
+    staging.mkdir(parents=True)
     files = []
     for name, table in tables.items():
         table.write_parquet(staging / f"{name}.parquet", compression=PARQUET_COMPRESSION)
@@ -66,6 +71,20 @@ def write_snapshot(
     return final
 
 
+def check_output_dir(output_dir: Path) -> None:
+    """Fail early when a run could not publish into `output_dir`.
+
+    Raises:
+        PublishError: `output_dir` exists and is not a folder, or its `latest`
+            exists and is not a symlink (a folder or file made by hand).
+    """
+    if output_dir.exists() and not output_dir.is_dir():
+        raise PublishError(f"output dir {output_dir} exists and is not a folder")
+    latest = output_dir / "latest"
+    if latest.exists() and not latest.is_symlink():
+        raise PublishError(f"{latest} exists and is not a symlink; move it away and rerun")
+
+
 def switch_latest(output_dir: Path, snapshot: Path) -> Path:
     """Point `output_dir/latest` at `snapshot` atomically (symlink + os.replace).
 
@@ -76,9 +95,8 @@ def switch_latest(output_dir: Path, snapshot: Path) -> Path:
         PublishError: `latest` exists and is not a symlink (a folder or file an
             operator made by hand): it is left alone.
     """
+    check_output_dir(output_dir)
     latest = output_dir / "latest"
-    if latest.exists() and not latest.is_symlink():
-        raise PublishError(f"{latest} exists and is not a symlink; move it away and rerun")
     staged_link = output_dir / f".latest.{snapshot.name}.tmp"
     staged_link.unlink(missing_ok=True)
     os.symlink(os.path.relpath(snapshot, output_dir), staged_link)
@@ -99,3 +117,45 @@ def _fsync(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def verify_snapshot(snapshot: Path, models: dict[str, type[pa.DataFrameModel]]) -> list[str]:
+    """Check a published snapshot: its files against the manifest, its tables against `models`.
+
+    Returns:
+        One line per problem found (empty when the snapshot is sound): a
+        missing manifest or file, a file whose bytes or sha256 differ from
+        the manifest, a Parquet and JSON Lines file with different row
+        counts, a table that fails its model.
+    """
+    manifest_path = snapshot / "manifest.json"
+    if not manifest_path.is_file():
+        return [f"{manifest_path} is missing"]
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    problems = [
+        f"{entry['name']}: differs from the manifest (sha256 or size)"
+        for entry in manifest.get("files", [])
+        if not (snapshot / entry["name"]).is_file()
+        or _describe_file(snapshot / entry["name"]) != entry
+    ]
+    for name, model in models.items():
+        parquet, jsonl = snapshot / f"{name}.parquet", snapshot / f"{name}.jsonl"
+        if not parquet.is_file() or not jsonl.is_file():
+            problems.append(f"{name}: table file missing")
+            continue
+        table = pl.read_parquet(parquet)
+        try:
+            _, rejects = validate_table(name, table, model)
+        except RulingsError as exc:
+            problems.append(f"{name}: {exc}")
+            continue
+        if rejects.height:
+            problems.append(f"{name}: {rejects.height} rows fail, e.g. {rejects['reason'][0]}")
+        if _count_lines(jsonl) != table.height:
+            problems.append(f"{name}: {jsonl.name} and {parquet.name} differ in row count")
+    return problems
+
+
+def _count_lines(path: Path) -> int:
+    with path.open("rb") as lines:
+        return sum(1 for _ in lines)

@@ -160,3 +160,46 @@ def test_describe_headers(header: list[str], claimed: str | None) -> None:
         "\n".join(header),
         claimed,
     )
+
+
+def test_stub_in_the_middle_ends_at_the_next_entry() -> None:
+    kinds = [k for k, _ in _kinds(DATE, ENERGY, "CMC 3", ".", "Vol", DATE, MANA, DATE, ENERGY)]
+    assert kinds == [
+        "date_source",
+        "body",
+        "stub",
+        "stub",
+        "stub",
+        "date_source",
+        "body",
+        "date_source",
+        "body",
+    ]
+
+
+def test_malformed_date_line_starts_a_rejected_entry() -> None:
+    assert _kinds(DATE, ENERGY, "08 mars 2024 source wotc", MANA, DATE, ENERGY) == [
+        ("date_source", None),
+        ("body", None),
+        ("rejected", "malformed date·source line: expected '<date> · <source word> : <source>'"),
+        (
+            "rejected",
+            "body of the entry whose date·source line 3 was rejected: "
+            "malformed date·source line: expected '<date> · <source word> : <source>'",
+        ),
+        ("date_source", None),
+        ("body", None),
+    ]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "7 creatures enter the battlefield in 2024.",
+        "June is when the set released.",
+        "2 or more {E} can be paid.",
+        "Round 3, 2024 Pro Tour rules apply.",
+    ],
+)
+def test_body_lines_that_mention_numbers_are_not_dates(line: str) -> None:
+    assert [k for k, _ in _kinds(DATE, line)] == ["date_source", "body"]

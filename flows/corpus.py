@@ -1,0 +1,183 @@
+"""Build realistic dumps, as fan sites in eleven locales paste them, from real data.
+
+Used by the tests (fixtures with a known kind for every line) and by the
+benchmark corpus. The inputs are real: English rulings and their dates, foreign
+printed card text for the stubs, and real Chinese translations of rulings.
+What each site writes around them (disclaimer, source word, separator, colon,
+power/toughness initials) follows the sites' conventions in the issue; dates
+are written in each locale's CLDR long form (Babel), with `1er` on French
+sites and CLDR's medium form (`7 juil. 2024`) where a site uses abbreviations.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from dataclasses import dataclass, field
+
+from babel.dates import format_date
+
+
+@dataclass(frozen=True)
+class SiteLocale:
+    """How one site writes its dumps."""
+
+    code: str  #: the language of the site, as langdetect writes it ("fr", "zh-cn")
+    mtgjson_language: str  #: foreign card language in MTGJSON ("French")
+    babel_locale: str  #: locale of its dates ("fr", "zh_Hant")
+    source_word: str  #: localized "source"
+    separator: str  #: between date and source word
+    colon: str  #: between source word and source
+    pt_initials: str  #: localized power/toughness initials on the stat line
+    header: tuple[str, ...]  #: disclaimer lines, naming the translation's ISO code
+    date_format: str = "long"  #: Babel format of its dates ("long" or "medium")
+
+
+NBSP, NNBSP = "\u00a0", "\u202f"
+
+SITE_LOCALES: dict[str, SiteLocale] = {
+    site.code: site
+    for site in (
+        SiteLocale("en", "English", "en", "source", " · ", ": ", "P/T",
+                   ("Official rulings from Wizards of the Coast, reproduced as published.",)),
+        SiteLocale("fr", "French", "fr", "source", " · ", f"{NBSP}: ", "F/E",
+                   ("Clarifications officielles de Wizards of the Coast. La traduction FR "
+                    "ci-dessous est générée automatiquement (IA) — l'original anglais reste la "
+                    "source de vérité.",)),
+        SiteLocale("de", "German", "de", "Quelle", " · ", ": ", "S/W",
+                   ("Offizielle Regelklarstellungen von Wizards of the Coast.",
+                    "Die DE-Übersetzung unten wurde automatisch erstellt; maßgeblich ist das "
+                    "englische Original.")),
+        SiteLocale("es", "Spanish", "es", "fuente", " · ", ": ", "F/R",
+                   ("Aclaraciones oficiales de Wizards of the Coast. La traducción ES de abajo "
+                    "se generó automáticamente; el original en inglés es la referencia.",),
+                   date_format="medium"),
+        SiteLocale("it", "Italian", "it", "fonte", " · ", f"{NNBSP}: ", "F/C",
+                   ("Chiarimenti ufficiali di Wizards of the Coast. La traduzione IT qui sotto è "
+                    "generata automaticamente; l'originale inglese resta il riferimento.",)),
+        SiteLocale("pt", "Portuguese (Brazil)", "pt_BR", "fonte", " · ", ": ", "P/R",
+                   ("Esclarecimentos oficiais da Wizards of the Coast. A tradução PT abaixo foi "
+                    "gerada automaticamente; o original em inglês continua sendo a referência.",)),
+        SiteLocale("ja", "Japanese", "ja", "出典", "・", "：", "P/T",
+                   ("ウィザーズ・オブ・ザ・コーストの公式裁定です。以下のJA翻訳は自動生成されたもので、"
+                    "英語の原文が正式なものです。",)),
+        SiteLocale("zh-cn", "Chinese Simplified", "zh_Hans", "来源", "・", "：", "P/T",
+                   ("威世智官方规则释疑。以下ZH译文为机器自动生成，以英文原文为准。",)),
+        SiteLocale("zh-tw", "Chinese Traditional", "zh_Hant", "來源", "・", "：", "P/T",
+                   ("威世智官方規則釋疑。以下ZH譯文為機器自動生成，以英文原文為準。",)),
+        SiteLocale("ko", "Korean", "ko", "출처", " · ", ": ", "P/T",
+                   ("위저드 오브 더 코스트의 공식 규칙 해설입니다. 아래 KO 번역은 자동으로 "
+                    "생성되었으며 영어 원문이 기준입니다.",)),
+        SiteLocale("ru", "Russian", "ru", "источник", " · ", ": ", "P/T",
+                   ("Официальные разъяснения Wizards of the Coast. Перевод RU ниже создан "
+                    "автоматически; английский оригинал остаётся первоисточником.",),
+                   date_format="medium"),
+    )
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class CardStub:
+    """A real foreign printing to cut into a stub."""
+
+    mana_value: float | None
+    power: str | None
+    toughness: str | None
+    text: str | None  #: the full printed text; the stub keeps a cut part
+
+
+@dataclass
+class SiteDump:
+    """A generated dump and what each of its lines is."""
+
+    lines: list[str] = field(default_factory=list)
+    kinds: list[str] = field(default_factory=list)  #: one per line (parse.LINE_KINDS)
+    dates: list[dt.date] = field(default_factory=list)  #: one per entry, in order
+    translation_of: dict[int, str] = field(default_factory=dict)  #: line number -> original
+    stub: tuple[float | None, str | None, str | None, str | None] | None = None
+
+    def add(self, line: str, kind: str) -> int:
+        """Append a line; return its 1-based line number."""
+        self.lines.append(line)
+        self.kinds.append(kind)
+        return len(self.lines)
+
+    def content(self, line_end: str = "\n") -> str:
+        """The dump's text, every line ended by `line_end`."""
+        return "".join(line + line_end for line in self.lines)
+
+
+def date_source_line(site: SiteLocale, published_on: dt.date, source: str = "wotc") -> str:
+    """`07 juin 2024 · source : wotc` in the site's locale (Babel CLDR formats)."""
+    written = format_date(published_on, format=site.date_format, locale=site.babel_locale)
+    if site.code == "fr" and published_on.day == 1:
+        written = written.replace("1 ", "1er ", 1)
+    return f"{written}{site.separator}{site.source_word}{site.colon}{source}"
+
+
+def stat_line(site: SiteLocale, card: CardStub) -> str:
+    """`CMC 2F/E 1/3`: mana value, then the site's P/T initials and values (none without P/T)."""
+    mana_value = "X" if card.mana_value is None else f"{card.mana_value:g}"
+    if card.power is None or card.toughness is None:
+        return f"CMC {mana_value}"
+    return f"CMC {mana_value}{site.pt_initials} {card.power}/{card.toughness}"
+
+
+def cut_text(text: str, fraction: float = 0.6) -> str:
+    """Cut `text` as a scrape does: at `fraction` of its length, after a word when it has spaces."""
+    end = max(1, math.floor(len(text) * fraction))
+    cut = text[:end]
+    if " " in cut:
+        cut = cut[: cut.rindex(" ") + 1]
+    return cut
+
+
+def build_site_dump(
+    site: SiteLocale,
+    rulings: list[tuple[dt.date, str]],
+    card: CardStub | None = None,
+    translations: dict[str, str] | None = None,
+    *,
+    blank_between: bool = False,
+    translation_above: bool = False,
+    stub_dot_line: bool = True,
+) -> SiteDump:
+    """Write one card's dump as `site` pastes it.
+
+    Args:
+        rulings: (published_on, English text); a text with "\\n" is a body
+            over several lines.
+        card: the stray card stub at the end (cut to its first 60 %).
+        translations: English text -> the site's translation, put on its own
+            line under (or, with `translation_above`, above) the original.
+    """
+    dump = SiteDump()
+    for line in site.header:
+        dump.add(line, "header")
+    for published_on, text in rulings:
+        if blank_between:
+            dump.add("", "blank")
+        dump.add(date_source_line(site, published_on), "date_source")
+        dump.dates.append(published_on)
+        translated = (translations or {}).get(text)
+        if translated and translation_above:
+            dump.translation_of[dump.add(translated, "translation")] = text
+        for body_line in text.split("\n"):
+            dump.add(body_line, "body")
+        if translated and not translation_above:
+            dump.translation_of[dump.add(translated, "translation")] = text
+    if card is not None:
+        _add_stub(dump, site, card, stub_dot_line)
+    return dump
+
+
+def _add_stub(dump: SiteDump, site: SiteLocale, card: CardStub, dot_line: bool) -> None:
+    dump.add(stat_line(site, card), "stub")
+    if dot_line:
+        dump.add(".", "stub")
+    cut = cut_text(card.text) if card.text else None
+    if cut:
+        dump.add(cut, "stub")
+    power = card.power if card.toughness is not None else None
+    toughness = card.toughness if card.power is not None else None
+    dump.stub = (card.mana_value, power, toughness, cut.strip() if cut else None)
