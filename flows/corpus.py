@@ -12,9 +12,12 @@ sites and CLDR's medium form (`7 juil. 2024`) where a site uses abbreviations.
 from __future__ import annotations
 
 import datetime as dt
+import gzip
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 
+import polars as pl
 from babel.dates import format_date
 
 
@@ -139,7 +142,7 @@ def build_site_dump(
     translations: dict[str, str] | None = None,
     *,
     blank_between: bool = False,
-    translation_above: bool = False,
+    translated_above: frozenset[str] = frozenset(),
     stub_dot_line: bool = True,
 ) -> SiteDump:
     """Write one card's dump as `site` pastes it.
@@ -149,7 +152,7 @@ def build_site_dump(
             over several lines.
         card: the stray card stub at the end (cut to its first 60 %).
         translations: English text -> the site's translation, put on its own
-            line under (or, with `translation_above`, above) the original.
+            line under the original (above it for the texts in `translated_above`).
     """
     dump = SiteDump()
     for line in site.header:
@@ -160,11 +163,12 @@ def build_site_dump(
         dump.add(date_source_line(site, published_on), "date_source")
         dump.dates.append(published_on)
         translated = (translations or {}).get(text)
-        if translated and translation_above:
+        above = text in translated_above
+        if translated and above:
             dump.translation_of[dump.add(translated, "translation")] = text
         for body_line in text.split("\n"):
             dump.add(body_line, "body")
-        if translated and not translation_above:
+        if translated and not above:
             dump.translation_of[dump.add(translated, "translation")] = text
     if card is not None:
         _add_stub(dump, site, card, stub_dot_line)
@@ -175,9 +179,77 @@ def _add_stub(dump: SiteDump, site: SiteLocale, card: CardStub, dot_line: bool) 
     dump.add(stat_line(site, card), "stub")
     if dot_line:
         dump.add(".", "stub")
-    cut = cut_text(card.text) if card.text else None
-    if cut:
-        dump.add(cut, "stub")
+    cut = cut_text(card.text) if card.text else ""
+    for line in cut.splitlines():
+        dump.add(line, "stub")
     power = card.power if card.toughness is not None else None
     toughness = card.toughness if card.power is not None else None
-    dump.stub = (card.mana_value, power, toughness, cut.strip() if cut else None)
+    text = "\n".join(line.strip() for line in cut.splitlines())
+    dump.stub = (card.mana_value, power, toughness, text or None)
+
+
+def load_rulings(real_dir: Path) -> pl.DataFrame:
+    """Real English rulings (`derived/mtgjson_v5_rulings.jsonl`).
+
+    Returns:
+        oracle_id (String), published_on (Date), text (String), non-empty texts
+        with an oracle_id, sorted by oracle_id, published_on, text.
+    """
+    rulings = pl.read_ndjson(
+        real_dir / "derived" / "mtgjson_v5_rulings.jsonl", infer_schema_length=None
+    )
+    return (
+        rulings.select(
+            "oracle_id", published_on=pl.col("published_at").str.to_date(), text="comment"
+        )
+        .filter(pl.col("oracle_id").is_not_null() & (pl.col("text").str.strip_chars() != ""))
+        .sort("oracle_id", "published_on", "text")
+    )
+
+
+def load_foreign_cards(real_dir: Path) -> pl.DataFrame:
+    """Real foreign printings (`derived/mtgjson_v5_foreign_cards.jsonl.gz`).
+
+    Returns:
+        oracle_id, language (MTGJSON name, e.g. "French"), name, text (String),
+        mana_value (Float64), power, toughness (String); sorted by oracle_id, language.
+    """
+    with gzip.open(real_dir / "derived" / "mtgjson_v5_foreign_cards.jsonl.gz") as packed:
+        cards = pl.read_ndjson(packed.read(), infer_schema_length=None)
+    return cards.select(
+        "oracle_id", "language", "name", "text", "mana_value", "power", "toughness"
+    ).sort("oracle_id", "language", "name")
+
+
+#: The MH3 release notes' energy rulings (`zh_release_notes/text/faq_mh3.txt`,
+#: the bullets under 复出机制：能量), in order, and the first words of the
+#: English original of each (the seeds' energy rulings).
+MH3_ENERGY_ORIGINALS: tuple[str, ...] = (
+    "{E} is the energy symbol.",
+    "Energy counters are a kind of counter",
+    "Keep track of how many energy counters",
+    "If an effect says you get one or more {E}",
+    "Energy counters aren't mana.",
+    'Some triggered abilities state that you "may pay"',
+    'Some triggered abilities that state that you "may pay"',
+    "If a spell or ability with one or more targets",
+    "Some spells and abilities that give you {E}",
+)
+
+
+def load_mh3_energy_translations(real_dir: Path) -> list[str]:
+    """The nine Simplified Chinese energy rulings of the MH3 release notes, one string each.
+
+    Bullet paragraphs (`•` lines and their wrapped continuation lines) from the
+    energy section, joined without the layout's line breaks.
+    """
+    text = (real_dir / "zh_release_notes" / "text" / "faq_mh3.txt").read_text(encoding="utf-8")
+    section = text.split("复出机制：能量", 1)[1].split("复出的牌张类别", 1)[0]
+    bullets: list[str] = []
+    for line in section.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("•"):
+            bullets.append(stripped.lstrip("•").strip())
+        elif stripped and bullets and line.startswith("      "):
+            bullets[-1] += stripped
+    return bullets

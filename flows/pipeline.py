@@ -77,7 +77,7 @@ def build_tables(parsed: ParsedDumps, languages: pl.DataFrame) -> BuiltTables:
     """Separate translations, deduplicate rulings and build every published table."""
     headers = tables.describe_dump_headers(parsed["headers"], languages)
     lines = translations.mark_translations(
-        translations.label_line_languages(parsed["resolved"], languages, headers)
+        translations.label_line_languages(parsed["resolved"], languages, headers), headers
     )
     entries = dedupe.assign_variants(parse.assemble_entries(lines))
     variant_languages = entries.group_by("variant_id").agg(

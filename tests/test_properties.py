@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import polars as pl
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -18,6 +20,14 @@ SEED_LINES = sorted(
         for line in path.read_text(encoding="utf-8").splitlines()
     }
 )
+OTHER_SITES = [
+    "2024年6月7日・来源：wotc",
+    "能量指示物是玩家可具有的一种指示物。它们没有与任何特定的永久物相关联。",
+    "7. Juni 2024 · Quelle: wotc",
+    "CMC 3S/W 2/*",
+    "7 июня 2024 г. · источник: scryfall",
+    "Offizielle Regelklarstellungen von Wizards of the Coast. Die DE-Übersetzung unten.",
+]
 EDGE_LINES = [
     "",
     "   ",
@@ -80,3 +90,13 @@ def test_any_bytes_never_crash_the_run(contents: list[bytes]) -> None:
     assert tables["dumps"].height + read_rejects.height == len(contents)
     assert tables["dumps"]["dump_id"].n_unique() == tables["dumps"].height
     assert account_lines(built["lines"])["lines_read"] == built["lines"].height
+
+
+@SETTINGS
+@given(raw_bytes)
+def test_a_bad_dump_never_stops_the_others(bad: bytes) -> None:
+    seeds = [path.read_bytes() for path in sorted(SEED_DIR.glob("*.txt"))]
+    _, tables = run_pipeline(_raw([*seeds, bad]), TODAY)
+    seed_ids = {hashlib.sha256(c).hexdigest() for c in seeds}
+    seed_occurrences = tables["ruling_occurrences"].filter(pl.col("dump_id").is_in(list(seed_ids)))
+    assert seed_occurrences.height == 73

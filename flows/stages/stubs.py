@@ -29,8 +29,8 @@ def parse_card_stubs(resolved: pl.DataFrame) -> pl.DataFrame:
         dump_id (String), line_number (Int64, of the stat line),
         mana_value (Float64: the number after CMC; null for `X`),
         power, toughness (String: as printed, `*` and `X` allowed; null for a
-        stat line without power/toughness), text (String: text lines joined
-        by a space, trailing spaces removed; null when there is none),
+        stat line without power/toughness), text (String: text lines, each
+        trimmed, joined by "\\n"; null when there is none),
         is_truncated (Boolean: the text does not end a sentence, or is absent).
     """
     stub_lines = resolved.filter(pl.col("kind") == "stub").sort("dump_id", "line_number")
@@ -45,7 +45,7 @@ def parse_card_stubs(resolved: pl.DataFrame) -> pl.DataFrame:
         .group_by("dump_id", "_stub_line", maintain_order=True)
         .agg(
             pl.col("_stat").drop_nulls().first(),
-            text=pl.col("line").filter(is_text).str.strip_chars().str.join(" "),
+            text=pl.col("line").filter(is_text).str.strip_chars().str.join("\n"),
         )
         .unnest("_stat")
     )
