@@ -151,11 +151,14 @@ def resolve_entries(classified: pl.DataFrame, published_dates: pl.DataFrame) -> 
     """
     is_head = pl.col("_shape") == "date_source"
     body_count = (pl.col("kind") == "body").sum().over("dump_id", "entry_line")
+    shaped_bodies = (pl.col("_shape") == "body").sum().over("dump_id", "entry_line")
     head_reason = (
         pl.when(is_head & pl.col("reject_reason").is_not_null())
         .then(pl.col("reject_reason"))
         .when(is_head & pl.col("date_reject_reason").is_not_null())
         .then(pl.col("date_reject_reason"))
+        .when(is_head & (body_count == 0) & (shaped_bodies > 0))
+        .then(pl.lit("every body line of the entry was rejected (see them below)"))
         .when(is_head & (body_count == 0))
         .then(pl.lit("date·source line with no ruling body after it"))
     )

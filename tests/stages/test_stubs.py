@@ -45,12 +45,15 @@ def test_seed_004_stub() -> None:
     ("stat", "mana_value", "power", "toughness"),
     [
         ("CMC 2F/E 1/3", 2.0, "1", "3"),
+        ("CMC 2 F/E 1/3", 2.0, "1", "3"),
+        ("CMC 5P/R X/X", 5.0, "X", "X"),
+        ("CMC 0.5F/C 1/1", 0.5, "1", "1"),
         ("CMC 4 P/T */*", 4.0, "*", "*"),
         ("CMC 3S/W 1+*/4", 3.0, "1+*", "4"),
         ("CMC 10", 10.0, None, None),
         ("CMC X", None, None, None),
     ],
-    ids=["seed-fr", "star", "plus-star-de", "no-pt", "x"],
+    ids=["seed-fr", "spaced", "x-pt", "half", "star", "plus-star-de", "no-pt", "x"],
 )
 def test_stat_lines(
     stat: str, mana_value: float | None, power: str | None, toughness: str | None
