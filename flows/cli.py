@@ -43,8 +43,17 @@ RawOption = Annotated[Path, typer.Option("--raw", help="Folder of dump files (*.
 OutputOption = Annotated[Path, typer.Option("--output", help="Folder for snapshots/ and latest.")]
 
 
+RetentionOption = Annotated[
+    int, typer.Option("--retention", min=1, help="How many snapshots to keep.")
+]
+
+
 @app.command()
-def run(raw: RawOption = Path("raw"), output: OutputOption = Path("output")) -> None:
+def run(
+    raw: RawOption = Path("raw"),
+    output: OutputOption = Path("output"),
+    retention: RetentionOption = 7,
+) -> None:
     """Run the nightly job once: parse the dumps in RAW, publish a snapshot in OUTPUT.
 
     Writes OUTPUT/snapshots/<run_id>/ (Parquet, JSON Lines, manifest.json) and
@@ -71,7 +80,7 @@ def run(raw: RawOption = Path("raw"), output: OutputOption = Path("output")) -> 
     from flows.rulings_flow import rulings_flow
 
     try:
-        result = rulings_flow(raw_dir=raw, output_dir=output)
+        result = rulings_flow(raw_dir=raw, output_dir=output, retention=retention)
     except (RulingsError, OSError) as exc:
         _fail(exc)
     console.print(_summary(result))
@@ -100,6 +109,32 @@ def validate(output: OutputOption = Path("output")) -> None:
     )
 
 
+@app.command()
+def serve(
+    raw: RawOption = Path("raw"),
+    output: OutputOption = Path("output"),
+    retention: RetentionOption = 7,
+    cron: Annotated[str, typer.Option("--cron", help="When to run (cron).")] = "0 3 * * *",
+    timezone: Annotated[str, typer.Option("--timezone", help="Time zone of --cron.")] = "UTC",
+) -> None:
+    """Serve the nightly deployment: run on a schedule against a Prefect server.
+
+    Needs PREFECT_API_URL pointing at a running server (`prefect server start`):
+    schedules do not fire on the temporary local server. Runs until stopped.
+
+    Example:
+
+        PREFECT_API_URL=http://127.0.0.1:4200/api ruling-dumps serve --cron "0 3 * * *"
+    """
+    if not os.environ.get("PREFECT_API_URL"):
+        _fail(RulingsError("serve needs PREFECT_API_URL (start a server: prefect server start)"))
+    for name, value in QUIET_PREFECT_DEFAULTS.items():
+        os.environ.setdefault(name, value)
+    from flows.rulings_flow import serve_nightly
+
+    serve_nightly(raw, output, retention, cron, timezone)
+
+
 def _fail(exc: Exception) -> None:
     typer.echo(f"error: {exc}", err=True)
     raise typer.Exit(1)
@@ -124,6 +159,10 @@ def _summary(result: dict[str, Any]) -> Table:
         table.add_row(f"lines: {kind}", str(count))
     for name, rows in result["rows"].items():
         table.add_row(f"table {name}", str(rows))
+    for what, count in result["work"].items():
+        table.add_row(f"work: {what}", str(count))
+    for change in ("added", "changed", "removed"):
+        table.add_row(f"files {change} since previous", str(len(result["since_previous"][change])))
     table.add_row("snapshot", result["snapshot"])
     return table
 

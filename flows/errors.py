@@ -19,3 +19,7 @@ class ContractError(RulingsError):
 
 class PublishError(RulingsError):
     """A snapshot could not be written or `latest` could not be switched to it."""
+
+
+class RunLockedError(RulingsError):
+    """Another run is publishing into the same output dir."""

@@ -7,12 +7,14 @@ runners call them directly. Each step takes and returns polars frames.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from typing import TypedDict
 
 import polars as pl
 
 from flows.errors import ContractError
 from flows.stages import dates, dedupe, language, parse, read, stubs, tables, translations
+from flows.stages.state import LANGUAGE_SCHEMA, REGISTRY_SCHEMA, ParsedFiles
 from flows.stages.validate import validate_table
 from schemas import TABLE_MODELS
 
@@ -20,7 +22,7 @@ from schemas import TABLE_MODELS
 class ParsedDumps(TypedDict):
     """Frames from `parse_dumps` (see each stage for columns)."""
 
-    decoded: pl.DataFrame  # path, dump_id, byte_count, encoding, ...: every input file
+    files: pl.DataFrame  # path, dump_id, byte_count, encoding, ...: every input file
     readable: pl.DataFrame  # the same, one readable file per distinct content
     file_rejects: pl.DataFrame  # rejects rows for repeated and unreadable files
     resolved: pl.DataFrame  # one row per line read, with its kind
@@ -33,21 +35,57 @@ class BuiltTables(TypedDict):
 
     tables: dict[str, pl.DataFrame]  # published tables, keyed by name
     lines: pl.DataFrame  # one row per line read, with its final kind
+    registry: pl.DataFrame  # variant_id -> ruling_id, for the next run
 
 
-def parse_dumps(raw_dumps: pl.DataFrame, today: dt.date) -> ParsedDumps:
-    """Decode, split, classify and parse dumps (`read.load_raw_dumps` output).
+def parse_files(hashed: pl.DataFrame) -> ParsedFiles:
+    """Decode and classify files (the work the parse cache saves).
 
-    `today` is the run's UTC date: later dates are rejected.
+    Needs:
+        dump_id (String), content (Binary) (from `read.hash_dumps`).
+
+    Returns:
+        dumps: one row per distinct dump_id (encoding, encoding_repair,
+        reject_reason); lines: `parse.classify_lines` output for the readable ones.
     """
-    decoded = read.decode_dumps(raw_dumps)
-    readable, file_rejects = read.split_readable_dumps(decoded)
-    classified = parse.classify_lines(read.split_lines(readable))
+    decoded = read.decode_dumps(hashed)
+    readable = decoded.filter(pl.col("reject_reason").is_null())
+    return ParsedFiles(
+        dumps=decoded.drop("text"),
+        lines=parse.classify_lines(read.split_lines(readable)),
+    )
+
+
+def merge_parsed(cached: ParsedFiles, fresh: ParsedFiles) -> ParsedFiles:
+    """Cached and freshly parsed files together, sorted by dump_id (and line_number)."""
+    lines = [f["lines"] for f in (cached, fresh) if f["lines"].width]
+    return ParsedFiles(
+        dumps=pl.concat([cached["dumps"], fresh["dumps"]]).sort("dump_id"),
+        lines=pl.concat(lines).sort("dump_id", "line_number") if lines else fresh["lines"],
+    )
+
+
+def parse_dumps(
+    raw_dumps: pl.DataFrame, today: dt.date, parsed: ParsedFiles | None = None
+) -> ParsedDumps:
+    """Parse dumps (`read.load_raw_dumps` output), from `parsed` where given.
+
+    Args:
+        raw_dumps: path, content; one row per file.
+        today: the run's UTC date (dates after the next day are rejected).
+        parsed: decoded and classified files covering every dump_id of
+            `raw_dumps` (from the cache and `parse_files`); parsed here when None.
+    """
+    hashed = read.hash_dumps(raw_dumps)
+    parsed = parsed if parsed is not None else parse_files(hashed)
+    files = hashed.drop("content").join(parsed["dumps"], on="dump_id", how="left").sort("path")
+    readable, file_rejects = read.split_readable_dumps(files)
+    classified = parsed["lines"].filter(pl.col("dump_id").is_in(readable["dump_id"].implode()))
     published_dates = dates.parse_published_dates(classified["date_text"], today)
     resolved = parse.resolve_entries(classified, published_dates)
     return ParsedDumps(
-        decoded=decoded.drop("text"),
-        readable=readable.drop("text"),
+        files=files,
+        readable=readable,
         file_rejects=file_rejects,
         resolved=resolved,
         headers=parse.describe_headers(readable, resolved),
@@ -68,13 +106,44 @@ def collect_texts(parsed: ParsedDumps) -> pl.Series:
     ])  # fmt: skip
 
 
-def detect_languages(parsed: ParsedDumps) -> pl.DataFrame:
-    """Language of each distinct text of `collect_texts` (see `language.detect_languages`)."""
-    return language.detect_languages(collect_texts(parsed))
+class LanguageResults(TypedDict):
+    """Frames and counts from `detect_languages`."""
+
+    languages: pl.DataFrame  # text, language, language_probability, is_reliable
+    detected: int  # texts sent to langdetect in this run
+    reused: int  # texts whose result came from `known`
 
 
-def build_tables(parsed: ParsedDumps, languages: pl.DataFrame) -> BuiltTables:
-    """Separate translations, deduplicate rulings and build every published table."""
+def detect_languages(
+    parsed: ParsedDumps,
+    known: pl.DataFrame | None = None,
+    detect: Callable[[str], language.Detection] = language.detect_text_language,
+) -> LanguageResults:
+    """Language of each distinct text of `collect_texts` (see `language.detect_languages`).
+
+    Texts in `known` (a language cache: text, language, language_probability,
+    is_reliable) are not detected again; `detect` is called once per other
+    text that has a letter. `languages` holds the rows of the current texts.
+    """
+    texts = collect_texts(parsed).drop_nulls().unique()
+    known = known if known is not None else pl.DataFrame(schema=LANGUAGE_SCHEMA)
+    reused = known.filter(pl.col("text").is_in(texts.implode()))
+    new_texts = texts.filter(~texts.is_in(reused["text"].implode()))
+    fresh = language.detect_languages(new_texts, detect)
+    return LanguageResults(
+        languages=pl.concat([reused.select(list(LANGUAGE_SCHEMA)), fresh]).sort("text"),
+        detected=int(new_texts.str.contains(r"\p{L}").sum()),
+        reused=reused.height,
+    )
+
+
+def build_tables(
+    parsed: ParsedDumps, languages: pl.DataFrame, registry: pl.DataFrame | None = None
+) -> BuiltTables:
+    """Separate translations, deduplicate rulings and build every published table.
+
+    `registry` (variant_id, ruling_id of earlier runs) keeps published ruling ids stable.
+    """
     headers = tables.describe_dump_headers(parsed["headers"], languages)
     lines = translations.mark_translations(
         translations.label_line_languages(parsed["resolved"], languages, headers), headers
@@ -83,7 +152,11 @@ def build_tables(parsed: ParsedDumps, languages: pl.DataFrame) -> BuiltTables:
     variant_languages = entries.group_by("variant_id").agg(
         text=pl.col("text_normalized").first(), language=pl.col("language").mode().min()
     )
-    occurrences = tables.build_occurrences(entries, dedupe.cluster_variants(variant_languages))
+    clusters, registry = dedupe.stabilize_ruling_ids(
+        dedupe.cluster_variants(variant_languages),
+        registry if registry is not None else pl.DataFrame(schema=REGISTRY_SCHEMA),
+    )
+    occurrences = tables.build_occurrences(entries, clusters)
     variant_table = tables.build_variants(occurrences)
     ruling_translations = translations.build_translations(lines, occurrences)
     dumps = tables.build_dumps(parsed["readable"], lines, headers)
@@ -96,7 +169,7 @@ def build_tables(parsed: ParsedDumps, languages: pl.DataFrame) -> BuiltTables:
         "card_stubs": tables.build_card_stubs(parsed["stubs"], headers, languages),
         "rejects": tables.build_rejects(lines, parsed["file_rejects"]),
     }
-    return BuiltTables(tables=published, lines=lines)
+    return BuiltTables(tables=published, lines=lines, registry=registry)
 
 
 def validate_tables(built: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
@@ -126,5 +199,5 @@ def run_pipeline(
 ) -> tuple[BuiltTables, dict[str, pl.DataFrame]]:
     """All steps but I/O: raw dumps to lines and validated tables (for tests and runners)."""
     parsed = parse_dumps(raw_dumps, today)
-    built = build_tables(parsed, detect_languages(parsed))
+    built = build_tables(parsed, detect_languages(parsed)["languages"])
     return built, validate_tables(built["tables"])

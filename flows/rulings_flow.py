@@ -1,13 +1,15 @@
 """The nightly Prefect flow: raw dumps in, a validated snapshot out.
 
-This is the only module that imports Prefect. Each task wraps pure stages from
-`flows.stages`; the flow sequences them, validates every table against
-`schemas`, and publishes. Tasks use no Prefect cache (`NO_CACHE`): a path
-argument does not change when a file's bytes do.
+This is the only module that imports Prefect. Each task wraps pure steps from
+`flows.pipeline` and `flows.stages`; the flow sequences them under the output
+dir's run lock, validates every table against `schemas`, publishes, saves the
+state for the next run, and applies retention. Tasks use no Prefect cache
+(`NO_CACHE`): a path argument does not change when a file's bytes do; the
+incremental work is done by our own content-hash caches (`stages.state`).
 
 Environment (read by Prefect; the CLI sets quiet defaults for offline machines):
     PREFECT_API_URL: a Prefect server; unset runs on a temporary local server.
-    PREFECT_SERVER_ANALYTICS_ENABLED, DO_NOT_TRACK: telemetry (off by default in the CLI).
+    PREFECT_SERVER_ANALYTICS_ENABLED, DO_NOT_TRACK: telemetry (off in the CLI).
     PREFECT_LOGGING_LEVEL: console level of Prefect's own logs (WARNING in the CLI).
 """
 
@@ -15,18 +17,27 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import polars as pl
 from prefect import flow, get_run_logger, task
+from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
+from prefect.schedules import Cron
 from prefect.states import State
 
 import flows
 from flows import pipeline
 from flows.errors import RulingsError
-from flows.stages import manifest, read, write
+from flows.stages import manifest, read, report, state, write
+from flows.stages.runlock import hold_run_lock
 from schemas import SCHEMA_VERSION
+
+#: Deployment defaults: the nightly refresh at 03:00 UTC, the last 7 snapshots kept.
+NIGHTLY_CRON = "0 3 * * *"
+NIGHTLY_TIMEZONE = "UTC"
+DEFAULT_RETENTION = 7
+DEPLOYMENT_NAME = "nightly"
 
 
 def _is_transient(task: Any, task_run: Any, state: State) -> bool:
@@ -42,35 +53,61 @@ def _is_transient(task: Any, task_run: Any, state: State) -> bool:
     return False
 
 
-@task(
-    retries=3,
-    retry_delay_seconds=[1, 5, 15],
-    retry_condition_fn=_is_transient,
-    cache_policy=NO_CACHE,
-)
-def load_raw_dumps_task(raw_dir: Path) -> pl.DataFrame:
-    """Read the raw files (I/O only, retried on transient errors)."""
-    return read.load_raw_dumps(raw_dir)
+_IO_RETRIES: dict[str, Any] = {
+    "retries": 3,
+    "retry_delay_seconds": [1, 4, 16],  # exponential backoff
+    "retry_condition_fn": _is_transient,
+    "cache_policy": NO_CACHE,
+}
+
+
+class Inputs(TypedDict):
+    """What a run starts from."""
+
+    raw_dumps: pl.DataFrame  # path, content
+    state: state.RunState
+    previous_manifest: dict[str, Any] | None
+
+
+@task(**_IO_RETRIES)
+def load_inputs_task(raw_dir: Path, output_dir: Path) -> Inputs:
+    """Read the raw files, the state of earlier runs and the latest manifest (I/O only)."""
+    return Inputs(
+        raw_dumps=read.load_raw_dumps(raw_dir),
+        state=state.load_state(output_dir / "state"),
+        previous_manifest=write.read_latest_manifest(output_dir),
+    )
 
 
 @task(cache_policy=NO_CACHE)
-def parse_dumps_task(raw_dumps: pl.DataFrame, today: dt.date) -> pipeline.ParsedDumps:
-    """Decode, split, classify and parse every dump into lines, entries, headers and stubs."""
-    return pipeline.parse_dumps(raw_dumps, today)
+def parse_dumps_task(
+    raw_dumps: pl.DataFrame, cached: state.ParsedFiles | None, today: dt.date
+) -> tuple[pipeline.ParsedDumps, state.ParsedFiles, dict[str, int]]:
+    """Parse the dumps whose bytes are new; reuse the cached parse of the others."""
+    hashed = read.hash_dumps(raw_dumps)
+    reused, to_parse = state.split_cached(hashed, cached)
+    parsed_files = pipeline.merge_parsed(reused, pipeline.parse_files(to_parse))
+    counts = {
+        "dumps_parsed": to_parse["dump_id"].n_unique(),
+        "dumps_reused": reused["dumps"].height,
+    }
+    return pipeline.parse_dumps(raw_dumps, today, parsed_files), parsed_files, counts
 
 
 @task(cache_policy=NO_CACHE)
-def detect_languages_task(parsed: pipeline.ParsedDumps) -> pl.DataFrame:
-    """Detect the language of every distinct normalized ruling, header and stub text."""
-    return pipeline.detect_languages(parsed)
+def detect_languages_task(
+    parsed: pipeline.ParsedDumps, known: pl.DataFrame
+) -> pipeline.LanguageResults:
+    """Detect the language of each new normalized body line, header and stub text."""
+    return pipeline.detect_languages(parsed, known)
 
 
 @task(cache_policy=NO_CACHE)
 def build_tables_task(
-    parsed: pipeline.ParsedDumps, languages: pl.DataFrame
+    parsed: pipeline.ParsedDumps, languages: pl.DataFrame, registry: pl.DataFrame
 ) -> pipeline.BuiltTables:
-    """Deduplicate rulings and build every published table."""
-    return pipeline.build_tables(parsed, languages)
+    """Separate translations, deduplicate rulings (ids from the registry), build every table."""
+    return pipeline.build_tables(parsed, languages, registry)
 
 
 @task(cache_policy=NO_CACHE)
@@ -79,60 +116,128 @@ def validate_tables_task(built: dict[str, pl.DataFrame]) -> dict[str, pl.DataFra
     return pipeline.validate_tables(built)
 
 
-@task(
-    retries=2, retry_delay_seconds=[2, 10], retry_condition_fn=_is_transient, cache_policy=NO_CACHE
-)
+@task(**_IO_RETRIES)
 def write_snapshot_task(
-    published: dict[str, pl.DataFrame], run_manifest: dict[str, Any], output_dir: Path
+    published: dict[str, pl.DataFrame],
+    run_manifest: dict[str, Any],
+    output_dir: Path,
+    report_markdown: str,
 ) -> Path:
-    """Write the complete snapshot folder (I/O, retried on OSError)."""
-    return write.write_snapshot(published, run_manifest, output_dir, run_manifest["run_id"])
+    """Write the complete snapshot folder, report.md included (I/O, retried on OSError)."""
+    return write.write_snapshot(
+        published, run_manifest, output_dir, run_manifest["run_id"], {"report.md": report_markdown}
+    )
 
 
-@task(
-    retries=2, retry_delay_seconds=[2, 10], retry_condition_fn=_is_transient, cache_policy=NO_CACHE
-)
+@task(**_IO_RETRIES)
 def switch_latest_task(output_dir: Path, snapshot: Path) -> Path:
     """Point `latest` at the new snapshot atomically (I/O, retried on OSError)."""
     return write.switch_latest(output_dir, snapshot)
 
 
+@task(**_IO_RETRIES)
+def save_state_task(
+    output_dir: Path,
+    parsed_files: state.ParsedFiles,
+    languages: pl.DataFrame,
+    registry: pl.DataFrame,
+) -> None:
+    """Keep the parse and language caches and the id registry for the next run."""
+    state.save_state(output_dir / "state", parsed_files, languages, registry)
+
+
+@task(**_IO_RETRIES)
+def prune_snapshots_task(output_dir: Path, retention: int) -> list[str]:
+    """Delete snapshots beyond the newest `retention` (never the one `latest` points at)."""
+    return write.prune_snapshots(output_dir, retention)
+
+
 @flow(name="ruling-dumps", log_prints=False)
-def rulings_flow(raw_dir: Path = Path("raw"), output_dir: Path = Path("output")) -> dict[str, Any]:
+def rulings_flow(
+    raw_dir: Path = Path("raw"),
+    output_dir: Path = Path("output"),
+    retention: int = DEFAULT_RETENTION,
+) -> dict[str, Any]:
     """Turn the dumps in `raw_dir` into a validated snapshot under `output_dir`.
 
     Args:
         raw_dir: folder of dump files (*.txt, searched recursively).
-        output_dir: gets `snapshots/<run_id>/` and the `latest` symlink.
+        output_dir: gets `snapshots/<run_id>/`, the `latest` symlink, and
+            `state/` (caches and the id registry).
+        retention: how many snapshots to keep (at least 1).
 
     Returns:
-        The run's manifest (as written to `manifest.json`, with `snapshot`: the
-        snapshot folder's path).
+        The run's manifest (as written to `manifest.json`), with `snapshot`:
+        the snapshot folder's path.
 
     Raises:
+        RunLockedError: another run is publishing into `output_dir`.
         RawDirError: no dump to read. ContractError: a table breaks the
         contract as a whole (nothing is published). PublishError: see `write`.
     """
     logger = get_run_logger()
     started_at = dt.datetime.now(dt.UTC)
     run_id = started_at.strftime("%Y%m%dT%H%M%S%fZ")
-    raw_dumps = load_raw_dumps_task(raw_dir)
-    parsed = parse_dumps_task(raw_dumps, started_at.date())
-    logger.info("parsed %d lines of %d dumps", parsed["resolved"].height, parsed["readable"].height)
-    languages = detect_languages_task(parsed)
-    built = build_tables_task(parsed, languages)
-    published = validate_tables_task(built["tables"])
-    run_manifest = manifest.build_manifest(
-        run_id=run_id,
-        started_at=started_at,
-        finished_at=dt.datetime.now(dt.UTC),
-        package_version=flows.__version__,
-        schema_version=SCHEMA_VERSION,
-        decoded=parsed["decoded"],
-        tables=published,
-        line_accounting=manifest.account_lines(built["lines"]),
+    with hold_run_lock(output_dir):
+        inputs = load_inputs_task(raw_dir, output_dir)
+        parsed, parsed_files, work = parse_dumps_task(
+            inputs["raw_dumps"], inputs["state"]["parsed"], started_at.date()
+        )
+        detected = detect_languages_task(parsed, inputs["state"]["languages"])
+        built = build_tables_task(parsed, detected["languages"], inputs["state"]["registry"])
+        published = validate_tables_task(built["tables"])
+        run_manifest = manifest.build_manifest(
+            run_id=run_id,
+            started_at=started_at,
+            finished_at=dt.datetime.now(dt.UTC),
+            package_version=flows.__version__,
+            schema_version=SCHEMA_VERSION,
+            files=parsed["files"],
+            tables=published,
+            line_accounting=manifest.account_lines(built["lines"]),
+            since_previous={
+                "previous_run_id": (inputs["previous_manifest"] or {}).get("run_id"),
+                **manifest.compare_inputs(inputs["previous_manifest"], parsed["files"]),
+            },
+            work={
+                **work,
+                "languages_detected": detected["detected"],
+                "languages_reused": detected["reused"],
+            },
+        )
+        markdown = report.build_report(run_manifest, published)
+        snapshot = write_snapshot_task(published, run_manifest, output_dir, markdown)
+        switch_latest_task(output_dir, snapshot)
+        save_state_task(output_dir, parsed_files, detected["languages"], built["registry"])
+        prune_snapshots_task(output_dir, max(1, retention))
+    create_markdown_artifact(
+        markdown=markdown, key="ruling-dumps-report", description=f"ruling-dumps run {run_id}"
     )
-    snapshot = write_snapshot_task(published, run_manifest, output_dir)
-    switch_latest_task(output_dir, snapshot)
     logger.info("published %s: %s", snapshot, run_manifest["rows"])
     return {**run_manifest, "snapshot": str(snapshot)}
+
+
+def serve_nightly(
+    raw_dir: Path,
+    output_dir: Path,
+    retention: int = DEFAULT_RETENTION,
+    cron: str = NIGHTLY_CRON,
+    timezone: str = NIGHTLY_TIMEZONE,
+) -> None:
+    """Serve the `nightly` deployment: runs on `cron` (in `timezone`) with these parameters.
+
+    Blocks until interrupted. Needs a Prefect server (PREFECT_API_URL):
+    schedules do not fire on the temporary in-process server.
+    """
+    rulings_flow.serve(
+        name=DEPLOYMENT_NAME,
+        schedules=[Cron(cron, timezone=timezone)],
+        parameters={
+            "raw_dir": str(raw_dir.resolve()),
+            "output_dir": str(output_dir.resolve()),
+            "retention": retention,
+        },
+        description="Nightly refresh of the ruling tables under output/latest.",
+        version=flows.__version__,
+        pause_on_shutdown=False,
+    )

@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 from flows.pipeline import BuiltTables, run_pipeline
-from flows.stages.read import load_raw_dumps
+from flows.stages.read import decode_dumps, hash_dumps, load_raw_dumps, split_lines
 
 # Prefect reads its settings at import: no telemetry from test runs (these machines are offline).
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
@@ -43,3 +43,14 @@ def dump_of(*lines: str, end: str = "\n") -> pl.DataFrame:
     return pl.DataFrame(
         {"path": ["t.txt"], "content": [content]}, schema={"path": pl.String, "content": pl.Binary}
     )
+
+
+def lines_of(raw: pl.DataFrame) -> pl.DataFrame:
+    """`read.split_lines` of raw dumps (path, content): dump_id, line_number, line, control_char_count."""
+    return split_lines(decode_dumps(hash_dumps(raw)))
+
+
+def files_of(raw: pl.DataFrame) -> pl.DataFrame:
+    """Every file (path order) with its dump_id and decoding: the input of `split_readable_dumps`."""
+    hashed = hash_dumps(raw)
+    return hashed.drop("content").join(decode_dumps(hashed), on="dump_id").sort("path")

@@ -163,3 +163,33 @@ def _union(parent: dict[str, str], a: str, b: str) -> None:
     root_a, root_b = _find(parent, a), _find(parent, b)
     if root_a != root_b:
         parent[max(root_a, root_b)] = min(root_a, root_b)
+
+
+def stabilize_ruling_ids(
+    clusters: pl.DataFrame, registry: pl.DataFrame
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Keep the ruling_id each variant was published under before.
+
+    A ruling whose variants were published before keeps that id, whatever
+    dumps are added, removed or renamed and whatever variant joins it; a new
+    ruling gets its content id from `cluster_variants`. When a new variant
+    joins two rulings published before, the smaller of their ids stays.
+
+    Needs:
+        clusters: variant_id, ruling_id (from `cluster_variants`).
+        registry: variant_id, ruling_id (every variant published before).
+
+    Returns:
+        (clusters, registry): `clusters` with registered ids, sorted by
+        variant_id; the registry with every current variant added or updated
+        (variants no longer seen stay registered, so a dump that comes back
+        brings back its ids).
+    """
+    registered = clusters.join(
+        registry.rename({"ruling_id": "_registered"}), on="variant_id", how="left"
+    ).with_columns(
+        ruling_id=pl.coalesce(pl.col("_registered").min().over("ruling_id"), pl.col("ruling_id"))
+    )
+    stable = registered.select("variant_id", "ruling_id").sort("variant_id")
+    kept = registry.filter(~pl.col("variant_id").is_in(stable["variant_id"].implode()))
+    return stable, pl.concat([kept, stable]).sort("variant_id")

@@ -26,6 +26,25 @@ def account_lines(resolved: pl.DataFrame) -> dict[str, int]:
     return accounting
 
 
+def compare_inputs(previous: dict[str, Any] | None, files: pl.DataFrame) -> dict[str, list[str]]:
+    """What changed in the raw dir since the previous snapshot's manifest.
+
+    Needs:
+        files: path (String), dump_id (String: sha256), one row per input file.
+
+    Returns:
+        {"added": paths new since, "changed": paths whose sha256 changed,
+        "removed": paths gone}, each sorted; all empty on a first run.
+    """
+    before = {i["path"]: i["sha256"] for i in (previous or {}).get("inputs", [])}
+    now = dict(files.select("path", "dump_id").iter_rows())
+    return {
+        "added": sorted(p for p in now if p not in before),
+        "changed": sorted(p for p in now if p in before and before[p] != now[p]),
+        "removed": sorted(p for p in before if p not in now),
+    }
+
+
 def build_manifest(
     *,
     run_id: str,
@@ -33,19 +52,24 @@ def build_manifest(
     finished_at: dt.datetime,
     package_version: str,
     schema_version: str,
-    decoded: pl.DataFrame,
+    files: pl.DataFrame,
     tables: dict[str, pl.DataFrame],
     line_accounting: dict[str, int],
+    since_previous: dict[str, Any] | None = None,
+    work: dict[str, int] | None = None,
 ) -> dict[str, Any]:
     """Assemble `manifest.json` (the publish step adds `files`).
 
     Needs:
-        decoded: path, dump_id (sha256 hex), byte_count; one row per input file.
+        files: path, dump_id (sha256 hex), byte_count; one row per input file.
+        since_previous: see `compare_inputs`. work: counts of work done.
 
     Returns:
         run_id, started_at, finished_at (ISO 8601 UTC), package_version,
         schema_version, inputs [{path, sha256, bytes}], rows {table: count},
-        line_accounting {kind: count, lines_read}.
+        line_accounting {kind: count, lines_read}, since_previous (see
+        `compare_inputs`, plus the previous run_id), work (what this run did:
+        dumps_parsed, dumps_reused, languages_detected, languages_reused).
     """
     return {
         "run_id": run_id,
@@ -55,8 +79,10 @@ def build_manifest(
         "schema_version": schema_version,
         "inputs": [
             {"path": path, "sha256": sha, "bytes": size}
-            for path, sha, size in decoded.select("path", "dump_id", "byte_count").iter_rows()
+            for path, sha, size in files.select("path", "dump_id", "byte_count").iter_rows()
         ],
         "rows": {name: table.height for name, table in tables.items()},
         "line_accounting": line_accounting,
+        "since_previous": since_previous or {},
+        "work": work or {},
     }

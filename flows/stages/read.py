@@ -75,46 +75,56 @@ def load_raw_dumps(raw_dir: Path) -> pl.DataFrame:
     return raw_dumps
 
 
-def decode_dumps(raw_dumps: pl.DataFrame) -> pl.DataFrame:
-    """Hash and decode each dump file (see `decode.decode_bytes`).
+def hash_dumps(raw_dumps: pl.DataFrame) -> pl.DataFrame:
+    """Give each file its dump id.
 
     Needs:
         path (String), content (Binary), one row per file.
 
     Returns:
-        One row per file, sorted by path; `content` is dropped:
-        path (String), dump_id (String: sha256 hex of the bytes),
-        byte_count (Int64), encoding (String), encoding_repair (String, null
-        when none), reject_reason (String: why the whole file is no dump,
-        else null), text (String, null for a rejected file).
+        `raw_dumps` sorted by path, plus dump_id (String: sha256 hex of the
+        bytes) and byte_count (Int64).
+    """
+    return raw_dumps.sort("path").with_columns(
+        dump_id=pl.Series(
+            [hashlib.sha256(content).hexdigest() for content in raw_dumps.sort("path")["content"]],
+            dtype=pl.String,
+        ),
+        byte_count=pl.col("content").bin.size().cast(pl.Int64),
+    )
+
+
+def decode_dumps(hashed: pl.DataFrame) -> pl.DataFrame:
+    """Decode each distinct file content once (see `decode.decode_bytes`).
+
+    Needs:
+        dump_id (String), content (Binary).
+
+    Returns:
+        One row per distinct dump_id, sorted by dump_id: dump_id (String),
+        encoding (String), encoding_repair (String, null when none),
+        reject_reason (String: why the whole file is no dump, else null),
+        text (String, null for a rejected file).
     """
     rows = []
-    for path, content in raw_dumps.select("path", "content").iter_rows():
+    for dump_id, content in (
+        hashed.unique("dump_id").sort("dump_id").select("dump_id", "content").iter_rows()
+    ):
         decoded = decode_bytes(content)
         rows.append(
-            (
-                path,
-                hashlib.sha256(content).hexdigest(),
-                len(content),
-                decoded.encoding,
-                decoded.repair,
-                decoded.reject_reason,
-                decoded.text,
-            )
+            (dump_id, decoded.encoding, decoded.repair, decoded.reject_reason, decoded.text)
         )
     return pl.DataFrame(
         rows,
         schema={
-            "path": pl.String,
             "dump_id": pl.String,
-            "byte_count": pl.Int64,
             "encoding": pl.String,
             "encoding_repair": pl.String,
             "reject_reason": pl.String,
             "text": pl.String,
         },
         orient="row",
-    ).sort("path")
+    )
 
 
 def split_readable_dumps(decoded: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -128,7 +138,7 @@ def split_readable_dumps(decoded: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFr
         path (String), dump_id (String), reject_reason (String), sorted by path.
 
     Returns:
-        (readable, file_rejects): `decoded` without those files, and rejects
+        (readable, file_rejects): the input without those files, and rejects
         rows dump_id (String), line_number (Int64, null), stage ("read"),
         reason (String), content (String: the file's path).
     """

@@ -32,9 +32,14 @@ PARQUET_COMPRESSION = "zstd"
 
 
 def write_snapshot(
-    tables: dict[str, pl.DataFrame], manifest: dict[str, Any], output_dir: Path, run_id: str
+    tables: dict[str, pl.DataFrame],
+    manifest: dict[str, Any],
+    output_dir: Path,
+    run_id: str,
+    documents: dict[str, str] | None = None,
 ) -> Path:
-    """Write every table and the manifest into a new complete snapshot folder.
+    """Write every table, `documents` (name -> text, e.g. report.md) and the manifest
+    into a new complete snapshot folder.
 
     The manifest gains `files`: for each written file, its name, bytes and sha256.
 
@@ -58,6 +63,9 @@ def write_snapshot(
         table.write_parquet(staging / f"{name}.parquet", compression=PARQUET_COMPRESSION)
         table.write_ndjson(staging / f"{name}.jsonl")
         files += [_describe_file(staging / f"{name}.{ext}") for ext in ("parquet", "jsonl")]
+    for name, text in (documents or {}).items():
+        (staging / name).write_text(text, encoding="utf-8")
+        files.append(_describe_file(staging / name))
     manifest_path = staging / "manifest.json"
     manifest_path.write_text(
         json.dumps({**manifest, "files": files}, indent=2, ensure_ascii=False) + "\n",
@@ -104,6 +112,43 @@ def switch_latest(output_dir: Path, snapshot: Path) -> Path:
     _fsync(output_dir)
     logger.info("latest -> %s", snapshot.relative_to(output_dir))
     return latest
+
+
+def read_latest_manifest(output_dir: Path) -> dict[str, Any] | None:
+    """The manifest `output_dir/latest` points at, or None before the first publish."""
+    path = output_dir / "latest" / "manifest.json"
+    if not path.is_file():
+        return None
+    manifest: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return manifest
+
+
+def prune_snapshots(output_dir: Path, keep: int) -> list[str]:
+    """Delete all but the `keep` newest snapshots, and leftovers of killed runs.
+
+    The snapshot `latest` points at is always kept. Run ids sort by time, so
+    "newest" is by name. Call only while holding the run lock (a `.partial`
+    folder of a running publish would look like a leftover).
+
+    Returns:
+        The names of the folders deleted.
+    """
+    snapshots = output_dir / "snapshots"
+    if not snapshots.is_dir():
+        return []
+    latest = (output_dir / "latest").resolve()
+    complete = sorted(p for p in snapshots.iterdir() if p.is_dir() and not p.name.startswith("."))
+    doomed = [p for p in complete[: max(0, len(complete) - keep)] if p.resolve() != latest]
+    doomed += [
+        p for p in snapshots.iterdir() if p.name.startswith(".") and p.name.endswith(".partial")
+    ]
+    for path in doomed:
+        shutil.rmtree(path)
+    for stale_link in output_dir.glob(".latest.*.tmp"):
+        stale_link.unlink()
+    if doomed:
+        logger.info("retention: deleted %d old snapshot folders", len(doomed))
+    return sorted(p.name for p in doomed)
 
 
 def _describe_file(path: Path) -> dict[str, Any]:

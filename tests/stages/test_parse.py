@@ -15,8 +15,7 @@ from flows.stages.parse import (
     describe_headers,
     resolve_entries,
 )
-from flows.stages.read import decode_dumps, split_lines
-from tests.conftest import TODAY, dump_of
+from tests.conftest import TODAY, dump_of, lines_of
 
 HEADER = "Clarifications officielles de Wizards of the Coast. La traduction FR ci-dessous est générée automatiquement (IA) — l'original anglais reste la source de vérité."
 DATE = "07 juin 2024 · source : wotc"
@@ -25,7 +24,7 @@ MANA = "Energy counters aren't mana."
 
 
 def _resolve(raw: pl.DataFrame) -> pl.DataFrame:
-    classified = classify_lines(split_lines(decode_dumps(raw)))
+    classified = classify_lines(lines_of(raw))
     return resolve_entries(classified, parse_published_dates(classified["date_text"], TODAY))
 
 

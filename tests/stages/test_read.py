@@ -10,13 +10,8 @@ from polars.testing import assert_frame_equal
 
 from flows.errors import RawDirError
 from flows.stages.decode import REPAIR_MOJIBAKE, REPAIR_REPLACED, DecodedDump, decode_bytes
-from flows.stages.read import (
-    decode_dumps,
-    list_dump_files,
-    load_raw_dumps,
-    split_lines,
-    split_readable_dumps,
-)
+from flows.stages.read import list_dump_files, load_raw_dumps, split_readable_dumps
+from tests.conftest import files_of, lines_of
 
 SEED_HEADER = (
     "Clarifications officielles de Wizards of the Coast. La traduction FR ci-dessous est générée "
@@ -27,7 +22,7 @@ SEED_DATE = "07 juin 2024 · source : wotc"
 
 def _lines(content: bytes) -> list[str]:
     raw = pl.DataFrame({"path": ["t.txt"], "content": [content]})
-    return split_lines(decode_dumps(raw))["line"].to_list()
+    return lines_of(raw)["line"].to_list()
 
 
 @pytest.mark.parametrize(
@@ -49,7 +44,7 @@ def test_split_lines_keeps_every_line(content: bytes, expected: list[str]) -> No
 
 def test_line_numbers_are_per_dump_and_one_based() -> None:
     raw = pl.DataFrame({"path": ["a.txt", "b.txt"], "content": [b"x\ny\n", b"z\n"]})
-    lines = split_lines(decode_dumps(raw)).select("line_number", "line")
+    lines = lines_of(raw).select("line_number", "line")
     assert lines.sort("line").rows() == [(1, "x"), (2, "y"), (1, "z")]
 
 
@@ -106,14 +101,14 @@ def test_control_characters_are_removed_and_counted() -> None:
     raw = pl.DataFrame(
         {"path": ["t.txt"], "content": [f"{SEED_DATE}\x07\nA\x1bB\x00".encode()[:-1]]}
     )
-    lines = split_lines(decode_dumps(raw))
+    lines = lines_of(raw)
     assert lines.select("line", "control_char_count").rows() == [(SEED_DATE, 1), ("AB", 1)]
 
 
 def test_unreadable_file_is_rejected_whole(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_bytes(f"{SEED_DATE}\n".encode())
     (tmp_path / "image.txt").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
-    readable, rejects = split_readable_dumps(decode_dumps(load_raw_dumps(tmp_path)))
+    readable, rejects = split_readable_dumps(files_of(load_raw_dumps(tmp_path)))
     assert readable["path"].to_list() == ["a.txt"]
     assert rejects.select("stage", "reason", "content").rows() == [
         ("read", "file has NUL bytes: binary, not a text dump", "image.txt")
@@ -124,7 +119,7 @@ def test_byte_identical_files_are_read_once(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_bytes(b"x\n")
     (tmp_path / "b.txt").write_bytes(b"x\n")
     (tmp_path / "c.txt").write_bytes(b"y\n")
-    unique, rejects = split_readable_dumps(decode_dumps(load_raw_dumps(tmp_path)))
+    unique, rejects = split_readable_dumps(files_of(load_raw_dumps(tmp_path)))
     assert unique["path"].to_list() == ["a.txt", "c.txt"]
     assert_frame_equal(
         rejects.select("line_number", "stage", "reason", "content"),

@@ -8,16 +8,15 @@ from polars.testing import assert_frame_equal
 
 from flows.stages.dates import parse_published_dates
 from flows.stages.parse import classify_lines, resolve_entries
-from flows.stages.read import decode_dumps, split_lines
 from flows.stages.stubs import parse_card_stubs
-from tests.conftest import TODAY, dump_of
+from tests.conftest import TODAY, dump_of, lines_of
 
 DATE = "07 juin 2024 · source : wotc"
 BODY = "{E} is the energy symbol. It represents one energy counter."
 
 
 def _stubs(*lines: str) -> pl.DataFrame:
-    classified = classify_lines(split_lines(decode_dumps(dump_of(*lines))))
+    classified = classify_lines(lines_of(dump_of(*lines)))
     resolved = resolve_entries(classified, parse_published_dates(classified["date_text"], TODAY))
     return parse_card_stubs(resolved).drop("dump_id")
 

@@ -1,0 +1,143 @@
+"""State kept between runs under `output/state/`: caches and the id registry.
+
+- `parsed_dumps.parquet`, `parsed_lines.parquet`: each dump's decoding and
+  classified lines, keyed by dump_id (the sha256 of its bytes), so a dump
+  whose bytes did not change is not decoded or parsed again.
+- `languages.parquet`: language results by normalized text.
+- `ruling_ids.parquet`: every variant_id ever published and its ruling_id, so
+  a ruling keeps its id when dumps are added, removed or renamed, or when a
+  new variant joins it.
+- `state.json`: the versions the caches were made with; a cache made by
+  another parser or detector version is ignored.
+
+Reading and writing are the only I/O here; every write goes to a temporary
+file first and is moved into place with `os.replace`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+from typing import TypedDict
+
+import polars as pl
+
+logger = logging.getLogger(__name__)
+
+#: Bump when decoding or line classification changes (invalidates the parse cache).
+PARSER_VERSION = "3"
+#: Bump when language detection changes (invalidates the language cache).
+DETECTOR_VERSION = "2"
+
+PARSED_DUMP_SCHEMA = {
+    "dump_id": pl.String,
+    "encoding": pl.String,
+    "encoding_repair": pl.String,
+    "reject_reason": pl.String,
+}
+LANGUAGE_SCHEMA = {
+    "text": pl.String,
+    "language": pl.String,
+    "language_probability": pl.Float64,
+    "is_reliable": pl.Boolean,
+}
+REGISTRY_SCHEMA = {"variant_id": pl.String, "ruling_id": pl.String}
+
+
+class ParsedFiles(TypedDict):
+    """Decoded and classified dumps, keyed by dump_id."""
+
+    dumps: pl.DataFrame  # PARSED_DUMP_SCHEMA, one row per dump_id
+    lines: pl.DataFrame  # `parse.classify_lines` output, with control_char_count
+
+
+class RunState(TypedDict):
+    """Everything kept from earlier runs (empty frames on a first run)."""
+
+    parsed: ParsedFiles | None  # None when absent or made by another parser version
+    languages: pl.DataFrame  # LANGUAGE_SCHEMA
+    registry: pl.DataFrame  # REGISTRY_SCHEMA
+
+
+def load_state(state_dir: Path) -> RunState:
+    """Read the state kept under `state_dir`; missing or outdated parts come back empty."""
+    versions = _read_versions(state_dir)
+    parsed = None
+    if (
+        versions.get("parser_version") == PARSER_VERSION
+        and (state_dir / "parsed_lines.parquet").is_file()
+    ):
+        parsed = ParsedFiles(
+            dumps=pl.read_parquet(state_dir / "parsed_dumps.parquet"),
+            lines=pl.read_parquet(state_dir / "parsed_lines.parquet"),
+        )
+    languages = pl.DataFrame(schema=LANGUAGE_SCHEMA)
+    if (
+        versions.get("detector_version") == DETECTOR_VERSION
+        and (state_dir / "languages.parquet").is_file()
+    ):
+        languages = pl.read_parquet(state_dir / "languages.parquet")
+    registry = pl.DataFrame(schema=REGISTRY_SCHEMA)
+    if (state_dir / "ruling_ids.parquet").is_file():
+        registry = pl.read_parquet(state_dir / "ruling_ids.parquet")
+    return RunState(parsed=parsed, languages=languages, registry=registry)
+
+
+def save_state(
+    state_dir: Path, parsed: ParsedFiles, languages: pl.DataFrame, registry: pl.DataFrame
+) -> None:
+    """Write the state for the next run (each file atomically)."""
+    state_dir.mkdir(parents=True, exist_ok=True)
+    _write_parquet(parsed["dumps"], state_dir / "parsed_dumps.parquet")
+    _write_parquet(parsed["lines"], state_dir / "parsed_lines.parquet")
+    _write_parquet(languages.select(list(LANGUAGE_SCHEMA)), state_dir / "languages.parquet")
+    _write_parquet(registry, state_dir / "ruling_ids.parquet")
+    versions = {"parser_version": PARSER_VERSION, "detector_version": DETECTOR_VERSION}
+    staged = state_dir / "state.json.tmp"
+    staged.write_text(json.dumps(versions, indent=2) + "\n", encoding="utf-8")
+    os.replace(staged, state_dir / "state.json")
+    logger.info(
+        "saved state: %d parsed dumps, %d languages, %d variant ids",
+        parsed["dumps"].height,
+        languages.height,
+        registry.height,
+    )
+
+
+def split_cached(
+    files: pl.DataFrame, parsed: ParsedFiles | None
+) -> tuple[ParsedFiles, pl.DataFrame]:
+    """Split current files into those parsed before and those to parse.
+
+    Needs:
+        files: dump_id (String), one row per file (repeats allowed).
+
+    Returns:
+        (cached, to_parse): the cached frames of current dump_ids only (a
+        removed dump drops out), and the rows of `files` whose dump_id is new.
+    """
+    empty = ParsedFiles(dumps=pl.DataFrame(schema=PARSED_DUMP_SCHEMA), lines=pl.DataFrame())
+    if parsed is None:
+        return empty, files
+    current = files["dump_id"].unique().implode()
+    cached = ParsedFiles(
+        dumps=parsed["dumps"].filter(pl.col("dump_id").is_in(current)),
+        lines=parsed["lines"].filter(pl.col("dump_id").is_in(current)),
+    )
+    return cached, files.filter(~pl.col("dump_id").is_in(cached["dumps"]["dump_id"].implode()))
+
+
+def _read_versions(state_dir: Path) -> dict[str, str]:
+    path = state_dir / "state.json"
+    if not path.is_file():
+        return {}
+    versions: dict[str, str] = json.loads(path.read_text(encoding="utf-8"))
+    return versions
+
+
+def _write_parquet(frame: pl.DataFrame, path: Path) -> None:
+    staged = path.with_suffix(".parquet.tmp")
+    frame.write_parquet(staged, compression="zstd")
+    os.replace(staged, path)
