@@ -130,9 +130,9 @@ def serve(
         _fail(RulingsError("serve needs PREFECT_API_URL (start a server: prefect server start)"))
     for name, value in QUIET_PREFECT_DEFAULTS.items():
         os.environ.setdefault(name, value)
-    from flows.rulings_flow import serve_nightly
+    from flows.rulings_flow import nightly_deployment, serve_nightly
 
-    serve_nightly(raw, output, retention, cron, timezone)
+    serve_nightly(nightly_deployment(raw, output, retention, cron, timezone))
 
 
 def _fail(exc: Exception) -> None:

@@ -20,9 +20,10 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 import polars as pl
-from prefect import flow, get_run_logger, task
+from prefect import flow, get_run_logger, serve, task
 from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
+from prefect.deployments.runner import RunnerDeployment
 from prefect.schedules import Cron
 from prefect.states import State
 
@@ -217,19 +218,15 @@ def rulings_flow(
     return {**run_manifest, "snapshot": str(snapshot)}
 
 
-def serve_nightly(
+def nightly_deployment(
     raw_dir: Path,
     output_dir: Path,
     retention: int = DEFAULT_RETENTION,
     cron: str = NIGHTLY_CRON,
     timezone: str = NIGHTLY_TIMEZONE,
-) -> None:
-    """Serve the `nightly` deployment: runs on `cron` (in `timezone`) with these parameters.
-
-    Blocks until interrupted. Needs a Prefect server (PREFECT_API_URL):
-    schedules do not fire on the temporary in-process server.
-    """
-    rulings_flow.serve(
+) -> RunnerDeployment:
+    """The `nightly` deployment of `rulings_flow`: on `cron` in `timezone`, with these parameters."""
+    return rulings_flow.to_deployment(
         name=DEPLOYMENT_NAME,
         schedules=[Cron(cron, timezone=timezone)],
         parameters={
@@ -239,5 +236,13 @@ def serve_nightly(
         },
         description="Nightly refresh of the ruling tables under output/latest.",
         version=flows.__version__,
-        pause_on_shutdown=False,
     )
+
+
+def serve_nightly(deployment: RunnerDeployment) -> None:
+    """Serve `deployment` until interrupted: its scheduled and triggered runs run here.
+
+    Needs a Prefect server (PREFECT_API_URL): schedules do not fire on the
+    temporary in-process server.
+    """
+    serve(deployment, pause_on_shutdown=False)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import polars as pl
@@ -21,6 +22,15 @@ REPO = Path(__file__).resolve().parents[1]
 SEED_DIR = REPO / "raw"
 #: The run date the seed tests use (every seed date is before it).
 TODAY = dt.date(2026, 11, 30)
+
+
+@pytest.fixture(scope="session")
+def prefect_harness() -> Iterator[None]:
+    """Prefect's temporary test server for the whole session (starts once, ~10 s)."""
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=120):
+        yield
 
 
 @pytest.fixture(scope="session")

@@ -4,24 +4,16 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from prefect.testing.utilities import prefect_test_harness
 
 from flows.rulings_flow import rulings_flow
 from schemas import TABLE_MODELS
 from tests.conftest import SEED_DIR
 
 TABLE_FILES = [f"{t}.{e}" for t in TABLE_MODELS for e in ("parquet", "jsonl")]
-
-
-@pytest.fixture(scope="session")
-def prefect_harness() -> Iterator[None]:
-    with prefect_test_harness(server_startup_timeout=120):
-        yield
 
 
 @pytest.fixture(scope="session")
