@@ -225,7 +225,7 @@ def nightly_deployment(
     cron: str = NIGHTLY_CRON,
     timezone: str = NIGHTLY_TIMEZONE,
 ) -> RunnerDeployment:
-    """The `nightly` deployment of `rulings_flow`: on `cron` in `timezone`, with these parameters."""
+    """The `nightly` deployment of `rulings_flow`: on `cron` in `timezone`, these parameters."""
     return rulings_flow.to_deployment(
         name=DEPLOYMENT_NAME,
         schedules=[Cron(cron, timezone=timezone)],

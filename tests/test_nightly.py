@@ -126,9 +126,12 @@ def test_a_second_run_at_once_stops_with_a_clear_message(
 
 
 def test_the_lock_is_exclusive(tmp_path: Path) -> None:
-    with hold_run_lock(tmp_path), pytest.raises(RunLockedError, match="try again later"):
-        with hold_run_lock(tmp_path):
-            pass
+    with (
+        hold_run_lock(tmp_path),
+        pytest.raises(RunLockedError, match="try again later"),
+        hold_run_lock(tmp_path),
+    ):
+        pass
     with hold_run_lock(tmp_path):
         pass
 
