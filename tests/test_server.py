@@ -1,0 +1,167 @@
+"""A real Prefect server: serve the nightly deployment, trigger it through the API, check the snapshot.
+
+Starts `prefect server start` on 127.0.0.1 (a free port, a temporary
+PREFECT_HOME with its own SQLite database), then `ruling-dumps serve`, then
+creates a flow run of the deployment through Prefect's REST API and waits for
+it to complete.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.conftest import REPO, SEED_DIR
+
+STARTUP_TIMEOUT = 180  # seconds: the server migrates a fresh database first
+RUN_TIMEOUT = 240
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _wait_for(what: str, check: Callable[[], Any], timeout: float, log: Path) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            found = check()
+        except httpx.HTTPError:
+            found = None
+        if found:
+            return found
+        time.sleep(1)
+    raise AssertionError(f"timed out waiting for {what}; log:\n{log.read_text()[-3000:]}")
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=30)
+
+
+@pytest.fixture()
+def prefect_server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
+    """A real Prefect server on a free loopback port; yields (api_url, env for clients)."""
+    api = f"http://127.0.0.1:{_free_port()}/api"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    env.update(
+        {
+            "PREFECT_HOME": str(tmp_path / "prefect-home"),
+            "PREFECT_API_URL": api,
+            "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+            "DO_NOT_TRACK": "1",
+            "PREFECT_UI_ENABLED": "false",
+        }
+    )
+    log = tmp_path / "server.log"
+    port = api.rsplit(":", 1)[1].split("/")[0]
+    with log.open("wb") as out:
+        server = subprocess.Popen(
+            [
+                str(Path(sys.executable).parent / "prefect"),
+                "server",
+                "start",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                port,
+            ],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        _wait_for(
+            "the server's health check",
+            lambda: httpx.get(f"{api}/health").status_code == 200,
+            STARTUP_TIMEOUT,
+            log,
+        )
+        yield api, env
+    finally:
+        _stop(server)
+
+
+@pytest.mark.flow
+def test_served_deployment_runs_through_the_api(
+    prefect_server: tuple[str, dict[str, str]], tmp_path: Path
+) -> None:
+    api, env = prefect_server
+    output = tmp_path / "out"
+    log = tmp_path / "serve.log"
+    with log.open("wb") as out:
+        serving = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "flows",
+                "serve",
+                "--raw",
+                str(SEED_DIR),
+                "--output",
+                str(output),
+                "--retention",
+                "3",
+            ],
+            cwd=REPO,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        deployment = _wait_for(
+            "the deployment",
+            lambda: (
+                (r := httpx.get(f"{api}/deployments/name/ruling-dumps/nightly")).status_code == 200
+                and r.json()
+            ),
+            STARTUP_TIMEOUT,
+            log,
+        )
+        assert [s["schedule"]["cron"] for s in deployment["schedules"]] == ["0 3 * * *"]
+        assert deployment["parameters"] == {
+            "raw_dir": str(SEED_DIR),
+            "output_dir": str(output),
+            "retention": 3,
+        }
+        flow_run = httpx.post(
+            f"{api}/deployments/{deployment['id']}/create_flow_run", json={}
+        ).json()
+        final = _wait_for(
+            "the flow run to finish",
+            lambda: (
+                (state := httpx.get(f"{api}/flow_runs/{flow_run['id']}").json()["state"])
+                and state["type"] in {"COMPLETED", "FAILED", "CRASHED", "CANCELLED"}
+                and state
+            ),
+            RUN_TIMEOUT,
+            log,
+        )
+        assert final["type"] == "COMPLETED", log.read_text()[-3000:]
+    finally:
+        _stop(serving)
+    manifest = json.loads((output / "latest" / "manifest.json").read_text())
+    assert manifest["rows"]["rulings"] == 36
+    assert manifest["line_accounting"]["lines_read"] == 154
+    artifacts = httpx.post(
+        f"{api}/artifacts/filter", json={"artifacts": {"key": {"any_": ["ruling-dumps-report"]}}}
+    ).json()
+    assert [a["type"] for a in artifacts] == ["markdown"]
+    assert "## Line accounting" in artifacts[0]["data"]
