@@ -7,8 +7,11 @@ import datetime as dt
 import polars as pl
 from polars.testing import assert_frame_equal
 
-from flows.pipeline import BuiltTables
+from flows.pipeline import BuiltTables, detect_languages, parse_dumps, run_pipeline
+from flows.stages.language import Detection, detect_text_language
 from flows.stages.manifest import account_lines
+from flows.stages.read import load_raw_dumps
+from tests.conftest import SEED_DIR, TODAY
 
 KEEP_TRACK = "Keep track of how many energy counters each player has."
 
@@ -155,3 +158,27 @@ def test_ruling_ids_are_sha256_of_content(seed_tables: dict[str, pl.DataFrame]) 
     occurrences = seed_tables["ruling_occurrences"]
     assert occurrences["ruling_id"].is_in(seed_tables["rulings"]["ruling_id"].implode()).all()
     assert occurrences["variant_id"].is_in(variants["variant_id"].implode()).all()
+
+
+def test_file_order_does_not_matter(seed_tables: dict[str, pl.DataFrame]) -> None:
+    raw = load_raw_dumps(SEED_DIR)
+    _, shuffled = run_pipeline(raw.sample(fraction=1.0, shuffle=True, seed=7), TODAY)
+    for name, table in seed_tables.items():
+        assert_frame_equal(shuffled[name], table)
+
+
+def test_known_languages_are_never_detected_again(
+    seed_run: tuple[BuiltTables, dict[str, pl.DataFrame]],
+) -> None:
+    parsed = parse_dumps(load_raw_dumps(SEED_DIR), TODAY)
+    calls: list[str] = []
+
+    def counting(text: str) -> Detection:
+        calls.append(text)
+        return detect_text_language(text)
+
+    cold = detect_languages(parsed, None, counting)
+    assert (cold["detected"], len(calls)) == (39, 39)
+    warm = detect_languages(parsed, cold["languages"], counting)
+    assert (warm["detected"], warm["reused"], len(calls)) == (0, 39, 39)
+    assert warm["languages"].equals(cold["languages"])
