@@ -146,7 +146,7 @@ def build_tables(
     """
     headers = tables.describe_dump_headers(parsed["headers"], languages)
     lines = translations.mark_translations(
-        translations.label_line_languages(parsed["resolved"], languages, headers), headers
+        translations.label_line_languages(parsed["resolved"], languages, headers)
     )
     entries = dedupe.assign_variants(parse.assemble_entries(lines))
     variant_languages = entries.group_by("variant_id").agg(

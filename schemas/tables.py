@@ -11,7 +11,7 @@ import pandera.polars as pa
 import polars as pl
 
 #: Bumped when a table gains a column (minor) or a column changes meaning (major).
-SCHEMA_VERSION = "1.1.0"
+SCHEMA_VERSION = "1.2.0"
 
 _SHA256 = r"^[0-9a-f]{64}$"
 _LANGUAGE = r"^([a-z]{2}(-[a-z]{2})?|und)$"
@@ -33,6 +33,9 @@ class PublishedDump(pa.DataFrameModel):
     header_text: pl.String = pa.Field(description="header lines joined by newline; '' if none")
     header_language: pl.String = pa.Field(
         str_matches=_LANGUAGE, description="langdetect language of the header; und if none"
+    )
+    header_language_is_inferred: pl.Boolean = pa.Field(
+        description="langdetect was unreliable on the header: the claimed translation code was used"
     )
     claimed_translation_language: pl.String = pa.Field(
         nullable=True, description="ISO 639-1 code of the translation the header claims, e.g. fr"
@@ -153,7 +156,7 @@ class PublishedTranslation(pa.DataFrameModel):
     ruling_id: pl.String = pa.Field(str_matches=_SHA256, description="the ruling it translates")
     language: pl.String = pa.Field(str_matches=_LANGUAGE, description="language of the translation")
     text: pl.String = pa.Field(
-        str_length={"min_value": 1}, description="normalized translation text"
+        str_length={"min_value": 1}, description="the translation as written, trimmed"
     )
 
     class Config:

@@ -20,6 +20,12 @@ os.environ.setdefault("DO_NOT_TRACK", "1")
 REPO = Path(__file__).resolve().parents[1]
 #: The five real dumps from ../shared/seeds, committed in raw/.
 SEED_DIR = REPO / "raw"
+#: Real public data (../shared/data/real beside the project, or RULING_DUMPS_REAL_DATA).
+REAL_DATA = Path(os.environ.get("RULING_DUMPS_REAL_DATA", REPO.parent / "shared" / "data" / "real"))
+needs_real_data = pytest.mark.skipif(
+    not (REAL_DATA / "derived").is_dir(),
+    reason=f"real data not found at {REAL_DATA} (set RULING_DUMPS_REAL_DATA)",
+)
 #: The run date the seed tests use (every seed date is before it).
 TODAY = dt.date(2026, 11, 30)
 

@@ -27,9 +27,12 @@ def test_cut_utf8_keeps_the_good_lines() -> None:
         "utf-8",
         "invalid UTF-8 bytes replaced by U+FFFD",
     )
-    assert (dump["line_count"], dump["entry_count"], dump["rejected_line_count"]) == (32, 14, 0)
+    assert (dump["line_count"], dump["entry_count"], dump["rejected_line_count"]) == (32, 14, 1)
+    assert tables["rejects"].select("line_number", "reason", "content").rows() == [
+        (32, "line has 1 undecodable byte sequences (shown as U+FFFD)", "Au d\ufffd")
+    ]
     stub = tables["card_stubs"].row(0, named=True)
-    assert stub["text"] == "Au d\ufffd"  # stub lines keep their text; the stub is cut anyway
+    assert (stub["mana_value"], stub["text"], stub["language"]) == (2.0, None, None)
 
 
 def test_damaged_body_line_is_rejected_with_its_entry() -> None:

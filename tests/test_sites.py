@@ -29,9 +29,10 @@ from flows.corpus import (
     load_rulings,
 )
 from flows.pipeline import BuiltTables, run_pipeline
-from tests.conftest import REPO, SEED_DIR, TODAY
+from tests.conftest import REAL_DATA, SEED_DIR, TODAY, needs_real_data
 
-REAL = REPO.parent / "shared" / "data" / "real"
+REAL = REAL_DATA
+pytestmark = needs_real_data
 
 
 @dataclass(frozen=True)

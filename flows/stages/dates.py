@@ -21,7 +21,7 @@ logger = logging.getLogger(__name__)
 #: Locales whose month names are recognized (CLDR via Babel).
 DATE_LOCALES: tuple[str, ...] = ("fr", "en", "de", "es", "it", "pt", "ru")
 
-_DAY = r"(?P<day>\d{1,2})(?:er|\.|º|°)?"
+_DAY = r"(?P<day>\d{1,2})(?:er|\.|º|°|o)?"  # NFKC turns the Portuguese 1º into 1o
 _YEAR = r"(?P<year>\d{4})"
 _MONTH = r"(?P<month>[^\W\d_]+\.?)"
 _DATE_SHAPES = (
@@ -67,7 +67,7 @@ def dated_line_pattern() -> str:
     months = "|".join(sorted((re.escape(m) for m in month_numbers()), key=len, reverse=True))
     month = rf"(?i:{months})\.?"
     return (
-        rf"^\s*(?:\d{{1,2}}(?:er|\.)?\s+(?:de\s+)?{month}\s+(?:de\s+)?\d{{4}}"
+        rf"^\s*(?:\d{{1,2}}(?:er|\.|º|°|o)?\s+(?:de\s+)?{month}\s+(?:de\s+)?\d{{4}}"
         rf"|{month}\s+\d{{1,2}},?\s+\d{{4}}"
         r"|\d{4}\s*[年년]\s*\d{1,2}\s*[月월]|\d{4}-\d{1,2}-\d{1,2})"
     )

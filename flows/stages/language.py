@@ -66,11 +66,18 @@ def detect_text_language(text: str) -> Detection:
 
 
 def _language_by_script(text: str) -> str | None:
-    if _HANGUL.search(text):
+    """ko, ja or zh-* when CJK letters are at least half the text's letters, else None.
+
+    (An English ruling quoting the card name 牙長獣の仔 stays English.)
+    """
+    hangul, kana, han = (len(p.findall(text)) for p in (_HANGUL, _KANA, _HAN))
+    if 2 * (hangul + kana + han) < len(_LETTER.findall(text)):
+        return None
+    if hangul:
         return "ko"
-    if _KANA.search(text):
+    if kana:
         return "ja"
-    if _HAN.search(text):
+    if han:
         return "zh-tw" if hanzidentifier.identify(text) == hanzidentifier.TRADITIONAL else "zh-cn"
     return None
 

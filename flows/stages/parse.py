@@ -29,9 +29,12 @@ LINE_KINDS: tuple[str, ...] = (
 
 #: `07 juin 2024 · source : wotc`: a date, `·` or `・`, a source word, a colon
 #: (full-width allowed; `\s` also matches no-break and narrow no-break spaces),
-#: the source. Seed line 2 of every dump.
+#: the source. Seed line 2 of every dump. The date starts with a digit, or with
+#: a word and then a digit (`June 7, 2024`), so card text such as
+#: `マグマ・オパスを捨てる：宝物…` is no date·source line.
 DATE_SOURCE_PATTERN = (
-    r"^\s*(?P<date_text>\S.*?)\s*[·・]\s*(?P<source_label>\p{L}+)\s*[:：]\s*(?P<source>\S+)\s*$"
+    r"^\s*(?P<date_text>(?:\d|\p{L}+\.?\s+\d)[^·・]*?)\s*[·・]\s*(?P<source_label>\p{L}+)"
+    r"\s*[:：]\s*(?P<source>\S+)\s*$"
 )
 
 #: `CMC 2F/E 1/3`: mana value, then optionally localized power/toughness
@@ -60,11 +63,12 @@ def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) ->
 
     Shapes (in order): a line in a stub is `stub` (or `blank`); an empty or
     all-space line is `blank`; a line before the first entry is `header`; an
-    entry's first line is `date_source`; any other is `body`. Outside stubs,
-    a line longer than `max_line_chars`, holding U+FFFD (undecodable bytes),
-    or a malformed date·source line is `rejected`; a rejected entry head still
-    starts its entry, whose body `resolve_entries` then rejects. Dates are not
-    parsed here.
+    entry's first line is `date_source`; any other is `body`. A line longer
+    than `max_line_chars`, holding U+FFFD (undecodable bytes), or a malformed
+    date·source line outside a stub is `rejected`; a rejected entry head still
+    starts its entry, whose body `resolve_entries` then rejects. A stub's text
+    lines are rejected the same way (its stat line cannot be: it matched).
+    Dates are not parsed here.
 
     Needs:
         dump_id (String), line_number (Int64), line (String).
@@ -98,14 +102,14 @@ def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) ->
     )  # fmt: skip
     length = pl.col("line").str.len_chars()
     line_reason = (
-        pl.when(in_stub).then(None)
+        pl.when(is_stat).then(None)
         .when(length > max_line_chars)
         .then(pl.format("line of {} characters is longer than any ruling (limit {})",
                         length, pl.lit(max_line_chars)))
         .when(pl.col("line").str.contains("\ufffd"))
         .then(pl.format("line has {} undecodable byte sequences (shown as U+FFFD)",
                         pl.col("line").str.count_matches("\ufffd")))
-        .when(looks_dated)
+        .when(looks_dated & ~in_stub)
         .then(pl.lit("malformed date·source line: expected '<date> · <source word> : <source>'"))
     )  # fmt: skip
     parts = pl.col("line").str.extract_groups(DATE_SOURCE_PATTERN)
@@ -225,9 +229,14 @@ def assemble_entries(resolved: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-#: ISO 639-1 codes a header may name as its translation (`La traduction FR …`).
-#: Not `\b`: CJK letters are word characters, and `以下ZH翻译` must match.
-CLAIMED_LANGUAGE_PATTERN = r"(?:^|[^A-Za-z])(FR|DE|ES|IT|PT|JA|ZH|KO|RU)(?:[^A-Za-z]|$)"
+#: Codes a header may name as its translation (`La traduction FR …`): ISO 639-1,
+#: and the country codes sites also write (JP, CN, TW, KR, BR). Not `\b`: CJK
+#: letters are word characters, and `以下ZH翻译` must match.
+CLAIMED_LANGUAGE_PATTERN = (
+    r"(?:^|[^A-Za-z])(FR|DE|ES|IT|PT|JA|ZH|KO|RU|JP|CN|TW|KR|BR)(?:[^A-Za-z]|$)"
+)
+#: Country code -> ISO 639-1 language code.
+COUNTRY_LANGUAGES = {"JP": "JA", "CN": "ZH", "TW": "ZH", "KR": "KO", "BR": "PT"}
 
 
 def describe_headers(dumps: pl.DataFrame, resolved: pl.DataFrame) -> pl.DataFrame:
@@ -241,8 +250,8 @@ def describe_headers(dumps: pl.DataFrame, resolved: pl.DataFrame) -> pl.DataFram
         One row per row of `dumps`:
         dump_id (String), header_text (String: header lines joined by "\\n",
         "" when none), claimed_translation_language (String: lowercased ISO
-        code the header names, e.g. "fr" from seed line 1 "La traduction FR";
-        null when it names none).
+        code the header names, e.g. "fr" from seed line 1 "La traduction FR",
+        "ja" from "JP"; null when it names none).
     """
     headers = (
         resolved.filter(pl.col("kind") == "header")
@@ -257,6 +266,7 @@ def describe_headers(dumps: pl.DataFrame, resolved: pl.DataFrame) -> pl.DataFram
         .with_columns(
             claimed_translation_language=pl.col("header_text")
             .str.extract(CLAIMED_LANGUAGE_PATTERN, 1)
+            .replace(COUNTRY_LANGUAGES)
             .str.to_lowercase(),
         )
     )

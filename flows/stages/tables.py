@@ -30,17 +30,26 @@ def _with_language(
 
 
 def describe_dump_headers(headers: pl.DataFrame, languages: pl.DataFrame) -> pl.DataFrame:
-    """Add each header's language (no prior: a header is what priors come from).
+    """Add each header's language, the prior of the dump's short texts.
+
+    Where langdetect is unreliable on the header (a short disclaimer), the
+    language the header names as its translation's is used instead.
 
     Needs:
         headers: dump_id, header_text, claimed_translation_language.
 
     Adds:
-        header_language (String; "und" for an empty header).
+        header_language (String; "und" for an empty header),
+        header_language_is_inferred (Boolean: taken from the claimed code).
     """
     return (
-        _with_language(headers, "header_text", languages)
-        .with_columns(header_language=pl.col("language").fill_null("und"))
+        _with_language(
+            headers, "header_text", languages, prior=pl.col("claimed_translation_language")
+        )
+        .with_columns(
+            header_language=pl.col("language").fill_null("und"),
+            header_language_is_inferred=pl.col("language_is_inferred").fill_null(False),
+        )
         .drop("language", "language_probability", "language_is_inferred")
     )
 
@@ -164,9 +173,14 @@ def build_card_stubs(
         language_is_inferred, is_truncated; sorted by dump_id, line_number.
     """
     with_prior = stubs.join(dumps.select("dump_id", "header_language"), on="dump_id", how="left")
+    has_text = pl.col("text").is_not_null()
     return (
         _with_language(with_prior, "text", languages, prior=pl.col("header_language"))
-        .with_columns(language_is_inferred=pl.col("language_is_inferred").fill_null(False))
+        .with_columns(
+            language=pl.when(has_text).then(pl.col("language")),
+            language_is_inferred=pl.when(has_text).then(pl.col("language_is_inferred"))
+            .otherwise(False),
+        )
         .select(
             "dump_id", "line_number", "mana_value", "power", "toughness", "text", "language",
             "language_is_inferred", "is_truncated",
@@ -181,11 +195,12 @@ def build_dumps(readable: pl.DataFrame, lines: pl.DataFrame, headers: pl.DataFra
     Needs:
         readable: path, dump_id, byte_count, encoding, encoding_repair.
         lines: dump_id, kind, line, control_char_count (one row per line).
-        headers: dump_id, header_text, header_language, claimed_translation_language.
+        headers: dump_id, header_text, header_language, header_language_is_inferred,
+            claimed_translation_language.
 
     Returns:
         dump_id, path, encoding, encoding_repair, byte_count, header_text,
-        header_language, claimed_translation_language, line_count,
+        header_language, header_language_is_inferred, claimed_translation_language, line_count,
         entry_count, translation_count, stub_count, rejected_line_count,
         control_char_count (Int64); sorted by path.
     """
@@ -205,7 +220,8 @@ def build_dumps(readable: pl.DataFrame, lines: pl.DataFrame, headers: pl.DataFra
         .with_columns(pl.col(c).fill_null(0).cast(pl.Int64) for c in count_columns)
         .select(
             "dump_id", "path", "encoding", "encoding_repair", "byte_count", "header_text",
-            "header_language", "claimed_translation_language", *count_columns,
+            "header_language", "header_language_is_inferred", "claimed_translation_language",
+            *count_columns,
         )
         .sort("path")
     )  # fmt: skip

@@ -65,18 +65,17 @@ def label_line_languages(
     ).drop("_key", "_detected", "header_language", "_prior")
 
 
-def mark_translations(labelled: pl.DataFrame, dumps: pl.DataFrame) -> pl.DataFrame:
+def mark_translations(labelled: pl.DataFrame) -> pl.DataFrame:
     """Turn body lines that translate their entry's original into `translation` lines.
 
-    A body line is a translation when its language is reliably detected, is
-    not ORIGINAL_LANGUAGE, is the language the dump's header claims (when it
-    claims one; "zh" covers "zh-cn" and "zh-tw"), and its entry has a line in
-    ORIGINAL_LANGUAGE (so every entry keeps its original). Lines above or
-    below the original alike.
+    A body line is a translation when its language is reliably detected and
+    is not ORIGINAL_LANGUAGE, and its entry has a line in ORIGINAL_LANGUAGE
+    (so every entry keeps its original): lines above or below the original
+    alike, in the language the header claims or another (a German line under
+    a header that claims French is still no part of the English ruling).
 
     Needs:
         labelled: the output of `label_line_languages` (with entry_line).
-        dumps: dump_id, claimed_translation_language.
 
     Returns:
         `labelled` with kind "translation" on those lines; drops _is_reliable.
@@ -85,24 +84,12 @@ def mark_translations(labelled: pl.DataFrame, dumps: pl.DataFrame) -> pl.DataFra
     has_original = (
         (is_body & (pl.col("language") == ORIGINAL_LANGUAGE)).any().over("dump_id", "entry_line")
     )
-    claimed = pl.col("claimed_translation_language")
-    in_claimed = claimed.is_null() | (pl.col("language").str.split("-").list.first() == claimed)
     is_translation = (
-        is_body
-        & pl.col("_is_reliable")
-        & (pl.col("language") != ORIGINAL_LANGUAGE)
-        & in_claimed
-        & has_original
+        is_body & pl.col("_is_reliable") & (pl.col("language") != ORIGINAL_LANGUAGE) & has_original
     )
-    return (
-        labelled.join(
-            dumps.select("dump_id", "claimed_translation_language"), on="dump_id", how="left"
-        )
-        .with_columns(
-            kind=pl.when(is_translation).then(pl.lit("translation")).otherwise(pl.col("kind"))
-        )
-        .drop("_is_reliable", "claimed_translation_language")
-    )
+    return labelled.with_columns(
+        kind=pl.when(is_translation).then(pl.lit("translation")).otherwise(pl.col("kind"))
+    ).drop("_is_reliable")
 
 
 def build_translations(marked: pl.DataFrame, occurrences: pl.DataFrame) -> pl.DataFrame:
@@ -114,7 +101,7 @@ def build_translations(marked: pl.DataFrame, occurrences: pl.DataFrame) -> pl.Da
 
     Returns:
         dump_id (String), line_number (Int64, of the translation line),
-        ruling_id (String), language (String), text (String: normalized);
+        ruling_id (String), language (String), text (String: as written, trimmed);
         sorted by dump_id, line_number.
     """
     return (
@@ -126,7 +113,7 @@ def build_translations(marked: pl.DataFrame, occurrences: pl.DataFrame) -> pl.Da
             how="inner",
         )
         .select(
-            "dump_id", "line_number", "ruling_id", "language", text=normalize_text(pl.col("line"))
+            "dump_id", "line_number", "ruling_id", "language", text=pl.col("line").str.strip_chars()
         )
         .sort("dump_id", "line_number")
     )

@@ -45,6 +45,7 @@ def test_french_months(month: int) -> None:
         ("7 de junio de 2024", dt.date(2024, 6, 7)),
         ("7 giugno 2024", dt.date(2024, 6, 7)),
         ("7 de junho de 2024", dt.date(2024, 6, 7)),
+        ("1º de junho de 2024", dt.date(2024, 6, 1)),
         ("2024年6月7日", dt.date(2024, 6, 7)),
         ("2024 年 5 月 15 日", dt.date(2024, 5, 15)),
         ("2024년 6월 7일", dt.date(2024, 6, 7)),

@@ -43,3 +43,25 @@ def test_seeded_results_repeat_in_any_order() -> None:
     texts = pl.Series(["Vol", "Piétinement", "Haste", ENGLISH, FRENCH])
     assert detect_languages(texts).equals(detect_languages(texts.reverse()))
     assert detect_text_language("Piétinement") == detect_text_language("Piétinement")
+
+
+def test_a_quoted_card_name_in_another_script_does_not_change_the_language() -> None:
+    text = (
+        "If 牙長獣の仔 leaves the battlefield, you can't pay any {E} for its last ability anymore."
+    )
+    assert detect_text_language(text)[0] == "en"
+
+
+def test_cjk_by_script() -> None:
+    assert (
+        [
+            detect_text_language(t)[0]
+            for t in (
+                "能量指示物是玩家可具有的一种指示物。",  # real MH3 release notes: langdetect alone says ko
+                "能量指示物是玩家可具有的一種指示物。",
+                "エネルギー・カウンターはプレイヤーが持つカウンターです。",
+                "에너지 카운터는 플레이어가 가질 수 있는 카운터입니다.",
+            )
+        ]
+        == ["zh-cn", "zh-tw", "ja", "ko"]
+    )

@@ -202,3 +202,21 @@ def test_malformed_date_line_starts_a_rejected_entry() -> None:
 )
 def test_body_lines_that_mention_numbers_are_not_dates(line: str) -> None:
     assert [k for k, _ in _kinds(DATE, line)] == ["date_source", "body"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "{U/R}{U/R}, マグマ・オパスを捨てる：宝物・トークン１つを生成する。",  # real Japanese card text
+        "エネルギー・カウンターとは：プレイヤーが持つカウンターです。",
+        "See the comprehensive rules · section: 702",
+    ],
+)
+def test_text_with_a_middle_dot_and_colon_is_no_date_source_line(line: str) -> None:
+    assert [k for k, _ in _kinds(DATE, ENERGY, line)] == ["date_source", "body", "body"]
+
+
+def test_header_naming_a_country_code() -> None:
+    resolved = _resolve(dump_of("公式裁定。以下のJP翻訳は自動生成です。", DATE, ENERGY))
+    described = describe_headers(resolved.select("dump_id").unique(), resolved)
+    assert described["claimed_translation_language"].to_list() == ["ja"]

@@ -51,6 +51,32 @@ def test_line_numbers_are_per_dump_and_one_based() -> None:
 GERMAN = "Wenn ein Spieler für die Kosten bezahlt, erhält er einen Energiezähler. Größe: 3"
 
 
+JA_SITE = "ウィザーズ・オブ・ザ・コーストの公式裁定です。\n2024年6月7日・出典：wotc\n{E} is the energy symbol."
+ZH_SITE = "威世智官方规则释疑。以下ZH译文为机器自动生成，以英文原文为准。\n能量指示物是玩家可具有的一种指示物。"
+TW_SITE = "威世智官方規則釋疑。以下ZH譯文為機器自動生成，以英文原文為準。\n能量指示物是玩家可具有的一種指示物。"
+KO_SITE = "위저드 오브 더 코스트의 공식 규칙 해설입니다. 아래 KO 번역은 자동으로 생성되었습니다.\n2024년 6월 7일 · 출처: wotc"
+
+
+@pytest.mark.parametrize(
+    ("text", "codec", "encoding"),
+    [
+        (JA_SITE, "shift_jis", "cp932"),
+        (ZH_SITE, "gbk", "gb18030"),
+        (TW_SITE, "big5", "big5"),
+        (KO_SITE, "euc_kr", "cp949"),
+        ("Правило: энергия — это счётчик игрока.", "cp1251", "cp1251"),
+    ],
+    ids=["shift-jis", "gbk", "big5", "euc-kr", "cp1251"],
+)
+def test_legacy_cjk_and_cyrillic_code_pages(text: str, codec: str, encoding: str) -> None:
+    assert decode_bytes(text.encode(codec)) == DecodedDump(text, encoding, None, None)
+
+
+def test_a_lone_c1_control_is_no_mojibake() -> None:
+    text = "{E} is the energy symbol.\x85 It represents one energy counter."
+    assert decode_bytes(text.encode()) == DecodedDump(text, "utf-8", None, None)
+
+
 @pytest.mark.parametrize(
     ("content", "expected"),
     [
