@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import gzip
 import math
+import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -253,3 +254,129 @@ def load_mh3_energy_translations(real_dir: Path) -> list[str]:
         elif stripped and bullets and line.startswith("      "):
             bullets[-1] += stripped
     return bullets
+
+
+#: Share of dumps ending with a stray card stub.
+STUB_SHARE = 0.4
+#: Share of dumps whose site folds curly quotes to straight ones.
+STRAIGHT_QUOTE_SHARE = 0.3
+#: Share of ruling occurrences with a one-letter typo (a near-duplicate variant).
+TYPO_SHARE = 0.01
+
+
+@dataclass(frozen=True)
+class CorpusStats:
+    """What `generate_corpus` wrote."""
+
+    dumps: int
+    lines: int
+    cards: int
+    bytes: int
+
+
+def generate_corpus(real_dir: Path, out_dir: Path, target_lines: int, seed: int = 0) -> CorpusStats:
+    """Write realistic dumps from real data until `target_lines` lines are written.
+
+    One dump per card printing (a set the card's rulings list) and site
+    language (English, and each language the card has a real printing in):
+    the card's real rulings with their real dates in the site's locale, the
+    site's header, a stray stub cut from the printing's real text in
+    STUB_SHARE of dumps, straight instead of curly quotes in
+    STRAIGHT_QUOTE_SHARE of dumps, a one-letter typo in TYPO_SHARE of
+    ruling occurrences. Cards are taken in a seeded random order, so the same
+    seed gives the same files, byte for byte.
+
+    Files: `out_dir/<site>/<oracle_id>-<set>.txt`, UTF-8.
+    """
+    rng = random.Random(seed)
+    rulings = load_rulings(real_dir)
+    sets = pl.read_ndjson(
+        real_dir / "derived" / "mtgjson_v5_rulings.jsonl", infer_schema_length=None
+    ).select("oracle_id", "set_codes")
+    printings = (
+        sets.filter(pl.col("oracle_id").is_not_null())
+        .explode("set_codes")
+        .group_by("oracle_id")
+        .agg(pl.col("set_codes").drop_nulls().unique().sort())
+    )
+    cards = load_foreign_cards(real_dir).unique(
+        ["oracle_id", "language"], keep="first", maintain_order=True
+    )
+    by_language = {site.mtgjson_language: site for site in SITE_LOCALES.values()}
+    foreign = {
+        (o, by_language[lang].code): card
+        for o, lang, card in cards.filter(pl.col("language").is_in(list(by_language)))
+        .select("oracle_id", "language", card=pl.struct(pl.all()))
+        .iter_rows()
+    }
+    card_rulings = {
+        o: list(g.select("published_on", "text").iter_rows())
+        for (o,), g in rulings.group_by("oracle_id", maintain_order=True)
+    }
+    order = sorted(card_rulings)
+    rng.shuffle(order)
+    sets_of = dict(printings.iter_rows())
+    written = CorpusStats(0, 0, 0, 0)
+    for oracle_id in order:
+        if written.lines >= target_lines:
+            break
+        written = _write_card(
+            out_dir,
+            oracle_id,
+            card_rulings[oracle_id],
+            sets_of.get(oracle_id) or ["NA"],
+            foreign,
+            rng,
+            written,
+        )
+    return written
+
+
+def _write_card(
+    out_dir: Path,
+    oracle_id: str,
+    entries: list[tuple[dt.date, str]],
+    set_codes: list[str],
+    foreign: dict[tuple[str, str], dict[str, object]],
+    rng: random.Random,
+    written: CorpusStats,
+) -> CorpusStats:
+    dumps, lines, size = written.dumps, written.lines, written.bytes
+    for code, site in SITE_LOCALES.items():
+        printed = foreign.get((oracle_id, code))
+        if code != "en" and printed is None:
+            continue
+        for set_code in set_codes:
+            straight = rng.random() < STRAIGHT_QUOTE_SHARE
+            texts = [(day, _vary(text, rng, straight)) for day, text in entries]
+            card = None
+            if printed is not None and rng.random() < STUB_SHARE:
+                card = CardStub(
+                    printed["mana_value"],
+                    printed["power"],
+                    printed["toughness"],  # type: ignore[arg-type]
+                    printed["text"],
+                )  # type: ignore[arg-type]
+            dump = build_site_dump(site, texts, card)
+            content = dump.content().encode()
+            folder = out_dir / code
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / f"{oracle_id}-{set_code}.txt").write_bytes(content)
+            dumps, lines, size = dumps + 1, lines + len(dump.lines), size + len(content)
+    return CorpusStats(dumps, lines, written.cards + 1, size)
+
+
+def _vary(text: str, rng: random.Random, straight_quotes: bool) -> str:
+    if straight_quotes:
+        text = text.replace("\u2019", "'").replace("\u201c", '"').replace("\u201d", '"')
+    if rng.random() < TYPO_SHARE:
+        words = [
+            i for i, w in enumerate(text.split(" ")) if w.isalpha() and w.islower() and len(w) > 3
+        ]
+        if words:
+            parts = text.split(" ")
+            i = rng.choice(words)
+            j = rng.randrange(len(parts[i]))
+            parts[i] = parts[i][: j + 1] + parts[i][j:]  # a doubled letter
+            text = " ".join(parts)
+    return text

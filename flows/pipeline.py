@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypedDict
 
 import polars as pl
@@ -65,6 +66,28 @@ def merge_parsed(cached: ParsedFiles, fresh: ParsedFiles) -> ParsedFiles:
     )
 
 
+class ParsedBatch(TypedDict):
+    """Frames from `parse_batch`."""
+
+    files: pl.DataFrame  # path, dump_id, byte_count: every file of the batch
+    parsed: ParsedFiles  # the files whose dump_id was not known yet
+
+
+def parse_batch(raw_dir: Path, paths: list[str], known_ids: set[str]) -> ParsedBatch:
+    """Read, hash and parse one batch of files; skip contents parsed before.
+
+    Reads the files itself, so a batch can run on another process or machine
+    that sees `raw_dir`.
+
+    Args:
+        raw_dir: the raw folder. paths: POSIX paths relative to it.
+        known_ids: dump_ids already parsed (the cache): not parsed again.
+    """
+    hashed = read.hash_dumps(read.load_raw_dumps(raw_dir, paths))
+    new = hashed.filter(~pl.col("dump_id").is_in(list(known_ids))) if known_ids else hashed
+    return ParsedBatch(files=hashed.drop("content"), parsed=parse_files(new))
+
+
 def parse_dumps(
     raw_dumps: pl.DataFrame, today: dt.date, parsed: ParsedFiles | None = None
 ) -> ParsedDumps:
@@ -78,7 +101,18 @@ def parse_dumps(
     """
     hashed = read.hash_dumps(raw_dumps)
     parsed = parsed if parsed is not None else parse_files(hashed)
-    files = hashed.drop("content").join(parsed["dumps"], on="dump_id", how="left").sort("path")
+    return assemble_dumps(hashed.drop("content"), parsed, today)
+
+
+def assemble_dumps(files: pl.DataFrame, parsed: ParsedFiles, today: dt.date) -> ParsedDumps:
+    """Entries, headers and stubs of every file, from their decoded and classified lines.
+
+    Args:
+        files: path, dump_id, byte_count; one row per input file.
+        parsed: covers every dump_id of `files`.
+        today: the run's UTC date (dates after the next day are rejected).
+    """
+    files = files.join(parsed["dumps"], on="dump_id", how="left").sort("path")
     readable, file_rejects = read.split_readable_dumps(files)
     classified = parsed["lines"].filter(pl.col("dump_id").is_in(readable["dump_id"].implode()))
     published_dates = dates.parse_published_dates(classified["date_text"], today)
@@ -114,24 +148,40 @@ class LanguageResults(TypedDict):
     reused: int  # texts whose result came from `known`
 
 
+def split_known_texts(
+    parsed: ParsedDumps, known: pl.DataFrame | None
+) -> tuple[pl.DataFrame, pl.Series]:
+    """(rows of `known` for the current texts, the current texts not in `known`)."""
+    texts = collect_texts(parsed).drop_nulls().unique().sort()
+    known = known if known is not None else pl.DataFrame(schema=LANGUAGE_SCHEMA)
+    reused = known.filter(pl.col("text").is_in(texts.implode())).select(list(LANGUAGE_SCHEMA))
+    return reused, texts.filter(~texts.is_in(reused["text"].implode()))
+
+
 def detect_languages(
     parsed: ParsedDumps,
     known: pl.DataFrame | None = None,
     detect: Callable[[str], language.Detection] = language.detect_text_language,
+    processes: int = 1,
 ) -> LanguageResults:
     """Language of each distinct text of `collect_texts` (see `language.detect_languages`).
 
     Texts in `known` (a language cache: text, language, language_probability,
     is_reliable) are not detected again; `detect` is called once per other
-    text that has a letter. `languages` holds the rows of the current texts.
+    text that has a letter, in `processes` processes. `languages` holds the
+    rows of the current texts.
     """
-    texts = collect_texts(parsed).drop_nulls().unique()
-    known = known if known is not None else pl.DataFrame(schema=LANGUAGE_SCHEMA)
-    reused = known.filter(pl.col("text").is_in(texts.implode()))
-    new_texts = texts.filter(~texts.is_in(reused["text"].implode()))
-    fresh = language.detect_languages(new_texts, detect)
+    reused, new_texts = split_known_texts(parsed, known)
+    fresh = language.detect_languages(new_texts, detect, processes)
+    return combine_languages(reused, [fresh], new_texts)
+
+
+def combine_languages(
+    reused: pl.DataFrame, fresh: list[pl.DataFrame], new_texts: pl.Series
+) -> LanguageResults:
+    """Known and freshly detected languages together (see `detect_languages`)."""
     return LanguageResults(
-        languages=pl.concat([reused.select(list(LANGUAGE_SCHEMA)), fresh]).sort("text"),
+        languages=pl.concat([reused, *fresh]).sort("text"),
         detected=int(new_texts.str.contains(r"\p{L}").sum()),
         reused=reused.height,
     )

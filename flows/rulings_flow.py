@@ -16,6 +16,7 @@ Environment (read by Prefect; the CLI sets quiet defaults for offline machines):
 from __future__ import annotations
 
 import datetime as dt
+import os
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -30,7 +31,7 @@ from prefect.states import State
 import flows
 from flows import pipeline
 from flows.errors import RulingsError
-from flows.stages import manifest, read, report, state, write
+from flows.stages import language, manifest, read, report, state, write
 from flows.stages.runlock import hold_run_lock
 from schemas import SCHEMA_VERSION
 
@@ -62,45 +63,66 @@ _IO_RETRIES: dict[str, Any] = {
 }
 
 
+#: Files per parse task: few tasks (orchestration stays small), enough to share work.
+BATCH_FILES = 5000
+
+
 class Inputs(TypedDict):
     """What a run starts from."""
 
-    raw_dumps: pl.DataFrame  # path, content
+    paths: list[str]  # the dump files, relative to the raw dir
     state: state.RunState
     previous_manifest: dict[str, Any] | None
 
 
 @task(**_IO_RETRIES)
 def load_inputs_task(raw_dir: Path, output_dir: Path) -> Inputs:
-    """Read the raw files, the state of earlier runs and the latest manifest (I/O only)."""
+    """List the raw files; read the state of earlier runs and the latest manifest (I/O only)."""
     return Inputs(
-        raw_dumps=read.load_raw_dumps(raw_dir),
+        paths=read.list_dump_paths(raw_dir),
         state=state.load_state(output_dir / "state"),
         previous_manifest=write.read_latest_manifest(output_dir),
     )
 
 
+@task(**_IO_RETRIES)
+def parse_batch_task(
+    raw_dir: Path, paths: list[str], known_ids: set[str], parts_dir: Path, name: str
+) -> dict[str, str]:
+    """Read, hash and parse one batch of files (on a worker); write its Parquet parts."""
+    batch = pipeline.parse_batch(raw_dir, paths, known_ids)
+    return state.write_parts(parts_dir, name, {"files": batch["files"], **batch["parsed"]})
+
+
 @task(cache_policy=NO_CACHE)
-def parse_dumps_task(
-    raw_dumps: pl.DataFrame, cached: state.ParsedFiles | None, today: dt.date
+def assemble_dumps_task(
+    parts: list[dict[str, str]], cached: state.ParsedFiles | None, today: dt.date
 ) -> tuple[pipeline.ParsedDumps, state.ParsedFiles, dict[str, int]]:
-    """Parse the dumps whose bytes are new; reuse the cached parse of the others."""
-    hashed = read.hash_dumps(raw_dumps)
-    reused, to_parse = state.split_cached(hashed, cached)
-    parsed_files = pipeline.merge_parsed(reused, pipeline.parse_files(to_parse))
-    counts = {
-        "dumps_parsed": to_parse["dump_id"].n_unique(),
-        "dumps_reused": reused["dumps"].height,
-    }
-    return pipeline.parse_dumps(raw_dumps, today, parsed_files), parsed_files, counts
+    """Gather the workers' parts with the cached parse; find entries, headers and stubs."""
+    batches = [state.read_parts(p) for p in parts]
+    files = pl.concat([b["files"] for b in batches]).sort("path")
+    fresh = state.ParsedFiles(
+        dumps=pl.concat([b["dumps"] for b in batches]),
+        lines=pl.concat([b["lines"] for b in batches if b["lines"].width], how="vertical"),
+    )
+    reused, _ = state.split_cached(files, cached)
+    parsed_files = pipeline.merge_parsed(reused, fresh)
+    counts = {"dumps_parsed": fresh["dumps"].height, "dumps_reused": reused["dumps"].height}
+    return pipeline.assemble_dumps(files, parsed_files, today), parsed_files, counts
 
 
 @task(cache_policy=NO_CACHE)
-def detect_languages_task(
+def split_known_texts_task(
     parsed: pipeline.ParsedDumps, known: pl.DataFrame
-) -> pipeline.LanguageResults:
-    """Detect the language of each new normalized body line, header and stub text."""
-    return pipeline.detect_languages(parsed, known)
+) -> tuple[pl.DataFrame, pl.Series]:
+    """The texts whose language is known from earlier runs, and the new ones."""
+    return pipeline.split_known_texts(parsed, known)
+
+
+@task(cache_policy=NO_CACHE)
+def detect_languages_task(texts: pl.Series, processes: int) -> pl.DataFrame:
+    """Detect the language of a batch of new texts (langdetect in `processes` processes)."""
+    return language.detect_languages(texts, processes=processes)
 
 
 @task(cache_policy=NO_CACHE)
@@ -158,6 +180,8 @@ def rulings_flow(
     raw_dir: Path = Path("raw"),
     output_dir: Path = Path("output"),
     retention: int = DEFAULT_RETENTION,
+    language_batches: int = 1,
+    processes: int = 0,
 ) -> dict[str, Any]:
     """Turn the dumps in `raw_dir` into a validated snapshot under `output_dir`.
 
@@ -166,6 +190,10 @@ def rulings_flow(
         output_dir: gets `snapshots/<run_id>/`, the `latest` symlink, and
             `state/` (caches and the id registry).
         retention: how many snapshots to keep (at least 1).
+        language_batches: tasks the new texts' language detection is split
+            into (one per Dask worker or more; 1 on a single machine).
+        processes: langdetect processes per detection task (0: one per core;
+            1 on Dask workers, which are processes already).
 
     Returns:
         The run's manifest (as written to `manifest.json`), with `snapshot`:
@@ -177,14 +205,32 @@ def rulings_flow(
         contract as a whole (nothing is published). PublishError: see `write`.
     """
     logger = get_run_logger()
+    processes = processes or os.cpu_count() or 1
     started_at = dt.datetime.now(dt.UTC)
     run_id = started_at.strftime("%Y%m%dT%H%M%S%fZ")
     with hold_run_lock(output_dir):
         inputs = load_inputs_task(raw_dir, output_dir)
-        parsed, parsed_files, work = parse_dumps_task(
-            inputs["raw_dumps"], inputs["state"]["parsed"], started_at.date()
+        cached = inputs["state"]["parsed"]
+        known_ids = set(cached["dumps"]["dump_id"].to_list()) if cached else set()
+        parts_dir = output_dir / "state" / "parts" / run_id
+        batches = [
+            inputs["paths"][i : i + BATCH_FILES]
+            for i in range(0, len(inputs["paths"]), BATCH_FILES)
+        ]
+        parts = [
+            parse_batch_task.submit(raw_dir, batch, known_ids, parts_dir, f"batch{i:05d}")
+            for i, batch in enumerate(batches)
+        ]
+        parsed, parsed_files, work = assemble_dumps_task(
+            [p.result() for p in parts], cached, started_at.date()
         )
-        detected = detect_languages_task(parsed, inputs["state"]["languages"])
+        write.remove_tree(parts_dir.parent)  # the run lock keeps other runs out
+        reused, new_texts = split_known_texts_task(parsed, inputs["state"]["languages"])
+        fresh = [
+            detect_languages_task.submit(chunk, processes)
+            for chunk in _chunks(new_texts, language_batches)
+        ]
+        detected = pipeline.combine_languages(reused, [f.result() for f in fresh], new_texts)
         built = build_tables_task(parsed, detected["languages"], inputs["state"]["registry"])
         published = validate_tables_task(built["tables"])
         run_manifest = manifest.build_manifest(
@@ -216,6 +262,12 @@ def rulings_flow(
     )
     logger.info("published %s: %s", snapshot, run_manifest["rows"])
     return {**run_manifest, "snapshot": str(snapshot)}
+
+
+def _chunks(texts: pl.Series, parts: int) -> list[pl.Series]:
+    """`texts` in `parts` contiguous slices (fewer when there are few texts)."""
+    size = max(1, -(-texts.len() // max(1, parts)))
+    return [texts.slice(i, size) for i in range(0, texts.len(), size)] or [texts]
 
 
 def nightly_deployment(

@@ -13,8 +13,10 @@ Chinese, Simplified or Traditional by hanzidentifier.
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import re
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 
 import hanzidentifier
 import polars as pl
@@ -82,8 +84,14 @@ def _language_by_script(text: str) -> str | None:
     return None
 
 
+#: Below this many texts, detection stays in the calling process.
+PARALLEL_MIN_TEXTS = 400
+
+
 def detect_languages(
-    texts: pl.Series, detect: Callable[[str], Detection] = detect_text_language
+    texts: pl.Series,
+    detect: Callable[[str], Detection] = detect_text_language,
+    processes: int = 1,
 ) -> pl.DataFrame:
     """Detect the language of each distinct text in `texts`.
 
@@ -91,6 +99,9 @@ def detect_languages(
         texts: String series, repeats and nulls allowed (nulls are skipped).
         detect: called once per distinct text that has a letter (default
             `detect_text_language`, seeded langdetect).
+        processes: worker processes for langdetect (pure Python, so threads
+            would not help); results do not depend on it. `detect` must be a
+            module-level function when it is above 1.
 
     Returns:
         One row per distinct non-null text, sorted by text:
@@ -100,7 +111,7 @@ def detect_languages(
     """
     distinct = texts.drop_nulls().unique().sort()
     with_letters = distinct.filter(distinct.str.contains(r"\p{L}")).to_list()
-    detected = [detect(text) for text in with_letters]
+    detected = _detect_all(with_letters, detect, processes)
     logger.info(
         "detected the language of %d distinct texts (%d without letters)",
         len(with_letters),
@@ -129,6 +140,23 @@ def detect_languages(
         )
         .sort("text")
     )
+
+
+def _detect_all(
+    texts: list[str], detect: Callable[[str], Detection], processes: int
+) -> list[Detection]:
+    if processes <= 1 or len(texts) < PARALLEL_MIN_TEXTS:
+        return [detect(text) for text in texts]
+    size = -(-len(texts) // (processes * 8))  # a few chunks per process, for balance
+    chunks = [texts[i : i + size] for i in range(0, len(texts), size)]
+    context = multiprocessing.get_context("forkserver")  # no fork of a threaded process
+    with ProcessPoolExecutor(max_workers=processes, mp_context=context) as pool:
+        return [d for part in pool.map(_detect_chunk, [(detect, c) for c in chunks]) for d in part]
+
+
+def _detect_chunk(job: tuple[Callable[[str], Detection], list[str]]) -> list[Detection]:
+    detect, chunk = job
+    return [detect(text) for text in chunk]
 
 
 def resolve_language(detected: pl.Expr, is_reliable: pl.Expr, prior: pl.Expr) -> pl.Expr:

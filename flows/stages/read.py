@@ -46,8 +46,12 @@ def list_dump_files(raw_dir: Path) -> list[Path]:
     return files
 
 
-def load_raw_dumps(raw_dir: Path) -> pl.DataFrame:
-    """Read every dump file below `raw_dir` as bytes.
+def load_raw_dumps(raw_dir: Path, paths: list[str] | None = None) -> pl.DataFrame:
+    """Read dump files below `raw_dir` as bytes: all of them, or the `paths` given.
+
+    Args:
+        raw_dir: the raw folder.
+        paths: POSIX paths relative to `raw_dir` (a batch of `list_dump_paths`).
 
     Returns:
         One row per file, sorted by `path`:
@@ -58,21 +62,18 @@ def load_raw_dumps(raw_dir: Path) -> pl.DataFrame:
         RawDirError: see `list_dump_files`.
         OSError: a file could not be read (transient errors are retried by the flow).
     """
-    files = list_dump_files(raw_dir)
+    paths = list_dump_paths(raw_dir) if paths is None else sorted(paths)
     raw_dumps = pl.DataFrame(
-        {
-            "path": [p.relative_to(raw_dir).as_posix() for p in files],
-            "content": [p.read_bytes() for p in files],
-        },
+        {"path": paths, "content": [(raw_dir / p).read_bytes() for p in paths]},
         schema={"path": pl.String, "content": pl.Binary},
     )
-    logger.info(
-        "read %d dump files (%d bytes) from %s",
-        raw_dumps.height,
-        sum(len(b) for b in raw_dumps["content"]),
-        raw_dir,
-    )
+    logger.debug("read %d dump files from %s", raw_dumps.height, raw_dir)
     return raw_dumps
+
+
+def list_dump_paths(raw_dir: Path) -> list[str]:
+    """`list_dump_files` as POSIX paths relative to `raw_dir`, sorted."""
+    return [p.relative_to(raw_dir).as_posix() for p in list_dump_files(raw_dir)]
 
 
 def hash_dumps(raw_dumps: pl.DataFrame) -> pl.DataFrame:

@@ -141,3 +141,23 @@ def _write_parquet(frame: pl.DataFrame, path: Path) -> None:
     staged = path.with_suffix(".parquet.tmp")
     frame.write_parquet(staged, compression="zstd")
     os.replace(staged, path)
+
+
+def write_parts(parts_dir: Path, name: str, frames: dict[str, pl.DataFrame]) -> dict[str, str]:
+    """Write a worker's frames as Parquet parts `parts_dir/<name>.<key>.parquet`.
+
+    Returns:
+        {key: path} to hand to `read_parts` (on the driver, which must see `parts_dir`).
+    """
+    parts_dir.mkdir(parents=True, exist_ok=True)
+    paths = {}
+    for key, frame in frames.items():
+        path = parts_dir / f"{name}.{key}.parquet"
+        _write_parquet(frame, path)
+        paths[key] = str(path)
+    return paths
+
+
+def read_parts(paths: dict[str, str]) -> dict[str, pl.DataFrame]:
+    """Read back what `write_parts` wrote."""
+    return {key: pl.read_parquet(path) for key, path in paths.items()}

@@ -151,6 +151,11 @@ def prune_snapshots(output_dir: Path, keep: int) -> list[str]:
     return sorted(p.name for p in doomed)
 
 
+def remove_tree(path: Path) -> None:
+    """Delete a working folder (the workers' parts of a run) if it exists."""
+    shutil.rmtree(path, ignore_errors=True)
+
+
 def _describe_file(path: Path) -> dict[str, Any]:
     data = path.read_bytes()
     return {"name": path.name, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
