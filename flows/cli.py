@@ -6,6 +6,7 @@ environment (they are set only when unset):
     PREFECT_SERVER_ANALYTICS_ENABLED=false, DO_NOT_TRACK=1: no telemetry calls.
     PREFECT_LOGGING_LEVEL=WARNING, PREFECT_SERVER_LOGGING_LEVEL=WARNING: Prefect's
         own console lines; the pipeline's progress lines are printed by the CLI.
+    DASK_LOGGING__DISTRIBUTED=warning: Dask's scheduler and worker lines (with --dask-*).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from flows.stages.write import check_output_dir, verify_snapshot
 from schemas import TABLE_MODELS
 
 QUIET_PREFECT_DEFAULTS: dict[str, str] = {
+    "DASK_LOGGING__DISTRIBUTED": "warning",
     "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
     "DO_NOT_TRACK": "1",
     "PREFECT_LOGGING_LEVEL": "WARNING",
@@ -53,11 +55,28 @@ def run(
     raw: RawOption = Path("raw"),
     output: OutputOption = Path("output"),
     retention: RetentionOption = 7,
+    dask_address: Annotated[
+        str | None,
+        typer.Option(
+            "--dask-address",
+            help="Run parse and language batches on this Dask "
+            "cluster (tcp://HOST:PORT); its workers must see RAW and OUTPUT.",
+        ),
+    ] = None,
+    dask_workers: Annotated[
+        int | None,
+        typer.Option(
+            "--dask-workers", min=1, help="Start a local Dask cluster of N worker processes."
+        ),
+    ] = None,
 ) -> None:
     """Run the nightly job once: parse the dumps in RAW, publish a snapshot in OUTPUT.
 
     Writes OUTPUT/snapshots/<run_id>/ (Parquet, JSON Lines, manifest.json) and
     switches OUTPUT/latest to it only when it is complete.
+
+    With --dask-workers N (a local cluster) or --dask-address tcp://HOST:PORT
+    (an existing one), parsing and language detection run on the Dask workers.
 
     Example:
 
@@ -77,10 +96,13 @@ def run(
         output,
         os.environ.get("PREFECT_API_URL") or "temporary local server",
     )
-    from flows.rulings_flow import rulings_flow
+    from flows.rulings_flow import rulings_flow, run_on_dask
 
     try:
-        result = rulings_flow(raw_dir=raw, output_dir=output, retention=retention)
+        if dask_address or dask_workers:
+            result = run_on_dask(raw, output, retention, dask_address, dask_workers or 2)
+        else:
+            result = rulings_flow(raw_dir=raw, output_dir=output, retention=retention)
     except (RulingsError, OSError) as exc:
         _fail(exc)
     console.print(_summary(result))

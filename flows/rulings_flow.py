@@ -270,6 +270,49 @@ def _chunks(texts: pl.Series, parts: int) -> list[pl.Series]:
     return [texts.slice(i, size) for i in range(0, texts.len(), size)] or [texts]
 
 
+def run_on_dask(
+    raw_dir: Path,
+    output_dir: Path,
+    retention: int = DEFAULT_RETENTION,
+    address: str | None = None,
+    workers: int = 2,
+) -> dict[str, Any]:
+    """Run `rulings_flow` with its parse and language batches on a Dask cluster.
+
+    Args:
+        address: an existing cluster's scheduler (`tcp://HOST:8786`); its
+            workers must see `raw_dir` and `output_dir` at the same paths (the
+            parse batches read the raw files and write Parquet parts under
+            `output_dir/state/parts/`), and have this package installed.
+        workers: without `address`, the size of a local cluster of worker
+            processes (one thread each) started for this run.
+
+    The global steps (dedup, ids, validation, publish) run here, on the driver.
+    """
+    from distributed import LocalCluster
+    from prefect_dask import DaskTaskRunner
+
+    def run(runner: DaskTaskRunner, batches: int) -> dict[str, Any]:
+        result: dict[str, Any] = rulings_flow.with_options(task_runner=runner)(
+            raw_dir=raw_dir,
+            output_dir=output_dir,
+            retention=retention,
+            language_batches=batches,
+            processes=1,
+        )
+        return result
+
+    if address:
+        return run(DaskTaskRunner(address=address), 4 * workers)
+    cluster = LocalCluster(
+        n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0"
+    )
+    try:
+        return run(DaskTaskRunner(address=cluster.scheduler_address), 4 * workers)
+    finally:
+        cluster.close(timeout=60)
+
+
 def nightly_deployment(
     raw_dir: Path,
     output_dir: Path,
