@@ -157,6 +157,69 @@ def serve(
     serve_nightly(nightly_deployment(raw, output, retention, cron, timezone))
 
 
+bench_app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Benchmark: generate a corpus from real data, measure the pipeline.",
+)
+app.add_typer(bench_app, name="bench")
+RealOption = Annotated[
+    Path, typer.Option("--real", help="Real data folder (derived/, zh_release_notes/).")
+]
+
+
+@bench_app.command("generate")
+def bench_generate(
+    out: Annotated[Path, typer.Argument(help="Folder to write the dumps into (must be empty).")],
+    lines: Annotated[
+        int, typer.Option("--lines", min=1, help="Lines to write, at least.")
+    ] = 100_000,
+    seed: Annotated[int, typer.Option("--seed", help="Same seed, same files.")] = 0,
+    real: RealOption = Path("../shared/data/real"),
+) -> None:
+    """Write a realistic corpus of dumps built from real data (deterministic for a seed).
+
+    Example:
+
+        ruling-dumps bench generate --lines 1000000 /tmp/corpus-1m
+    """
+    from flows.corpus import generate_corpus
+
+    if out.exists() and any(out.iterdir()):
+        _fail(RulingsError(f"{out} is not empty; give a new folder"))
+    stats = generate_corpus(real, out, lines, seed)
+    typer.echo(
+        f"wrote {stats.dumps} dumps, {stats.lines} lines, {stats.bytes} bytes "
+        f"({stats.cards} cards) into {out}"
+    )
+
+
+@bench_app.command("run")
+def bench_run(
+    corpus: Annotated[Path, typer.Argument(help="A corpus from `bench generate`.")],
+    work: Annotated[
+        Path, typer.Option("--work", help="Scratch folder (copied corpus, outputs).")
+    ] = Path("/tmp/ruling-dumps-bench"),
+    results: Annotated[Path, typer.Option("--results", help="JSON file for the results.")] = Path(
+        "bench/results.json"
+    ),
+) -> None:
+    """Measure cold and warm runs, the floor and the naive reference; write RESULTS.
+
+    Example:
+
+        ruling-dumps bench run /tmp/corpus-1m --results bench/results-1m.json
+    """
+    import json
+
+    from flows.bench import run_benchmark
+
+    measured = run_benchmark(corpus, work)
+    results.parent.mkdir(parents=True, exist_ok=True)
+    results.write_text(json.dumps(measured, indent=2) + "\n", encoding="utf-8")
+    typer.echo(json.dumps(measured["against_targets"], indent=2))
+
+
 def _fail(exc: Exception) -> None:
     typer.echo(f"error: {exc}", err=True)
     raise typer.Exit(1)

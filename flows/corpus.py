@@ -145,6 +145,7 @@ def build_site_dump(
     blank_between: bool = False,
     translated_above: frozenset[str] = frozenset(),
     stub_dot_line: bool = True,
+    set_code: str | None = None,
 ) -> SiteDump:
     """Write one card's dump as `site` pastes it.
 
@@ -154,10 +155,13 @@ def build_site_dump(
         card: the stray card stub at the end (cut to its first 60 %).
         translations: English text -> the site's translation, put on its own
             line under the original (above it for the texts in `translated_above`).
+        set_code: the printing's set, named on a last header line (`[KLD]`).
     """
     dump = SiteDump()
     for line in site.header:
         dump.add(line, "header")
+    if set_code:  # the page of one printing names its set
+        dump.add(f"[{set_code}]", "header")
     for published_on, text in rulings:
         if blank_between:
             dump.add("", "blank")
@@ -357,7 +361,7 @@ def _write_card(
                     printed["toughness"],  # type: ignore[arg-type]
                     printed["text"],
                 )  # type: ignore[arg-type]
-            dump = build_site_dump(site, texts, card)
+            dump = build_site_dump(site, texts, card, set_code=set_code)
             content = dump.content().encode()
             folder = out_dir / code
             folder.mkdir(parents=True, exist_ok=True)

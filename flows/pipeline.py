@@ -57,12 +57,18 @@ def parse_files(hashed: pl.DataFrame) -> ParsedFiles:
     )
 
 
-def merge_parsed(cached: ParsedFiles, fresh: ParsedFiles) -> ParsedFiles:
-    """Cached and freshly parsed files together, sorted by dump_id (and line_number)."""
-    lines = [f["lines"] for f in (cached, fresh) if f["lines"].width]
+def merge_parsed(*parts: ParsedFiles) -> ParsedFiles:
+    """Cached and freshly parsed files together, each dump_id once, sorted by dump_id, line_number.
+
+    Byte-identical files in two batches are parsed by both (a batch knows only
+    the cache): their parses are equal, and one is kept.
+    """
+    lines = [p["lines"] for p in parts if p["lines"].width]
     return ParsedFiles(
-        dumps=pl.concat([cached["dumps"], fresh["dumps"]]).sort("dump_id"),
-        lines=pl.concat(lines).sort("dump_id", "line_number") if lines else fresh["lines"],
+        dumps=pl.concat([p["dumps"] for p in parts]).unique("dump_id").sort("dump_id"),
+        lines=pl.concat(lines).unique(["dump_id", "line_number"]).sort("dump_id", "line_number")
+        if lines
+        else parts[-1]["lines"],
     )
 
 

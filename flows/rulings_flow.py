@@ -101,9 +101,8 @@ def assemble_dumps_task(
     """Gather the workers' parts with the cached parse; find entries, headers and stubs."""
     batches = [state.read_parts(p) for p in parts]
     files = pl.concat([b["files"] for b in batches]).sort("path")
-    fresh = state.ParsedFiles(
-        dumps=pl.concat([b["dumps"] for b in batches]),
-        lines=pl.concat([b["lines"] for b in batches if b["lines"].width], how="vertical"),
+    fresh = pipeline.merge_parsed(
+        *(state.ParsedFiles(dumps=b["dumps"], lines=b["lines"]) for b in batches)
     )
     reused, _ = state.split_cached(files, cached)
     parsed_files = pipeline.merge_parsed(reused, fresh)
@@ -182,6 +181,7 @@ def rulings_flow(
     retention: int = DEFAULT_RETENTION,
     language_batches: int = 1,
     processes: int = 0,
+    batch_files: int = BATCH_FILES,
 ) -> dict[str, Any]:
     """Turn the dumps in `raw_dir` into a validated snapshot under `output_dir`.
 
@@ -194,6 +194,7 @@ def rulings_flow(
             into (one per Dask worker or more; 1 on a single machine).
         processes: langdetect processes per detection task (0: one per core;
             1 on Dask workers, which are processes already).
+        batch_files: files per parse task.
 
     Returns:
         The run's manifest (as written to `manifest.json`), with `snapshot`:
@@ -214,8 +215,8 @@ def rulings_flow(
         known_ids = set(cached["dumps"]["dump_id"].to_list()) if cached else set()
         parts_dir = output_dir / "state" / "parts" / run_id
         batches = [
-            inputs["paths"][i : i + BATCH_FILES]
-            for i in range(0, len(inputs["paths"]), BATCH_FILES)
+            inputs["paths"][i : i + batch_files]
+            for i in range(0, len(inputs["paths"]), batch_files)
         ]
         parts = [
             parse_batch_task.submit(raw_dir, batch, known_ids, parts_dir, f"batch{i:05d}")

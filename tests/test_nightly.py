@@ -159,3 +159,28 @@ def test_prefect_yaml_declares_the_same_nightly_deployment() -> None:
     assert declared["entrypoint"] == "flows/rulings_flow.py:rulings_flow"
     assert declared["schedules"] == [{"cron": "0 3 * * *", "timezone": "UTC"}]
     assert declared["parameters"] == {"raw_dir": "raw", "output_dir": "output", "retention": 7}
+
+
+@pytest.mark.flow
+def test_small_batches_with_repeated_files_give_the_same_tables(
+    prefect_harness: None, tmp_path: Path
+) -> None:
+    raw = _raw(tmp_path, "raw")
+    shutil.copy(
+        raw / "000_fbe1a54fee004163.txt", raw / "zzz_copy_of_000.txt"
+    )  # lands in another batch
+    one = rulings_flow(raw_dir=raw, output_dir=tmp_path / "one")
+    many = rulings_flow(raw_dir=raw, output_dir=tmp_path / "many", batch_files=2)
+    assert many["line_accounting"] == one["line_accounting"]
+    assert many["line_accounting"]["lines_read"] == 154
+    for name in (
+        "rulings.parquet",
+        "ruling_occurrences.parquet",
+        "dumps.parquet",
+        "rejects.parquet",
+    ):
+        assert (Path(many["snapshot"]) / name).read_bytes() == (
+            Path(one["snapshot"]) / name
+        ).read_bytes()
+    rejects = pl.read_parquet(Path(many["snapshot"]) / "rejects.parquet")
+    assert rejects.select("stage", "content").rows() == [("read", "zzz_copy_of_000.txt")]

@@ -21,11 +21,13 @@ from concurrent.futures import ProcessPoolExecutor
 import hanzidentifier
 import polars as pl
 from langdetect import DetectorFactory, detect_langs
+from langdetect.detector_factory import init_factory
 from langdetect.lang_detect_exception import LangDetectException
 
 logger = logging.getLogger(__name__)
 
 DetectorFactory.seed = 0
+init_factory()  # load the language profiles now (once per process, and before forks)
 
 #: Language code for a text with no letters (ISO 639-2 "undetermined").
 UNDETERMINED = "und"
@@ -150,6 +152,7 @@ def _detect_all(
     size = -(-len(texts) // (processes * 8))  # a few chunks per process, for balance
     chunks = [texts[i : i + size] for i in range(0, len(texts), size)]
     context = multiprocessing.get_context("forkserver")  # no fork of a threaded process
+    context.set_forkserver_preload([__name__])  # workers start with langdetect's profiles loaded
     with ProcessPoolExecutor(max_workers=processes, mp_context=context) as pool:
         return [d for part in pool.map(_detect_chunk, [(detect, c) for c in chunks]) for d in part]
 

@@ -1,0 +1,334 @@
+"""The benchmark: the full flow, cold and warm, against a floor and a naive reference.
+
+`run_benchmark` measures, on a corpus from `corpus.generate_corpus`:
+
+- cold: the full Prefect flow (`python -m flows run`) on an empty output dir,
+  against a running Prefect server as the nightly runs (the temporary
+  server's start, measured with an empty flow, is reported apart);
+- warm: the same after 1 % of the dumps changed (a new entry appended);
+- direct: the same steps as the cold run, without Prefect (one process), so
+  orchestration's share of the cold run is (cold - direct) / cold; the
+  share left once Prefect's start (an empty flow's run) is taken out is
+  what batching controls;
+- floor: langdetect over the cold run's distinct texts in one process,
+  divided across the cores, plus reading every file;
+- naive: a plain loop that runs langdetect on every ruling body with no
+  cache and exact dedup only, on a slice of the dumps, scaled linearly.
+
+Each measured run is a subprocess (see `measure`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import platform
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+import httpx
+import polars as pl
+import psutil
+
+#: Targets of the issue, checked in the results (not in tests).
+TARGETS = {
+    "cold_over_floor_max": 1.3,
+    "naive_over_cold_min": 20.0,
+    "warm_over_cold_max": 0.10,
+    "peak_rss_gib_max": 2.0,
+}
+
+
+def measure(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> dict[str, float]:
+    """Run `command`; return its wall time, CPU time and peak memory.
+
+    Returns:
+        wall_s; cpu_s (user + sys of every process of its tree, sampled every
+        0.1 s: langdetect workers and Prefect's temporary server included);
+        peak_rss_mib (of the main process, from `os.wait4`);
+        peak_tree_rss_mib (the whole tree's RSS at its sampled peak).
+
+    Raises:
+        subprocess.CalledProcessError: the command failed.
+    """
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    root = psutil.Process(process.pid)
+    cpu: dict[int, float] = {}
+    peak_tree = 0
+    while True:
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            break
+        tree_rss = 0
+        for member in [root, *root.children(recursive=True)]:
+            try:
+                times = member.cpu_times()
+                cpu[member.pid] = times.user + times.system
+                tree_rss += member.memory_info().rss
+            except psutil.Error:
+                continue
+        peak_tree = max(peak_tree, tree_rss)
+        time.sleep(0.1)
+    wall = time.perf_counter() - started
+    stderr = process.stderr.read().decode(errors="replace") if process.stderr else ""
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        raise subprocess.CalledProcessError(code, command, stderr=stderr)
+    cpu[process.pid] = usage.ru_utime + usage.ru_stime  # exact for the main process
+    return {
+        "wall_s": round(wall, 2),
+        "cpu_s": round(sum(cpu.values()), 2),
+        "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),
+        "peak_tree_rss_mib": round(peak_tree / 2**20, 1),
+    }
+
+
+#: A flow that does nothing: what starting Prefect (its temporary server) costs.
+_EMPTY_FLOW = "from prefect import flow\nflow(name='empty')(lambda: None)()\n"
+
+
+@contextmanager
+def prefect_server(home: Path, timeout: float = 180) -> Iterator[str]:
+    """Run `prefect server start` on a free loopback port and its own PREFECT_HOME; yield its API.
+
+    Raises:
+        TimeoutError: the server did not answer its health check in `timeout` seconds.
+    """
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    api = f"http://127.0.0.1:{port}/api"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    env.update(
+        {
+            "PREFECT_HOME": str(home),
+            "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+            "DO_NOT_TRACK": "1",
+            "PREFECT_UI_ENABLED": "false",
+        }
+    )
+    server = subprocess.Popen(
+        [
+            str(Path(sys.executable).parent / "prefect"),
+            "server",
+            "start",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + timeout
+        while not _healthy(api):
+            if time.monotonic() > deadline or server.poll() is not None:
+                raise TimeoutError(f"the Prefect server at {api} did not start")
+            time.sleep(0.5)
+        yield api
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+def _healthy(api: str) -> bool:
+    try:
+        return httpx.get(f"{api}/health", timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def count_lines(raw_dir: Path) -> tuple[int, int, int]:
+    """(files, lines, bytes) of the dumps in `raw_dir`, lines as the pipeline counts them."""
+    files = lines = size = 0
+    for path in raw_dir.rglob("*.txt"):
+        data = path.read_bytes()
+        files, size = files + 1, size + len(data)
+        text = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        lines += text.count(b"\n") + (1 if text and not text.endswith(b"\n") else 0)
+    return files, lines, size
+
+
+def change_dumps(raw_dir: Path, share: float) -> int:
+    """Append a new entry to every `1/share`-th dump (by path order); return how many."""
+    paths = sorted(raw_dir.rglob("*.txt"))
+    step = max(1, round(1 / share))
+    changed = paths[::step]
+    for n, path in enumerate(changed):
+        with path.open("a", encoding="utf-8") as dump:
+            dump.write(
+                f"2024-06-07 · source : wotc\nBenchmark change {n}: a new ruling appended.\n"
+            )
+    return len(changed)
+
+
+def time_floor(state_dir: Path, raw_dir: Path, cores: int) -> dict[str, float]:
+    """The floor: langdetect over a run's distinct texts (its language cache) in one
+    process, divided by `cores`, plus reading every file of `raw_dir`."""
+    from flows.stages.language import detect_text_language
+
+    texts = pl.read_parquet(state_dir / "languages.parquet")["text"]
+    texts = texts.filter(texts.str.contains(r"\p{L}")).to_list()
+    started = time.process_time()
+    for text in texts:
+        detect_text_language(text)
+    detect_cpu = time.process_time() - started
+    started = time.perf_counter()
+    for path in raw_dir.rglob("*.txt"):
+        path.read_bytes()
+    read_s = time.perf_counter() - started
+    return {
+        "distinct_texts": len(texts),
+        "langdetect_cpu_s": round(detect_cpu, 2),
+        "read_files_s": round(read_s, 2),
+        "cores": cores,
+        "floor_s": round(detect_cpu / cores + read_s, 2),
+    }
+
+
+def time_naive(raw_dir: Path, share: float, total_lines: int) -> dict[str, float]:
+    """The naive reference on a slice of the dumps, scaled to the whole corpus by lines."""
+    from langdetect import DetectorFactory, detect_langs
+    from langdetect.lang_detect_exception import LangDetectException
+
+    DetectorFactory.seed = 0
+    date_line = re.compile(r"^\s*\S.*?\s*[·・]\s*\w+\s*[:：]\s*\S+\s*$")
+    paths = sorted(raw_dir.rglob("*.txt"))
+    sample = paths[:: max(1, round(1 / share))]
+    started = time.perf_counter()
+    lines = calls = 0
+    seen: dict[str, str] = {}
+    for path in sample:
+        body: list[str] = []
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            lines += 1
+            if date_line.match(line) or line.startswith("CMC"):
+                if body:
+                    text = " ".join(body)
+                    try:
+                        seen.setdefault(text, detect_langs(text)[0].lang)
+                    except LangDetectException:
+                        seen.setdefault(text, "und")
+                    calls += 1
+                body = []
+            elif line.strip():
+                body.append(line)
+    elapsed = time.perf_counter() - started
+    return {
+        "slice_files": len(sample),
+        "slice_lines": lines,
+        "slice_s": round(elapsed, 2),
+        "langdetect_calls": calls,
+        "scaled_s": round(elapsed * total_lines / max(1, lines), 2),
+    }
+
+
+def machine() -> dict[str, Any]:
+    """What the numbers were measured on."""
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        "?",
+    )
+    memory_kib = next(
+        int(line.split()[1])
+        for line in Path("/proc/meminfo").read_text().splitlines()
+        if line.startswith("MemTotal")
+    )
+    return {
+        "cores": os.cpu_count(),
+        "cpu": cpu,
+        "memory_gib": round(memory_kib / 2**20, 1),
+        "python": platform.python_version(),
+        "os": platform.platform(),
+        "polars": version("polars"),
+        "prefect": version("prefect"),
+        "langdetect": version("langdetect"),
+        "ruling_dumps": version("ruling-dumps"),
+    }
+
+
+def run_benchmark(
+    corpus: Path, work: Path, *, changed_share: float = 0.01, naive_share: float = 0.02
+) -> dict[str, Any]:
+    """Measure the cold, warm and direct runs, the floor and the naive reference on `corpus`.
+
+    `corpus` is copied to `work/raw` (the warm run changes dumps); outputs go to `work/`.
+    """
+    raw, output, direct_out = work / "raw", work / "output", work / "direct"
+    for path in (raw, output, direct_out):
+        shutil.rmtree(path, ignore_errors=True)
+    shutil.copytree(corpus, raw)
+    files, lines, size = count_lines(raw)
+    env = {**os.environ, "PREFECT_HOME": str(work / "prefect-home")}
+    flow_run = [sys.executable, "-m", "flows", "run", "--raw", str(raw), "--output", str(output)]
+    quiet = {
+        **env,
+        "PREFECT_LOGGING_LEVEL": "WARNING",
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        "DO_NOT_TRACK": "1",
+    }
+    startup = measure([sys.executable, "-c", _EMPTY_FLOW], work, quiet)
+    with prefect_server(work / "prefect-server-home") as api:  # as the nightly runs: a real server
+        served = {**env, "PREFECT_API_URL": api}
+        cold = measure(flow_run, work, served)
+        cold_manifest = json.loads((output / "latest" / "manifest.json").read_text())
+        direct = measure(
+            [sys.executable, "-m", "flows.bench_direct", str(raw), str(direct_out)], work, env
+        )
+        floor = time_floor(output / "state", raw, os.cpu_count() or 1)
+        naive = time_naive(raw, naive_share, lines)
+        changed = change_dumps(raw, changed_share)
+        warm = measure(flow_run, work, served)
+        warm_manifest = json.loads((output / "latest" / "manifest.json").read_text())
+    for run, manifest in ((cold, cold_manifest), (warm, warm_manifest)):
+        run["lines_per_s"] = round(lines / run["wall_s"])
+        run["langdetect_calls"] = manifest["work"]["languages_detected"]
+        run["work"] = manifest["work"]
+    overhead = max(0.0, cold["wall_s"] - direct["wall_s"])
+    cold["orchestration_share"] = round(overhead / cold["wall_s"], 3)
+    cold["orchestration_share_after_startup"] = round(
+        max(0.0, overhead - startup["wall_s"]) / cold["wall_s"], 3
+    )
+    results = {
+        "measured_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "machine": machine(),
+        "corpus": {"files": files, "lines": lines, "bytes": size, "changed_for_warm": changed},
+        "prefect_startup": startup,
+        "cold": cold,
+        "warm": warm,
+        "direct": direct,
+        "floor": floor,
+        "naive": naive,
+        "rows": cold_manifest["rows"],
+    }
+    results["against_targets"] = {
+        "cold_over_floor": round(cold["wall_s"] / floor["floor_s"], 2),
+        "naive_over_cold": round(naive["scaled_s"] / cold["wall_s"], 2),
+        "warm_over_cold": round(warm["wall_s"] / cold["wall_s"], 3),
+        "peak_rss_gib": round(max(cold["peak_rss_mib"], warm["peak_rss_mib"]) / 1024, 2),
+        "orchestration_share_after_startup": cold["orchestration_share_after_startup"],
+        "targets": TARGETS,
+    }
+    return results
