@@ -122,7 +122,11 @@ def assemble_dumps(files: pl.DataFrame, parsed: ParsedFiles, today: dt.date) -> 
     readable, file_rejects = read.split_readable_dumps(files)
     classified = parsed["lines"].filter(pl.col("dump_id").is_in(readable["dump_id"].implode()))
     published_dates = dates.parse_published_dates(classified["date_text"], today)
-    resolved = parse.resolve_entries(classified, published_dates)
+    resolved = parse.resolve_entries(classified, published_dates).with_columns(
+        line_normalized=pl.when(pl.col("kind") == "body").then(
+            dedupe.normalize_text(pl.col("line"))
+        )  # once, for language detection and its lookup
+    )
     return ParsedDumps(
         files=files,
         readable=readable,
@@ -138,9 +142,8 @@ def collect_texts(parsed: ParsedDumps) -> pl.Series:
 
     Date·source and stat lines are never sent to language detection.
     """
-    body_lines = parsed["resolved"].filter(pl.col("kind") == "body")
     return pl.concat([
-        body_lines.select(dedupe.normalize_text(pl.col("line")))["line"],
+        parsed["resolved"]["line_normalized"].drop_nulls(),
         parsed["headers"].select(dedupe.normalize_text(pl.col("header_text")))["header_text"],
         parsed["stubs"].select(dedupe.normalize_text(pl.col("text")))["text"],
     ])  # fmt: skip

@@ -26,7 +26,8 @@ def label_line_languages(
     the dump's most common reliable body language, else its header language.
 
     Needs:
-        resolved: dump_id, line_number, line, kind (one row per line).
+        resolved: dump_id, line_number, line, kind (one row per line);
+            line_normalized (`dedupe.normalize_text` of body lines) when present.
         languages: text (normalized), language, language_probability, is_reliable.
         dumps: dump_id, header_language.
 
@@ -39,9 +40,14 @@ def label_line_languages(
         {"text": "_key", "language": "_detected", "is_reliable": "_is_reliable"}
     )
     is_body = pl.col("kind") == "body"
-    with_detected = resolved.with_columns(
-        _key=pl.when(is_body).then(normalize_text(pl.col("line")))
-    ).join(lookup, on="_key", how="left")
+    key = (
+        pl.col("line_normalized")
+        if "line_normalized" in resolved.columns
+        else normalize_text(pl.col("line"))
+    )
+    with_detected = resolved.with_columns(_key=pl.when(is_body).then(key)).join(
+        lookup, on="_key", how="left"
+    )
     reliable_body = is_body & pl.col("_is_reliable").fill_null(False)
     body_prior = (
         pl.when((reliable_body & (pl.col("_detected") == ORIGINAL_LANGUAGE)).any().over("dump_id"))
