@@ -22,8 +22,9 @@ def run_direct(raw_dir: Path, output_dir: Path) -> Path:
     """Parse in batches, detect languages across processes, build, validate, publish."""
     today = dt.datetime.now(dt.UTC).date()
     paths = read.list_dump_paths(raw_dir)
+    none = pl.Series("dump_id", [], pl.String)
     batches = [
-        pipeline.parse_batch(raw_dir, paths[i : i + BATCH_FILES], set())
+        pipeline.parse_batch(raw_dir, pl.Series(paths[i : i + BATCH_FILES]), none)
         for i in range(0, len(paths), BATCH_FILES)
     ]
     files = pl.concat([b["files"] for b in batches]).sort("path")

@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.table import Table
 
 from flows.errors import RulingsError
-from flows.stages.read import list_dump_files
+from flows.stages.read import list_dump_paths
 from flows.stages.write import check_output_dir, verify_snapshot
 from schemas import TABLE_MODELS
 
@@ -83,7 +83,7 @@ def run(
         ruling-dumps run --raw raw --output output
     """
     try:
-        list_dump_files(raw)
+        list_dump_paths(raw)
         check_output_dir(output)
     except RulingsError as exc:
         _fail(exc)

@@ -27,6 +27,7 @@ from prefect.cache_policies import NO_CACHE
 from prefect.deployments.runner import RunnerDeployment
 from prefect.schedules import Cron
 from prefect.states import State
+from prefect.utilities.annotations import quote
 
 import flows
 from flows import pipeline
@@ -87,7 +88,7 @@ def load_inputs_task(raw_dir: Path, output_dir: Path) -> Inputs:
 
 @task(**_IO_RETRIES)
 def parse_batch_task(
-    raw_dir: Path, paths: list[str], known_ids: set[str], parts_dir: Path, name: str
+    raw_dir: Path, paths: pl.Series, known_ids: pl.Series, parts_dir: Path, name: str
 ) -> dict[str, str]:
     """Read, hash and parse one batch of files (on a worker); write its Parquet parts."""
     batch = pipeline.parse_batch(raw_dir, paths, known_ids)
@@ -212,10 +213,10 @@ def rulings_flow(
     with hold_run_lock(output_dir):
         inputs = load_inputs_task(raw_dir, output_dir)
         cached = inputs["state"]["parsed"]
-        known_ids = set(cached["dumps"]["dump_id"].to_list()) if cached else set()
+        known_ids = cached["dumps"]["dump_id"] if cached else pl.Series("dump_id", [], pl.String)
         parts_dir = output_dir / "state" / "parts" / run_id
         batches = [
-            inputs["paths"][i : i + batch_files]
+            pl.Series("path", inputs["paths"][i : i + batch_files], pl.String)
             for i in range(0, len(inputs["paths"]), batch_files)
         ]
         parts = [
@@ -254,7 +255,8 @@ def rulings_flow(
             },
         )
         markdown = report.build_report(run_manifest, published)
-        snapshot = write_snapshot_task(published, run_manifest, output_dir, markdown)
+        # quote(): Prefect would walk the manifest's 100,000 inputs item by item.
+        snapshot = write_snapshot_task(published, quote(run_manifest), output_dir, markdown)
         switch_latest_task(output_dir, snapshot)
         save_state_task(output_dir, parsed_files, detected["languages"], built["registry"])
         prune_snapshots_task(output_dir, max(1, retention))
