@@ -7,9 +7,7 @@
   server's start, measured with an empty flow, is reported apart);
 - warm: the same after 1 % of the dumps changed (a new entry appended);
 - direct: the same steps as the cold run, without Prefect (one process), so
-  orchestration's share of the cold run is (cold - direct) / cold; the
-  share left once Prefect's start (an empty flow's run) is taken out is
-  what batching controls;
+  orchestration's share of the cold run is (cold - direct) / cold;
 - floor: langdetect over the cold run's distinct texts in one process,
   divided across the cores, plus reading every file;
 - naive: a plain loop that runs langdetect on every ruling body with no
@@ -42,6 +40,7 @@ import psutil
 
 #: Targets of the issue, checked in the results (not in tests).
 TARGETS = {
+    "orchestration_share_max": 0.05,
     "cold_over_floor_max": 1.3,
     "naive_over_cold_min": 20.0,
     "warm_over_cold_max": 0.10,
@@ -306,10 +305,9 @@ def run_benchmark(
         run["lines_per_s"] = round(lines / run["wall_s"])
         run["langdetect_calls"] = manifest["work"]["languages_detected"]
         run["work"] = manifest["work"]
-    overhead = max(0.0, cold["wall_s"] - direct["wall_s"])
-    cold["orchestration_share"] = round(overhead / cold["wall_s"], 3)
-    cold["orchestration_share_after_startup"] = round(
-        max(0.0, overhead - startup["wall_s"]) / cold["wall_s"], 3
+    # The flow runs against a running server, so no server start is in `cold`.
+    cold["orchestration_share"] = round(
+        max(0.0, cold["wall_s"] - direct["wall_s"]) / cold["wall_s"], 3
     )
     results = {
         "measured_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
@@ -328,7 +326,7 @@ def run_benchmark(
         "naive_over_cold": round(naive["scaled_s"] / cold["wall_s"], 2),
         "warm_over_cold": round(warm["wall_s"] / cold["wall_s"], 3),
         "peak_rss_gib": round(max(cold["peak_rss_mib"], warm["peak_rss_mib"]) / 1024, 2),
-        "orchestration_share_after_startup": cold["orchestration_share_after_startup"],
+        "orchestration_share": cold["orchestration_share"],
         "targets": TARGETS,
     }
     return results
