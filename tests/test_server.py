@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -21,17 +20,11 @@ from typing import Any
 import httpx
 import pytest
 
+from flows.bench import prefect_server as start_prefect_server
 from tests.conftest import REPO, SEED_DIR
 
 STARTUP_TIMEOUT = 180  # seconds: the server migrates a fresh database first
 RUN_TIMEOUT = 240
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def _wait_for(what: str, check: Callable[[], Any], timeout: float, log: Path) -> Any:
@@ -59,44 +52,17 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 @pytest.fixture()
 def prefect_server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
     """A real Prefect server on a free loopback port; yields (api_url, env for clients)."""
-    api = f"http://127.0.0.1:{_free_port()}/api"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
-    env.update(
-        {
-            "PREFECT_HOME": str(tmp_path / "prefect-home"),
-            "PREFECT_API_URL": api,
-            "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-            "DO_NOT_TRACK": "1",
-            "PREFECT_UI_ENABLED": "false",
-        }
-    )
-    log = tmp_path / "server.log"
-    port = api.rsplit(":", 1)[1].split("/")[0]
-    with log.open("wb") as out:
-        server = subprocess.Popen(
-            [
-                str(Path(sys.executable).parent / "prefect"),
-                "server",
-                "start",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                port,
-            ],
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        _wait_for(
-            "the server's health check",
-            lambda: httpx.get(f"{api}/health").status_code == 200,
-            STARTUP_TIMEOUT,
-            log,
+    with start_prefect_server(tmp_path / "prefect-home", timeout=STARTUP_TIMEOUT) as api:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+        env.update(
+            {
+                "PREFECT_HOME": str(tmp_path / "client-home"),
+                "PREFECT_API_URL": api,
+                "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+                "DO_NOT_TRACK": "1",
+            }
         )
         yield api, env
-    finally:
-        _stop(server)
 
 
 @pytest.mark.flow
