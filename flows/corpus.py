@@ -308,10 +308,10 @@ def generate_corpus(real_dir: Path, out_dir: Path, target_lines: int, seed: int 
     )
     by_language = {site.mtgjson_language: site for site in SITE_LOCALES.values()}
     foreign = {
-        (o, by_language[lang].code): card
-        for o, lang, card in cards.filter(pl.col("language").is_in(list(by_language)))
-        .select("oracle_id", "language", card=pl.struct(pl.all()))
-        .iter_rows()
+        (card["oracle_id"], by_language[card["language"]].code): CardStub(
+            card["mana_value"], card["power"], card["toughness"], card["text"]
+        )
+        for card in cards.filter(pl.col("language").is_in(list(by_language))).iter_rows(named=True)
     }
     card_rulings = {
         o: list(g.select("published_on", "text").iter_rows())
@@ -341,7 +341,7 @@ def _write_card(
     oracle_id: str,
     entries: list[tuple[dt.date, str]],
     set_codes: list[str],
-    foreign: dict[tuple[str, str], dict[str, object]],
+    foreign: dict[tuple[str, str], CardStub],
     rng: random.Random,
     written: CorpusStats,
 ) -> CorpusStats:
@@ -355,12 +355,7 @@ def _write_card(
             texts = [(day, _vary(text, rng, straight)) for day, text in entries]
             card = None
             if printed is not None and rng.random() < STUB_SHARE:
-                card = CardStub(
-                    printed["mana_value"],
-                    printed["power"],
-                    printed["toughness"],  # type: ignore[arg-type]
-                    printed["text"],
-                )  # type: ignore[arg-type]
+                card = printed
             dump = build_site_dump(site, texts, card, set_code=set_code)
             content = dump.content().encode()
             folder = out_dir / code

@@ -79,8 +79,9 @@ def _card_with_rulings(
     for card in candidates.slice(pick).iter_rows(named=True):
         card_rulings = rulings.filter(pl.col("oracle_id") == card["oracle_id"])
         texts = "\n".join([card["text"], *card_rulings["text"]])
-        if saving != "crlf-cp1252" or texts.encode("cp1252", errors="replace") == texts.encode(
-            "cp1252", errors="ignore"
+        if (
+            saving != "crlf-cp1252"
+            or texts.encode("cp1252", errors="replace").decode("cp1252") == texts
         ):
             return card_rulings, card
     raise AssertionError(f"no {language} card to build a site from")
