@@ -35,8 +35,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import polars as pl
 import psutil
+
+from flows.stages import state
 
 #: Targets of the issue, checked in the results (not in tests).
 TARGETS = {
@@ -184,7 +185,7 @@ def time_floor(state_dir: Path, raw_dir: Path, cores: int) -> dict[str, float]:
     process, divided by `cores`, plus reading every file of `raw_dir`."""
     from flows.stages.language import detect_text_language
 
-    texts = pl.read_parquet(state_dir / "languages.parquet")["text"]
+    texts = state.load_state(state_dir)["languages"]["text"]
     texts = texts.filter(texts.str.contains(r"\p{L}")).to_list()
     started = time.process_time()
     for text in texts:

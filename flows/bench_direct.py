@@ -52,7 +52,9 @@ def run_direct(raw_dir: Path, output_dir: Path) -> Path:
         "direct",
         {"report.md": report.build_report(run_manifest, published)},
     )
-    state.save_state(output_dir / "state", parsed_files, detected["languages"], built["registry"])
+    state.save_state(
+        output_dir / "state", parsed_files, detected["languages"], built["registry"], "direct"
+    )
     return snapshot
 
 

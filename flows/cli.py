@@ -22,6 +22,7 @@ from rich.table import Table
 
 from flows.errors import RulingsError
 from flows.stages.read import list_dump_paths
+from flows.stages.runlock import hold_run_lock
 from flows.stages.write import check_output_dir, verify_snapshot
 from schemas import TABLE_MODELS
 
@@ -85,6 +86,8 @@ def run(
     try:
         list_dump_paths(raw)
         check_output_dir(output)
+        with hold_run_lock(output):  # fail at once, before Prefect starts (the flow locks again)
+            pass
     except RulingsError as exc:
         _fail(exc)
     for name, value in QUIET_PREFECT_DEFAULTS.items():
@@ -158,6 +161,8 @@ def serve(
 
 
 bench_app = typer.Typer(
+    epilog="Example: ruling-dumps bench generate --lines 100000 /tmp/c100k && "
+    "ruling-dumps bench run /tmp/c100k",
     add_completion=False,
     no_args_is_help=True,
     help="Benchmark: generate a corpus from real data, measure the pipeline.",

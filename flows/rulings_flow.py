@@ -164,9 +164,10 @@ def save_state_task(
     parsed_files: state.ParsedFiles,
     languages: pl.DataFrame,
     registry: pl.DataFrame,
+    generation: str,
 ) -> None:
     """Keep the parse and language caches and the id registry for the next run."""
-    state.save_state(output_dir / "state", parsed_files, languages, registry)
+    state.save_state(output_dir / "state", parsed_files, languages, registry, generation)
 
 
 @task(**_IO_RETRIES)
@@ -258,7 +259,7 @@ def rulings_flow(
         # quote(): Prefect would walk the manifest's 100,000 inputs item by item.
         snapshot = write_snapshot_task(published, quote(run_manifest), output_dir, markdown)
         switch_latest_task(output_dir, snapshot)
-        save_state_task(output_dir, parsed_files, detected["languages"], built["registry"])
+        save_state_task(output_dir, parsed_files, detected["languages"], built["registry"], run_id)
         prune_snapshots_task(output_dir, max(1, retention))
     create_markdown_artifact(
         markdown=markdown, key="ruling-dumps-report", description=f"ruling-dumps run {run_id}"

@@ -77,11 +77,17 @@ def test_sigkill_of_whole_runs_then_a_clean_run(tmp_path: Path) -> None:
 
     def run(kill_after: float | None) -> int:
         process = subprocess.Popen(
-            command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            command,
+            cwd=REPO,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
         )
         if kill_after is not None:
             time.sleep(kill_after)
-            process.send_signal(signal.SIGKILL)
+            # the whole process group, as systemd or `timeout` do: Prefect's temporary server too
+            os.killpg(process.pid, signal.SIGKILL)
         return process.wait(timeout=300)
 
     assert run(None) == 0

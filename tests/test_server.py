@@ -107,13 +107,25 @@ def test_served_deployment_runs_through_the_api(
             "output_dir": str(output),
             "retention": 3,
         }
-        flow_run = httpx.post(
-            f"{api}/deployments/{deployment['id']}/create_flow_run", json={}
-        ).json()
+        flow_run = _wait_for(  # the server may answer 503 while its services start
+            "the flow run to be created",
+            lambda: (
+                (
+                    r := httpx.post(
+                        f"{api}/deployments/{deployment['id']}/create_flow_run", json={}
+                    )
+                ).status_code
+                == 201
+                and r.json()
+            ),
+            STARTUP_TIMEOUT,
+            log,
+        )
         final = _wait_for(
             "the flow run to finish",
             lambda: (
-                (state := httpx.get(f"{api}/flow_runs/{flow_run['id']}").json()["state"])
+                (r := httpx.get(f"{api}/flow_runs/{flow_run['id']}")).status_code == 200
+                and (state := r.json()["state"])
                 and state["type"] in {"COMPLETED", "FAILED", "CRASHED", "CANCELLED"}
                 and state
             ),

@@ -1,14 +1,15 @@
 """State kept between runs under `output/state/`: caches and the id registry.
 
-- `parsed_dumps.parquet`, `parsed_lines.parquet`: each dump's decoding and
+- `parsed_dumps.<generation>.parquet`, `parsed_lines.<generation>.parquet`: each dump's decoding and
   classified lines, keyed by dump_id (the sha256 of its bytes), so a dump
   whose bytes did not change is not decoded or parsed again.
-- `languages.parquet`: language results by normalized text.
-- `ruling_ids.parquet`: every variant_id ever published and its ruling_id, so
+- `languages.<generation>.parquet`: language results by normalized text.
+- `ruling_ids.<generation>.parquet`: every variant_id ever published and its ruling_id, so
   a ruling keeps its id when dumps are added, removed or renamed, or when a
   new variant joins it.
-- `state.json`: the versions the caches were made with; a cache made by
-  another parser or detector version is ignored.
+- `state.json`: the generation (run id) whose files are current, and the
+  versions the caches were made with; a cache made by another parser or
+  detector version is ignored.
 
 Reading and writing are the only I/O here; every write goes to a temporary
 file first and is moved into place with `os.replace`.
@@ -61,43 +62,71 @@ class RunState(TypedDict):
     registry: pl.DataFrame  # REGISTRY_SCHEMA
 
 
+_STATE_FILES = ("parsed_dumps", "parsed_lines", "languages", "ruling_ids")
+
+
 def load_state(state_dir: Path) -> RunState:
-    """Read the state kept under `state_dir`; missing or outdated parts come back empty."""
+    """Read the state kept under `state_dir`; missing or outdated parts come back empty.
+
+    Only the generation `state.json` names is read, so the files of a save
+    that was killed halfway are never mixed with those of the one before.
+    """
     versions = _read_versions(state_dir)
+    generation = versions.get("generation")
+    path = {name: state_dir / f"{name}.{generation}.parquet" for name in _STATE_FILES}
+    if generation is None or not all(p.is_file() for p in path.values()):
+        return RunState(
+            parsed=None,
+            languages=pl.DataFrame(schema=LANGUAGE_SCHEMA),
+            registry=pl.DataFrame(schema=REGISTRY_SCHEMA),
+        )
     parsed = None
-    if (
-        versions.get("parser_version") == PARSER_VERSION
-        and (state_dir / "parsed_lines.parquet").is_file()
-    ):
+    if versions.get("parser_version") == PARSER_VERSION:
         parsed = ParsedFiles(
-            dumps=pl.read_parquet(state_dir / "parsed_dumps.parquet"),
-            lines=pl.read_parquet(state_dir / "parsed_lines.parquet"),
+            dumps=pl.read_parquet(path["parsed_dumps"]), lines=pl.read_parquet(path["parsed_lines"])
         )
     languages = pl.DataFrame(schema=LANGUAGE_SCHEMA)
-    if (
-        versions.get("detector_version") == DETECTOR_VERSION
-        and (state_dir / "languages.parquet").is_file()
-    ):
-        languages = pl.read_parquet(state_dir / "languages.parquet")
-    registry = pl.DataFrame(schema=REGISTRY_SCHEMA)
-    if (state_dir / "ruling_ids.parquet").is_file():
-        registry = pl.read_parquet(state_dir / "ruling_ids.parquet")
-    return RunState(parsed=parsed, languages=languages, registry=registry)
+    if versions.get("detector_version") == DETECTOR_VERSION:
+        languages = pl.read_parquet(path["languages"])
+    return RunState(
+        parsed=parsed, languages=languages, registry=pl.read_parquet(path["ruling_ids"])
+    )
 
 
 def save_state(
-    state_dir: Path, parsed: ParsedFiles, languages: pl.DataFrame, registry: pl.DataFrame
+    state_dir: Path,
+    parsed: ParsedFiles,
+    languages: pl.DataFrame,
+    registry: pl.DataFrame,
+    generation: str,
 ) -> None:
-    """Write the state for the next run (each file atomically)."""
+    """Write the state for the next run as one unit.
+
+    Every file of `generation` (the run id) is written first; replacing
+    `state.json`, which names the generation, is what commits them; the
+    files of other generations are deleted after. A run killed at any point
+    leaves the previous state whole.
+    """
     state_dir.mkdir(parents=True, exist_ok=True)
-    _write_parquet(parsed["dumps"], state_dir / "parsed_dumps.parquet")
-    _write_parquet(parsed["lines"], state_dir / "parsed_lines.parquet")
-    _write_parquet(languages.select(list(LANGUAGE_SCHEMA)), state_dir / "languages.parquet")
-    _write_parquet(registry, state_dir / "ruling_ids.parquet")
-    versions = {"parser_version": PARSER_VERSION, "detector_version": DETECTOR_VERSION}
+    frames = {
+        "parsed_dumps": parsed["dumps"],
+        "parsed_lines": parsed["lines"],
+        "languages": languages.select(list(LANGUAGE_SCHEMA)),
+        "ruling_ids": registry,
+    }
+    for name, frame in frames.items():
+        _write_parquet(frame, state_dir / f"{name}.{generation}.parquet")
+    versions = {
+        "generation": generation,
+        "parser_version": PARSER_VERSION,
+        "detector_version": DETECTOR_VERSION,
+    }
     staged = state_dir / "state.json.tmp"
     staged.write_text(json.dumps(versions, indent=2) + "\n", encoding="utf-8")
     os.replace(staged, state_dir / "state.json")
+    for old in state_dir.glob("*.parquet"):
+        if not old.name.endswith(f".{generation}.parquet"):
+            old.unlink()
     logger.info(
         "saved state: %d parsed dumps, %d languages, %d variant ids",
         parsed["dumps"].height,
