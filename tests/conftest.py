@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -70,3 +71,41 @@ def files_of(raw: pl.DataFrame) -> pl.DataFrame:
     """Every file (path order) with its dump_id and decoding: the input of `split_readable_dumps`."""
     hashed = hash_dumps(raw)
     return hashed.drop("content").join(decode_dumps(hashed), on="dump_id").sort("path")
+
+
+#: The issue's line accounting and table sizes of the five seeds.
+SEED_LINE_ACCOUNTING = {
+    "header": 5,
+    "date_source": 73,
+    "body": 73,
+    "translation": 0,
+    "stub": 3,
+    "blank": 0,
+    "rejected": 0,
+    "lines_read": 154,
+}
+SEED_ROWS = {
+    "dumps": 5,
+    "ruling_occurrences": 73,
+    "rulings": 36,
+    "ruling_variants": 37,
+    "ruling_translations": 0,
+    "card_stubs": 1,
+    "rejects": 0,
+}
+
+
+def cli_run(tmp_path: Path, output: Path) -> tuple[list[str], dict[str, str]]:
+    """The command and environment of `python -m flows run` on the seeds in a subprocess."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    env["PREFECT_HOME"] = str(tmp_path / "prefect-home")
+    return [
+        sys.executable,
+        "-m",
+        "flows",
+        "run",
+        "--raw",
+        str(SEED_DIR),
+        "--output",
+        str(output),
+    ], env

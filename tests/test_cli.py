@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from flows.cli import app
-from tests.conftest import REPO, SEED_DIR
+from tests.conftest import REPO, SEED_DIR, cli_run
 
 runner = CliRunner()
 
@@ -63,19 +61,9 @@ def test_validate_without_a_snapshot(tmp_path: Path) -> None:
 
 @pytest.mark.flow
 def test_run_then_validate_in_a_subprocess(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
-    env["PREFECT_HOME"] = str(tmp_path / "prefect-home")
+    command, env = cli_run(tmp_path, tmp_path / "out")
     run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "flows",
-            "run",
-            "--raw",
-            str(SEED_DIR),
-            "--output",
-            str(tmp_path / "out"),
-        ],
+        command,
         cwd=REPO,
         env=env,
         capture_output=True,

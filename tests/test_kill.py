@@ -13,7 +13,7 @@ import pytest
 
 from flows.stages.write import verify_snapshot
 from schemas import TABLE_MODELS
-from tests.conftest import REPO, SEED_DIR
+from tests.conftest import REPO, SEED_DIR, cli_run
 
 #: Publishes the seed tables over and over, as fast as it can, until killed.
 PUBLISH_LOOP = """
@@ -61,19 +61,8 @@ def test_sigkill_while_publishing(delay: float, tmp_path: Path) -> None:
 
 @pytest.mark.flow
 def test_sigkill_of_whole_runs_then_a_clean_run(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
-    env["PREFECT_HOME"] = str(tmp_path / "prefect-home")
     output = tmp_path / "out"
-    command = [
-        sys.executable,
-        "-m",
-        "flows",
-        "run",
-        "--raw",
-        str(SEED_DIR),
-        "--output",
-        str(output),
-    ]
+    command, env = cli_run(tmp_path, output)
 
     def run(kill_after: float | None) -> int:
         process = subprocess.Popen(

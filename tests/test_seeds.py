@@ -11,35 +11,18 @@ from flows.pipeline import BuiltTables, detect_languages, parse_dumps, run_pipel
 from flows.stages.language import Detection, detect_text_language
 from flows.stages.manifest import account_lines
 from flows.stages.read import load_raw_dumps
-from tests.conftest import SEED_DIR, TODAY
+from tests.conftest import SEED_DIR, SEED_LINE_ACCOUNTING, SEED_ROWS, TODAY
 
 KEEP_TRACK = "Keep track of how many energy counters each player has."
 
 
 def test_every_line_is_accounted_for(seed_run: tuple[BuiltTables, dict[str, pl.DataFrame]]) -> None:
     built, _ = seed_run
-    assert account_lines(built["lines"]) == {
-        "header": 5,
-        "date_source": 73,
-        "body": 73,
-        "translation": 0,
-        "stub": 3,
-        "blank": 0,
-        "rejected": 0,
-        "lines_read": 154,
-    }
+    assert account_lines(built["lines"]) == SEED_LINE_ACCOUNTING
 
 
 def test_table_sizes(seed_tables: dict[str, pl.DataFrame]) -> None:
-    assert {name: t.height for name, t in seed_tables.items()} == {
-        "dumps": 5,
-        "ruling_occurrences": 73,
-        "rulings": 36,
-        "ruling_variants": 37,
-        "ruling_translations": 0,
-        "card_stubs": 1,
-        "rejects": 0,
-    }
+    assert {name: t.height for name, t in seed_tables.items()} == SEED_ROWS
 
 
 def test_dumps(seed_tables: dict[str, pl.DataFrame]) -> None:
