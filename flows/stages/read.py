@@ -53,11 +53,6 @@ def list_dump_paths(raw_dir: Path) -> list[str]:
     return sorted(paths)
 
 
-def list_dump_files(raw_dir: Path) -> list[Path]:
-    """`list_dump_paths` as paths (raw_dir / relative path)."""
-    return [raw_dir / p for p in list_dump_paths(raw_dir)]
-
-
 def load_raw_dumps(raw_dir: Path, paths: list[str] | None = None) -> pl.DataFrame:
     """Read dump files below `raw_dir` as bytes: all of them, or the `paths` given.
 
@@ -71,7 +66,7 @@ def load_raw_dumps(raw_dir: Path, paths: list[str] | None = None) -> pl.DataFram
         content (Binary): the file's bytes, unchanged.
 
     Raises:
-        RawDirError: see `list_dump_files`.
+        RawDirError: see `list_dump_paths`.
         OSError: a file could not be read (transient errors are retried by the flow).
     """
     paths = list_dump_paths(raw_dir) if paths is None else sorted(paths)

@@ -10,7 +10,7 @@ from polars.testing import assert_frame_equal
 
 from flows.errors import RawDirError
 from flows.stages.decode import REPAIR_MOJIBAKE, REPAIR_REPLACED, DecodedDump, decode_bytes
-from flows.stages.read import list_dump_files, load_raw_dumps, split_readable_dumps
+from flows.stages.read import list_dump_paths, load_raw_dumps, split_readable_dumps
 from tests.conftest import files_of, lines_of
 
 SEED_HEADER = (
@@ -160,19 +160,19 @@ def test_byte_identical_files_are_read_once(tmp_path: Path) -> None:
     )
 
 
-def test_list_dump_files_sorted_recursive_and_txt_only(tmp_path: Path) -> None:
+def test_list_dump_paths_sorted_recursive_and_txt_only(tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
     for name in ("b.txt", "sub/a.txt", "a.txt", "notes.md"):
         (tmp_path / name).write_text("x")
-    assert [p.relative_to(tmp_path).as_posix() for p in list_dump_files(tmp_path)] == [
+    assert list_dump_paths(tmp_path) == [
         "a.txt",
         "b.txt",
         "sub/a.txt",
     ]
 
 
-def test_list_dump_files_errors(tmp_path: Path) -> None:
+def test_list_dump_paths_errors(tmp_path: Path) -> None:
     with pytest.raises(RawDirError, match="does not exist"):
-        list_dump_files(tmp_path / "missing")
+        list_dump_paths(tmp_path / "missing")
     with pytest.raises(RawDirError, match=r"holds no dump file \(expected \*\.txt\)"):
-        list_dump_files(tmp_path)
+        list_dump_paths(tmp_path)
