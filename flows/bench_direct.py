@@ -44,6 +44,7 @@ def run_direct(raw_dir: Path, output_dir: Path) -> Path:
         files=parsed["files"],
         tables=published,
         line_accounting=manifest.account_lines(built["lines"]),
+        ruling_ids=built["ruling_ids"],
     )
     snapshot = write.write_snapshot(
         published,

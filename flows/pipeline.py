@@ -14,7 +14,17 @@ from typing import TypedDict
 import polars as pl
 
 from flows.errors import ContractError
-from flows.stages import dates, dedupe, language, parse, read, stubs, tables, translations
+from flows.stages import (
+    dates,
+    dedupe,
+    language,
+    parse,
+    read,
+    ruling_ids,
+    stubs,
+    tables,
+    translations,
+)
 from flows.stages.state import LANGUAGE_SCHEMA, REGISTRY_SCHEMA, ParsedFiles
 from flows.stages.validate import validate_table
 from schemas import TABLE_MODELS
@@ -37,6 +47,7 @@ class BuiltTables(TypedDict):
     tables: dict[str, pl.DataFrame]  # published tables, keyed by name
     lines: pl.DataFrame  # one row per line read, with its final kind
     registry: pl.DataFrame  # variant_id -> ruling_id, for the next run
+    ruling_ids: dict[str, int | str | None]  # ids kept, merged, split, gained vs the registry
 
 
 def parse_files(hashed: pl.DataFrame) -> ParsedFiles:
@@ -211,26 +222,31 @@ def build_tables(
     )
     entries = dedupe.assign_variants(parse.assemble_entries(lines))
     variant_languages = entries.group_by("variant_id").agg(
-        text=pl.col("text_normalized").first(), language=pl.col("language").mode().min()
+        text=pl.col("text_normalized").first(),
+        language=pl.col("language").mode().min(),
+        occurrence_count=pl.len(),
     )
-    clusters, registry = dedupe.stabilize_ruling_ids(
+    ids = ruling_ids.stabilize_ruling_ids(
         dedupe.cluster_variants(variant_languages),
         registry if registry is not None else pl.DataFrame(schema=REGISTRY_SCHEMA),
     )
+    clusters = ids["clusters"]
     occurrences = tables.build_occurrences(entries, clusters)
     variant_table = tables.build_variants(occurrences)
     ruling_translations = translations.build_translations(lines, occurrences)
     dumps = tables.build_dumps(parsed["readable"], lines, headers)
     published = {
         "dumps": translations.find_claimed_translations(dumps, ruling_translations),
-        "ruling_occurrences": occurrences.drop("_text_normalized", "_language_probability"),
+        "ruling_occurrences": occurrences.select(pl.exclude("^_.*$")),
         "rulings": tables.build_rulings(occurrences, variant_table),
-        "ruling_variants": variant_table.drop("_language_probability"),
+        "ruling_variants": variant_table.select(pl.exclude("^_.*$")),
         "ruling_translations": ruling_translations,
         "card_stubs": tables.build_card_stubs(parsed["stubs"], headers, languages),
         "rejects": tables.build_rejects(lines, parsed["file_rejects"]),
     }
-    return BuiltTables(tables=published, lines=lines, registry=registry)
+    return BuiltTables(
+        tables=published, lines=lines, registry=ids["registry"], ruling_ids=ids["stats"]
+    )
 
 
 def validate_tables(built: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:

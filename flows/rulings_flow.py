@@ -245,6 +245,7 @@ def rulings_flow(
             files=parsed["files"],
             tables=published,
             line_accounting=manifest.account_lines(built["lines"]),
+            ruling_ids=built["ruling_ids"],
             since_previous={
                 "previous_run_id": (inputs["previous_manifest"] or {}).get("run_id"),
                 **manifest.compare_inputs(inputs["previous_manifest"], parsed["files"]),

@@ -1,31 +1,55 @@
 """Deduplicate rulings across dumps: exact variants, then near-duplicate rulings.
 
-1. Normalize (Unicode NFKC, curly and straight quotes and apostrophes folded,
-   whitespace collapsed). Each distinct normalized text is a *variant*.
+1. Key each body for comparison (`normalize_text`: invisible characters
+   removed, Unicode NFKC, quotes, apostrophes and the minus sign folded,
+   whitespace collapsed). Each distinct key is a *variant*. The key is for
+   comparison only: published texts keep what was written.
 2. Merge variants of one language that are small typo variants of each other
    (seed 000 "writing theme down" and seed 003 "writing them down") into one
-   *ruling*. A merge never joins texts whose protected tokens differ: numbers,
-   `{symbols}`, capitalized words (card names), negations and number words,
-   so "power 2 or less" and "power 3 or less" stay two rulings.
+   *ruling* (`MERGE_RULES_VERSION`). Two variants are within the merge rule
+   when they have the same protected tokens in the same order
+   (`PROTECTED_TOKENS`: numbers and signed power/toughness and counters with
+   their signs, `{symbols}`, capitalized words, negations, number words), no
+   word of one is a word of the other with a negating prefix added
+   (`NEGATING_PREFIXES`: able/unable, tap/untap), and they are at most
+   `MAX_EDITS` character edits apart and `MIN_SIMILARITY` similar.
+3. No chaining: near pairs are joined (union-find), then every variant of a
+   group is checked against the group's representative (its most frequent
+   variant, ties: the smallest key); those outside the representative's merge
+   rule form groups of their own, checked the same way.
 
-Ids are sha256 hex digests of content (never polars' hash, which changes
-between polars versions).
+Ruling ids and the registry that keeps them across runs are in
+`flows.stages.ruling_ids`. Ids are sha256 hex digests of content (never
+polars' hash, which changes between polars versions).
 """
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import logging
 
 import numpy as np
 import polars as pl
+import regex
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 logger = logging.getLogger(__name__)
 
-#: Curly quotes and apostrophes folded to straight ones (seed 003 writes
-#: `doesn’t` and `“may pay”` where the other seeds write `doesn't`, `"may pay"`).
+#: Bump when the merge rule changes; the id registry records it.
+MERGE_RULES_VERSION = "2"
+
+#: Characters that are never seen and never change a ruling: soft hyphen,
+#: combining grapheme joiner, zero-width space/joiners, bidi marks, embeddings
+#: and isolates, word joiner and invisible operators, BOM (case c19).
+INVISIBLE_CHARACTERS = (
+    r"[\u00ad\u034f\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
+)
+
+#: Folded in the comparison key: curly quotes and apostrophes to straight ones
+#: (seed 003 writes `doesn’t` and `“may pay”` where the other seeds write
+#: `doesn't`, `"may pay"`), the minus sign to a hyphen-minus (`−1/−1`).
 QUOTE_FOLDS: dict[str, str] = {
     "\u2018": "'",
     "\u2019": "'",
@@ -37,17 +61,26 @@ QUOTE_FOLDS: dict[str, str] = {
     "\u201e": '"',
     "\u201f": '"',
     "\u2033": '"',
+    "\u2212": "-",
 }
 
-#: Tokens that must be equal for two texts to be near-duplicates.
+#: Tokens that must be equal, in the same order, for two texts to merge.
 PROTECTED_TOKENS = (
-    r"\d+(?:[.,]\d+)?"  # numbers: power 2 / power 3
+    r"[+-]?(?:\d+|[XY*])/[+-]?(?:\d+|[XY*])"  # power/toughness and counters: +1/+0, -1/-1, */*
+    r"|[+-]?\d+(?:[.,]\d+)?"  # numbers with their sign: power 2 / power 3, +2 / -2
     r"|\{[^}]*\}"  # mana and other symbols: {E}, {X}, {2}{W}
     r"|\b\p{Lu}[\p{L}\p{M}'-]*"  # capitalized words: card names, sentence starts
     r"|(?i:\b(?:not|no|never|none|nothing|cannot|\w+n't|one|two|three|four|five|six|seven"
     r"|eight|nine|ten|first|second|third|fourth|fifth|last|once|twice|half|double"
     r"|less|more|greater|fewer|least|most)\b)"
 )
+
+#: A word that is another word of the pair with one of these in front is a
+#: different ruling (able/unable, active/inactive, token/nontoken, tap/untap).
+NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "non", "non-", "dis")
+#: Shortest word a negating prefix is looked for on (`to`/`into` is no negation).
+_MIN_NEGATED_WORD = 3
+_WORD = regex.compile(r"[\p{L}\p{M}'-]+")
 
 #: At most this many character edits between two near-duplicates ...
 MAX_EDITS = 2
@@ -58,13 +91,23 @@ _CHUNK_ROWS = 512
 
 
 def normalize_text(text: pl.Expr) -> pl.Expr:
-    """Normalize ruling text: NFKC, quotes folded (QUOTE_FOLDS), whitespace collapsed, trimmed."""
+    """The comparison key of a text (never published).
+
+    Removes INVISIBLE_CHARACTERS, applies NFKC, folds QUOTE_FOLDS, collapses
+    whitespace and trims.
+    """
     return (
-        text.str.normalize("NFKC")
+        text.str.replace_all(INVISIBLE_CHARACTERS, "")
+        .str.normalize("NFKC")
         .str.replace_many(list(QUOTE_FOLDS), list(QUOTE_FOLDS.values()))
         .str.replace_all(r"\s+", " ")
         .str.strip_chars()
     )
+
+
+def protected_tokens(text: pl.Expr) -> pl.Expr:
+    """The protected tokens of a comparison key, in order (List[String])."""
+    return text.str.extract_all(PROTECTED_TOKENS)
 
 
 def sha256_hex(values: pl.Series, namespace: str = "") -> pl.Series:
@@ -79,53 +122,101 @@ def sha256_hex(values: pl.Series, namespace: str = "") -> pl.Series:
 
 
 def assign_variants(entries: pl.DataFrame) -> pl.DataFrame:
-    """Normalize each entry's body and give it its variant id.
+    """Key each entry's body for comparison and give it its variant id.
 
     Needs:
         text_raw (String).
 
     Adds:
-        text_normalized (String): see `normalize_text`.
-        variant_id (String): sha256 hex of text_normalized.
+        text_normalized (String): the comparison key (`normalize_text`).
+        variant_id (String): sha256 hex of text_normalized, so bodies that
+            differ only in invisible characters, NFKC forms or quotes are
+            one variant.
     """
     with_text = entries.with_columns(text_normalized=normalize_text(pl.col("text_raw")))
     return with_text.with_columns(variant_id=sha256_hex(with_text["text_normalized"]))
 
 
+def negates(a: str, b: str) -> bool:
+    """True when a word of `a` and a word of `b` differ by a NEGATING_PREFIXES prefix.
+
+    Words are aligned with difflib (a word replaced by one word); case is ignored.
+    """
+    words_a = [w.lower() for w in _WORD.findall(a)]
+    words_b = [w.lower() for w in _WORD.findall(b)]
+    matcher = difflib.SequenceMatcher(None, words_a, words_b, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op != "replace":
+            continue
+        for x in words_a[i1:i2]:
+            for y in words_b[j1:j2]:
+                short, long = sorted((x, y), key=len)
+                if len(short) >= _MIN_NEGATED_WORD and any(
+                    long == p + short for p in NEGATING_PREFIXES
+                ):
+                    return True
+    return False
+
+
+def within_merge_rule(
+    a: str, b: str, max_edits: int = MAX_EDITS, min_similarity: float = MIN_SIMILARITY
+) -> bool:
+    """True when comparison keys `a` and `b` may be one ruling (any language check aside)."""
+    if regex.findall(PROTECTED_TOKENS, a) != regex.findall(PROTECTED_TOKENS, b):
+        return False
+    edits = Levenshtein.distance(a, b, score_cutoff=max_edits)
+    longest = max(len(a), len(b), 1)
+    return edits <= max_edits and 1 - edits / longest >= min_similarity and not negates(a, b)
+
+
 def cluster_variants(
     variants: pl.DataFrame, max_edits: int = MAX_EDITS, min_similarity: float = MIN_SIMILARITY
 ) -> pl.DataFrame:
-    """Group near-duplicate variants into rulings.
-
-    Two variants join when they have the same language and the same protected
-    tokens (PROTECTED_TOKENS), are at most `max_edits` character edits apart
-    and at least `min_similarity` similar; rulings are the connected groups.
+    """Group near-duplicate variants into rulings (see the module docstring).
 
     Needs:
-        variant_id (String), text (String: normalized), language (String);
-        one row per variant.
+        variant_id (String), text (String: comparison key), language (String);
+        optional occurrence_count (Int64, default 1); one row per variant.
 
     Returns:
-        variant_id (String), ruling_id (String: sha256 hex of "ruling:" plus
-        the group's smallest text), sorted by variant_id.
+        variant_id (String), ruling_id (String: content id, sha256 hex of
+        "ruling:" plus the group's smallest key), is_representative (Boolean:
+        the group's most frequent variant, ties: the smallest key); sorted by
+        variant_id. Every variant is within the merge rule of its
+        representative.
     """
+    if "occurrence_count" not in variants.columns:
+        variants = variants.with_columns(occurrence_count=pl.lit(1, dtype=pl.Int64))
     blocked = variants.with_columns(
         _block=pl.concat_str(
             "language",
-            pl.col("text").str.extract_all(PROTECTED_TOKENS).list.sort().list.join("\x1f"),
+            protected_tokens(pl.col("text")).list.join("\x1f"),
             separator="\x1e",
         )
-    )
+    ).sort("variant_id")
     parent = {v: v for v in blocked["variant_id"].to_list()}
     for block in blocked.filter(pl.len().over("_block") > 1).partition_by("_block"):
         for a, b in _near_pairs(block["text"].to_list(), max_edits, min_similarity):
             _union(parent, block["variant_id"][a], block["variant_id"][b])
-    groups = blocked.select("variant_id", "text").with_columns(
-        _root=pl.col("variant_id").replace_strict({v: _find(parent, v) for v in parent})
+    rows = {
+        v: (t, c)
+        for v, t, c in blocked.select("variant_id", "text", "occurrence_count").iter_rows()
+    }
+    groups: dict[str, list[str]] = {}
+    for v in parent:
+        groups.setdefault(_find(parent, v), []).append(v)
+    assigned: list[tuple[str, str, bool]] = []
+    for members in groups.values():
+        assigned.extend(_verified_groups(members, rows, max_edits, min_similarity))
+    merged = pl.DataFrame(
+        assigned,
+        schema={"variant_id": pl.String, "_canonical": pl.String, "is_representative": pl.Boolean},
+        orient="row",
     )
-    canonical = groups.with_columns(_canonical=pl.col("text").min().over("_root"))
-    merged = canonical.select(
-        "variant_id", ruling_id=sha256_hex(canonical["_canonical"], namespace="ruling:")
+    merged = merged.select(
+        "variant_id",
+        ruling_id=sha256_hex(merged["_canonical"], namespace="ruling:"),
+        is_representative="is_representative",
     ).sort("variant_id")
     logger.info(
         "clustered %d variants into %d rulings", merged.height, merged["ruling_id"].n_unique()
@@ -133,8 +224,38 @@ def cluster_variants(
     return merged
 
 
+def _verified_groups(
+    members: list[str],
+    rows: dict[str, tuple[str, int]],
+    max_edits: int,
+    min_similarity: float,
+) -> list[tuple[str, str, bool]]:
+    """Split a union-find group so every variant is within its representative's rule.
+
+    Returns (variant_id, smallest key of its group, is_representative) rows.
+    """
+    remaining = sorted(members, key=lambda v: (-rows[v][1], rows[v][0]))
+    out = []
+    while remaining:
+        rep, rest = remaining[0], remaining[1:]
+        group = [rep] + [
+            v
+            for v in rest
+            if within_merge_rule(rows[rep][0], rows[v][0], max_edits, min_similarity)
+        ]
+        canonical = min(rows[v][0] for v in group)
+        out.extend((v, canonical, v == rep) for v in group)
+        taken = set(group)
+        remaining = [v for v in rest if v not in taken]
+    return out
+
+
 def _near_pairs(texts: list[str], max_edits: int, min_similarity: float) -> list[tuple[int, int]]:
-    """Index pairs (i < j) of texts within `max_edits` edits and `min_similarity`."""
+    """Index pairs (i < j) of texts within the merge rule (`within_merge_rule`).
+
+    Candidates come from `rapidfuzz.process.cdist` (edits only); the full
+    rule, negating prefixes included, is checked on each.
+    """
     pairs = []
     for start in range(0, len(texts), _CHUNK_ROWS):
         distances = process.cdist(
@@ -146,8 +267,7 @@ def _near_pairs(texts: list[str], max_edits: int, min_similarity: float) -> list
         )
         for i, j in zip(*np.nonzero(distances <= max_edits), strict=True):
             a, b = start + int(i), int(j)
-            longest = max(len(texts[a]), len(texts[b]))
-            if a < b and 1 - distances[i, j] / longest >= min_similarity:
+            if a < b and within_merge_rule(texts[a], texts[b], max_edits, min_similarity):
                 pairs.append((a, b))
     return pairs
 
@@ -163,33 +283,3 @@ def _union(parent: dict[str, str], a: str, b: str) -> None:
     root_a, root_b = _find(parent, a), _find(parent, b)
     if root_a != root_b:
         parent[max(root_a, root_b)] = min(root_a, root_b)
-
-
-def stabilize_ruling_ids(
-    clusters: pl.DataFrame, registry: pl.DataFrame
-) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Keep the ruling_id each variant was published under before.
-
-    A ruling whose variants were published before keeps that id, whatever
-    dumps are added, removed or renamed and whatever variant joins it; a new
-    ruling gets its content id from `cluster_variants`. When a new variant
-    joins two rulings published before, the smaller of their ids stays.
-
-    Needs:
-        clusters: variant_id, ruling_id (from `cluster_variants`).
-        registry: variant_id, ruling_id (every variant published before).
-
-    Returns:
-        (clusters, registry): `clusters` with registered ids, sorted by
-        variant_id; the registry with every current variant added or updated
-        (variants no longer seen stay registered, so a dump that comes back
-        brings back its ids).
-    """
-    registered = clusters.join(
-        registry.rename({"ruling_id": "_registered"}), on="variant_id", how="left"
-    ).with_columns(
-        ruling_id=pl.coalesce(pl.col("_registered").min().over("ruling_id"), pl.col("ruling_id"))
-    )
-    stable = registered.select("variant_id", "ruling_id").sort("variant_id")
-    kept = registry.filter(~pl.col("variant_id").is_in(stable["variant_id"].implode()))
-    return stable, pl.concat([kept, stable]).sort("variant_id")

@@ -57,6 +57,7 @@ def build_manifest(
     line_accounting: dict[str, int],
     since_previous: dict[str, Any] | None = None,
     work: dict[str, int] | None = None,
+    ruling_ids: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Assemble `manifest.json` (the publish step adds `files`).
 
@@ -69,7 +70,10 @@ def build_manifest(
         schema_version, inputs [{path, sha256, bytes}], rows {table: count},
         line_accounting {kind: count, lines_read}, since_previous (see
         `compare_inputs`, plus the previous run_id), work (what this run did:
-        dumps_parsed, dumps_reused, languages_detected, languages_reused).
+        dumps_parsed, dumps_reused, languages_detected, languages_reused),
+        ruling_ids (published rulings by how their id relates to the id
+        registry: kept, merged, split, gained; the merge rules versions of
+        the registry and of this run; see `ruling_ids.stabilize_ruling_ids`).
     """
     return {
         "run_id": run_id,
@@ -85,4 +89,5 @@ def build_manifest(
         "line_accounting": line_accounting,
         "since_previous": since_previous or {},
         "work": work or {},
+        "ruling_ids": ruling_ids or {},
     }

@@ -4,9 +4,9 @@
   classified lines, keyed by dump_id (the sha256 of its bytes), so a dump
   whose bytes did not change is not decoded or parsed again.
 - `languages.<generation>.parquet`: language results by normalized text.
-- `ruling_ids.<generation>.parquet`: every variant_id ever published and its ruling_id, so
-  a ruling keeps its id when dumps are added, removed or renamed, or when a
-  new variant joins it.
+- `ruling_ids.<generation>.parquet`: every variant_id ever published, its ruling_id,
+  whether it was its ruling's representative and the merge rules version
+  (see `flows.stages.ruling_ids`).
 - `state.json`: the generation (run id) whose files are current, and the
   versions the caches were made with; a cache made by another parser or
   detector version is ignored.
@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import TypedDict
 
 import polars as pl
+
+from flows.stages.ruling_ids import REGISTRY_COLUMNS
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +46,8 @@ LANGUAGE_SCHEMA = {
     "language_probability": pl.Float64,
     "is_reliable": pl.Boolean,
 }
-REGISTRY_SCHEMA = {"variant_id": pl.String, "ruling_id": pl.String}
+#: The id registry: variant_id, ruling_id, is_representative, merge_rules_version.
+REGISTRY_SCHEMA = dict(REGISTRY_COLUMNS)
 
 
 class ParsedFiles(TypedDict):

@@ -62,13 +62,13 @@ def build_occurrences(variant_entries: pl.DataFrame, clusters: pl.DataFrame) -> 
             text_normalized, variant_id, language, language_probability,
             language_is_inferred (from `parse.assemble_entries` and
             `dedupe.assign_variants`).
-        clusters: variant_id, ruling_id.
+        clusters: variant_id, ruling_id, is_representative.
 
     Returns:
         dump_id, line_number (Int64), published_on (Date), source, text_raw,
         variant_id, ruling_id, language, language_is_inferred, plus working
-        columns `_text_normalized`, `_language_probability`; sorted by
-        dump_id, line_number.
+        columns `_text_normalized`, `_language_probability`,
+        `_is_representative`; sorted by dump_id, line_number.
     """
     return (
         variant_entries.join(clusters, on="variant_id", how="left")
@@ -76,79 +76,84 @@ def build_occurrences(variant_entries: pl.DataFrame, clusters: pl.DataFrame) -> 
             "dump_id", "line_number", "published_on", "source", "text_raw", "variant_id",
             "ruling_id", "language", "language_is_inferred",
             _text_normalized="text_normalized", _language_probability="language_probability",
+            _is_representative="is_representative",
         )
         .sort("dump_id", "line_number")
     )  # fmt: skip
 
 
 def build_variants(occurrences: pl.DataFrame) -> pl.DataFrame:
-    """One row per distinct normalized text: the `ruling_variants` table.
+    """One row per variant (distinct comparison key): the `ruling_variants` table.
 
-    A variant's language is the most common language of its occurrences
-    (ties: the smallest code); its probability the highest among those.
+    A variant's text is its most frequent body as written (`text_raw`,
+    trimmed; ties: the smallest), never the comparison key: `20½` stays
+    `20½` and `Commander™` stays `Commander™` (case c20). Its language is the
+    most common language of its occurrences (ties: the smallest code); its
+    probability the highest among those.
 
     Needs:
-        variant_id, ruling_id, language, _text_normalized, _language_probability.
+        variant_id, ruling_id, language, text_raw, _language_probability,
+        _is_representative.
 
     Returns:
-        variant_id, ruling_id, text (String, normalized), language,
-        occurrence_count (Int64), plus working column `_language_probability`;
-        sorted by variant_id.
+        variant_id, ruling_id, text (String, as written), language,
+        occurrence_count (Int64), plus working columns `_language_probability`,
+        `_is_representative`; sorted by variant_id.
     """
     by_variant_language = occurrences.group_by("variant_id", "language").agg(
         _language_probability=pl.col("_language_probability").max()
+    )
+    written = (
+        occurrences.group_by("variant_id", _written=pl.col("text_raw").str.strip_chars())
+        .len()
+        .sort(["len", "_written"], descending=[True, False])
+        .group_by("variant_id", maintain_order=True)
+        .agg(text=pl.col("_written").first())
     )
     return (
         occurrences.group_by("variant_id")
         .agg(
             pl.col("ruling_id").first(),
-            text=pl.col("_text_normalized").first(),
             language=pl.col("language").mode().min(),
             occurrence_count=pl.len().cast(pl.Int64),
+            _is_representative=pl.col("_is_representative").first(),
         )
+        .join(written, on="variant_id", how="left")
         .join(by_variant_language, on=["variant_id", "language"], how="left")
         .select(
-            "variant_id",
-            "ruling_id",
-            "text",
-            "language",
-            "occurrence_count",
-            "_language_probability",
+            "variant_id", "ruling_id", "text", "language", "occurrence_count",
+            "_language_probability", "_is_representative",
         )
         .sort("variant_id")
-    )
+    )  # fmt: skip
 
 
 def build_rulings(occurrences: pl.DataFrame, variants: pl.DataFrame) -> pl.DataFrame:
     """One row per ruling: the `rulings` table.
 
-    The ruling's text is its most frequent variant (ties: the smallest text);
-    its language and probability are that variant's.
+    The ruling's text, language and probability are those of its
+    representative variant (`dedupe.cluster_variants`: the most frequent
+    variant, ties: the smallest comparison key), its text as written.
 
     Needs:
-        occurrences: ruling_id, dump_id, published_on.
-        variants: variant_id, ruling_id, text, language, occurrence_count,
-            _language_probability.
+        occurrences: ruling_id, variant_id, dump_id, published_on.
+        variants: variant_id, ruling_id, text, language, _language_probability,
+            _is_representative.
 
     Returns:
         ruling_id, text, language, language_probability (Float64),
         first_published_on, last_published_on (Date), occurrence_count,
         dump_count, variant_count (Int64); sorted by ruling_id.
     """
-    representative = (
-        variants.sort(["occurrence_count", "text"], descending=[True, False])
-        .group_by("ruling_id", maintain_order=True)
-        .agg(
-            pl.col("text", "language").first(),
-            language_probability=pl.col("_language_probability").first(),
-            variant_count=pl.len().cast(pl.Int64),
-        )
+    representative = variants.filter(pl.col("_is_representative")).select(
+        "ruling_id", "text", "language", language_probability="_language_probability"
     )
     spread = occurrences.group_by("ruling_id").agg(
         first_published_on=pl.col("published_on").min(),
         last_published_on=pl.col("published_on").max(),
         occurrence_count=pl.len().cast(pl.Int64),
         dump_count=pl.col("dump_id").n_unique().cast(pl.Int64),
+        variant_count=pl.col("variant_id").n_unique().cast(pl.Int64),
     )
     return (
         representative.join(spread, on="ruling_id")
