@@ -225,6 +225,50 @@ def bench_run(
     typer.echo(json.dumps(measured["against_targets"], indent=2))
 
 
+eval_app = typer.Typer(
+    epilog="Example: ruling-dumps eval dedup",
+    add_completion=False,
+    no_args_is_help=True,
+    help="Evaluate stages against real data; results are recorded under bench/.",
+)
+app.add_typer(eval_app, name="eval")
+
+
+@eval_app.command("dedup")
+def eval_dedup(
+    real: RealOption = Path("../shared/data/real"),
+    positives: Annotated[
+        int, typer.Option("--positives", min=1, help="Typo variants to make (recall).")
+    ] = 2500,
+    seed: Annotated[int, typer.Option("--seed", help="Same seed, same typo variants.")] = 0,
+    results: Annotated[
+        Path, typer.Option("--results", help="JSON file; a .md summary is written beside it.")
+    ] = Path("bench/eval-dedup.json"),
+) -> None:
+    """Measure dedup on real rulings: hard negatives merged, typo recall, time.
+
+    Reads REAL/derived/mtgjson_v5_rulings.jsonl; writes RESULTS and RESULTS
+    with a .md suffix.
+
+    Example:
+
+        ruling-dumps eval dedup --results bench/eval-dedup.json
+    """
+    from flows.evaluate_dedup import evaluate_dedup, write_results
+
+    rulings = real / "derived" / "mtgjson_v5_rulings.jsonl"
+    if not rulings.is_file():
+        _fail(RulingsError(f"{rulings} not found; pass --real with the real data folder"))
+    measured = evaluate_dedup(rulings, positives, seed)
+    write_results(measured, results, results.with_suffix(".md"))
+    negatives, recall = measured["hard_negatives"], measured["positives"]
+    typer.echo(
+        f"hard negatives merged: {negatives['merged']} of {negatives['pairs']}; "
+        f"typo recall: {recall['recall']:.2%} of {recall['variants']}; "
+        f"dedup: {measured['dedup_seconds']} s on {measured['distinct_texts']} texts"
+    )
+
+
 def _fail(exc: Exception) -> None:
     typer.echo(f"error: {exc}", err=True)
     raise typer.Exit(1)

@@ -1,0 +1,247 @@
+"""`ruling-dumps eval dedup`: precision, recall and time of the dedup step on real rulings.
+
+Over the distinct real ruling texts (MTGJSON `comment`s, compared by their
+key, `dedupe.normalize_text`):
+
+1. Hard negatives: every pair of distinct texts at most `NEGATIVE_EDITS`
+   character edits apart whose protected tokens differ (a number, sign,
+   symbol, capitalized word, negation, number word, quantifier or modal) or
+   whose words differ by a negating prefix. Scored: the share the dedup step
+   merged must be 0. Pairs that differ only in other words (`that`/`the`)
+   are listed with the merge decision, not scored.
+2. Positives: seeded typo variants (1 or 2 character edits outside protected
+   tokens) of `positives` real texts, clustered together with every real
+   text. Recall = share of variants in their original's ruling (target ≥ 99 %).
+3. Time of `dedupe.cluster_variants` on all real texts.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import string
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+import regex
+from rapidfuzz import process
+from rapidfuzz.distance import Levenshtein
+
+from flows.stages import dedupe
+
+#: Pairs up to this many edits apart are hard-negative candidates.
+NEGATIVE_EDITS = 3
+_EDIT_KINDS = ("substitute", "insert", "delete")
+_TOKEN_KINDS = (
+    ("sign or number", r"^[+-]?[\dXY*]"),
+    ("symbol", r"^\{"),
+    ("capitalized word", r"^\p{Lu}"),
+)
+
+
+def load_real_texts(rulings_jsonl: Path) -> list[str]:
+    """Distinct comparison keys of the `comment` of each line of `rulings_jsonl`, sorted."""
+    keys = pl.read_ndjson(rulings_jsonl).select(key=dedupe.normalize_text(pl.col("comment")))
+    return keys.filter(pl.col("key") != "")["key"].unique().sort().to_list()
+
+
+def time_clustering(texts: list[str]) -> tuple[pl.DataFrame, float]:
+    """Cluster `texts` (all English) with `dedupe.cluster_variants`; (clusters, seconds)."""
+    variants = pl.DataFrame({"text": texts, "language": ["en"] * len(texts)})
+    variants = variants.with_columns(variant_id=dedupe.sha256_hex(variants["text"]))
+    started = time.perf_counter()
+    clusters = dedupe.cluster_variants(variants)
+    seconds = time.perf_counter() - started
+    return clusters.join(variants.select("variant_id", "text"), on="variant_id"), seconds
+
+
+def find_close_pairs(
+    texts: list[str], max_edits: int = NEGATIVE_EDITS
+) -> list[tuple[int, int, int]]:
+    """(i, j, edits) for every pair i < j of `texts` at most `max_edits` apart.
+
+    Texts are compared in chunks against those whose length is within
+    `max_edits` (a length difference is a lower bound on the edits).
+    """
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    lengths = np.array([len(texts[i]) for i in order])
+    pairs = []
+    for start in range(0, len(order), 256):
+        chunk = order[start : start + 256]
+        lo = int(np.searchsorted(lengths, lengths[start] - max_edits, side="left"))
+        hi = int(
+            np.searchsorted(lengths, lengths[min(start + 255, len(order) - 1)] + max_edits, "right")
+        )
+        others = order[lo:hi]
+        distances = process.cdist(
+            [texts[i] for i in chunk], [texts[j] for j in others],
+            scorer=Levenshtein.distance, score_cutoff=max_edits, dtype=np.int32, workers=2,
+        )  # fmt: skip
+        for a, b in zip(*np.nonzero(distances <= max_edits), strict=True):
+            i, j = chunk[int(a)], others[int(b)]
+            if i < j:
+                pairs.append((i, j, int(distances[a, b])))
+    return sorted(pairs)
+
+
+def classify_pair(a: str, b: str) -> str | None:
+    """What protected difference separates keys `a` and `b`, or None (other words only)."""
+    tokens_a = regex.findall(dedupe.PROTECTED_TOKENS, a)
+    tokens_b = regex.findall(dedupe.PROTECTED_TOKENS, b)
+    if tokens_a != tokens_b:
+        differing = [x for x, y in zip(tokens_a, tokens_b, strict=False) if x != y]
+        token = (
+            differing[0] if differing else (tokens_a + tokens_b)[min(len(tokens_a), len(tokens_b))]
+        )
+        for kind, pattern in _TOKEN_KINDS:
+            if regex.search(pattern, token):
+                return kind
+        return "negation, number word, quantifier or modal"
+    return "negating prefix" if dedupe.negates(a, b) else None
+
+
+def make_typo(text: str, rng: random.Random) -> tuple[str, str] | None:
+    """A 1–2 edit variant of `text` outside its protected tokens, and its kind; None if none found."""
+    guarded = set()
+    for match in regex.finditer(dedupe.PROTECTED_TOKENS, text):
+        guarded.update(range(match.start() - 1, match.end() + 1))
+    spots = [i for i, c in enumerate(text) if c.islower() and i not in guarded]
+    for _ in range(20):
+        if not spots:
+            return None
+        variant = text
+        kinds = [rng.choice(_EDIT_KINDS) for _ in range(rng.choice((1, 2)))]
+        for kind in kinds:
+            i = rng.choice([s for s in spots if s < len(variant)] or [0])
+            letter = rng.choice(string.ascii_lowercase)
+            variant = {
+                "substitute": variant[:i] + letter + variant[i + 1 :],
+                "insert": variant[:i] + letter + variant[i:],
+                "delete": variant[:i] + variant[i + 1 :],
+            }[kind]
+        edits = Levenshtein.distance(text, variant)
+        if 1 <= edits <= 2 and classify_pair(text, variant) is None:
+            return variant, f"{edits} edit(s): {'+'.join(sorted(kinds))}"
+    return None
+
+
+def evaluate_dedup(rulings_jsonl: Path, positives: int = 2500, seed: int = 0) -> dict[str, Any]:
+    """Run the three measures (module docstring); returns the results as a JSON-ready dict."""
+    texts = load_real_texts(rulings_jsonl)
+    clusters, seconds = time_clustering(texts)
+    ruling_of = dict(clusters.select("text", "ruling_id").iter_rows())
+    negatives: Counter[str] = Counter()
+    negative_merged: list[dict[str, Any]] = []
+    other_words: Counter[str] = Counter()
+    other_examples: list[dict[str, Any]] = []
+    for i, j, edits in find_close_pairs(texts):
+        a, b = texts[i], texts[j]
+        merged = ruling_of[a] == ruling_of[b]
+        kind = classify_pair(a, b)
+        if kind is None:
+            other_words["merged" if merged else "not merged"] += 1
+            if len(other_examples) < 20:
+                other_examples.append({"a": a, "b": b, "edits": edits, "merged": merged})
+            continue
+        negatives[kind] += 1
+        if merged:
+            negative_merged.append({"a": a, "b": b, "edits": edits, "kind": kind})
+    recall = measure_recall(texts, positives, seed)
+    return {
+        "data": str(rulings_jsonl),
+        "distinct_texts": len(texts),
+        "merge_rules_version": dedupe.MERGE_RULES_VERSION,
+        "hard_negatives": {
+            "pairs": sum(negatives.values()),
+            "by_kind": dict(sorted(negatives.items())),
+            "merged": len(negative_merged),
+            "share_merged": len(negative_merged) / max(sum(negatives.values()), 1),
+            "merged_pairs": negative_merged,
+        },
+        "other_word_pairs": {"decisions": dict(other_words), "examples": other_examples},
+        "positives": recall,
+        "dedup_seconds": round(seconds, 2),
+        "rulings": clusters["ruling_id"].n_unique(),
+    }
+
+
+def measure_recall(texts: list[str], positives: int, seed: int) -> dict[str, Any]:
+    """Recall of seeded typo variants of `positives` real texts clustered with all of `texts`."""
+    rng = random.Random(seed)
+    known = set(texts)
+    typos: list[tuple[str, str, str]] = []  # original, variant, kind
+    for original in rng.sample(texts, min(len(texts), positives * 2)):
+        made = make_typo(original, rng)
+        if made and made[0] not in known:
+            typos.append((original, *made))
+            known.add(made[0])
+        if len(typos) == positives:
+            break
+    clusters, _ = time_clustering(texts + [variant for _, variant, _ in typos])
+    ruling_of = dict(clusters.select("text", "ruling_id").iter_rows())
+    misses = [
+        {"original": o, "variant": v, "kind": f"{_miss_reason(o, v)}; {k}"}
+        for o, v, k in typos
+        if ruling_of[o] != ruling_of[v]
+    ]
+    return {
+        "variants": len(typos),
+        "seed": seed,
+        "merged": len(typos) - len(misses),
+        "recall": (len(typos) - len(misses)) / max(len(typos), 1),
+        "misses_by_kind": dict(sorted(Counter(m["kind"] for m in misses).items())),
+        "misses": misses,
+    }
+
+
+def _miss_reason(original: str, variant: str) -> str:
+    if not dedupe.within_merge_rule(original, variant):
+        return "outside the merge rule (too short for MIN_SIMILARITY)"
+    return "original merged with a real near-duplicate the variant is too far from (no chaining)"
+
+
+def write_results(results: dict[str, Any], json_path: Path, markdown_path: Path) -> None:
+    """Write `results` as JSON and a short markdown summary (misses listed by kind)."""
+    json_path.parent.mkdir(parents=True, exist_ok=True)
+    json_path.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    negatives, positives = results["hard_negatives"], results["positives"]
+    lines = [
+        "# Dedup evaluation on real rulings",
+        "",
+        f"`ruling-dumps eval dedup` over {results['distinct_texts']:,} distinct real ruling texts "
+        f"({results['data']}), merge rules version {results['merge_rules_version']}.",
+        "",
+        "| measure | result | target |",
+        "|---|---|---|",
+        f"| hard negatives merged | {negatives['merged']} of {negatives['pairs']:,} "
+        f"({negatives['share_merged']:.2%}) | 0 |",
+        f"| typo variants recalled | {positives['merged']:,} of {positives['variants']:,} "
+        f"({positives['recall']:.2%}) | ≥ 99 % |",
+        f"| dedup step (cluster_variants) on all texts | {results['dedup_seconds']} s | |",
+        "",
+        "Hard negatives by kind: "
+        + ", ".join(f"{k} {v:,}" for k, v in negatives["by_kind"].items()),
+        "",
+        "Pairs differing only in other words (not scored): "
+        + ", ".join(
+            f"{k} {v:,}" for k, v in sorted(results["other_word_pairs"]["decisions"].items())
+        ),
+        "",
+        "## Missed typo variants, by kind",
+        "",
+    ]
+    for kind, n in positives["misses_by_kind"].items():
+        lines.append(f"- {kind}: {n}")
+        lines += [f"  - `{m['original']}` → `{m['variant']}`"
+                  for m in positives["misses"] if m["kind"] == kind]  # fmt: skip
+    if not positives["misses"]:
+        lines.append("- none")
+    lines += ["", "## Merged hard negatives", ""]
+    lines += [f"- {m['kind']}: `{m['a']}` / `{m['b']}`" for m in negatives["merged_pairs"]] or [
+        "- none"
+    ]
+    markdown_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
