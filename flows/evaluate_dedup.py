@@ -105,7 +105,7 @@ def classify_pair(a: str, b: str) -> str | None:
 
 
 def make_typo(text: str, rng: random.Random) -> tuple[str, str] | None:
-    """A 1–2 edit variant of `text` outside its protected tokens, and its kind; None if none found."""
+    """A 1–2 edit variant of `text` outside its protected tokens and its kind, or None."""
     guarded = set()
     for match in regex.finditer(dedupe.PROTECTED_TOKENS, text):
         guarded.update(range(match.start() - 1, match.end() + 1))

@@ -135,9 +135,13 @@ def test_card_stub(seed_tables: dict[str, pl.DataFrame]) -> None:
 def test_ruling_ids_are_sha256_of_content(seed_tables: dict[str, pl.DataFrame]) -> None:
     import hashlib
 
+    from flows.stages.dedupe import normalize_text
+
     variants = seed_tables["ruling_variants"]
-    text, variant_id = variants.select("text", "variant_id").row(0)
-    assert variant_id == hashlib.sha256(text.encode()).hexdigest()
+    keys = variants.select(normalize_text(pl.col("text")), "variant_id")  # ids hash the key
+    assert keys["variant_id"].to_list() == [
+        hashlib.sha256(key.encode()).hexdigest() for key in keys["text"]
+    ]
     occurrences = seed_tables["ruling_occurrences"]
     assert occurrences["ruling_id"].is_in(seed_tables["rulings"]["ruling_id"].implode()).all()
     assert occurrences["variant_id"].is_in(variants["variant_id"].implode()).all()

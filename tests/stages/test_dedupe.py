@@ -7,7 +7,21 @@ import hashlib
 import polars as pl
 import pytest
 
-from flows.stages.dedupe import assign_variants, cluster_variants, normalize_text, sha256_hex
+from flows.pipeline import run_pipeline
+from flows.stages.dedupe import (
+    assign_variants,
+    cluster_variants,
+    negates,
+    normalize_text,
+    sha256_hex,
+    within_merge_rule,
+)
+from flows.stages.read import load_raw_dumps
+from tests.conftest import REAL_DATA, TODAY, dump_of
+
+#: Field-fault cases (../shared/cases/realworld, right values in its CASES.md).
+CASES = REAL_DATA.parents[1] / "cases" / "realworld"
+needs_cases = pytest.mark.skipif(not CASES.is_dir(), reason=f"cases not found at {CASES}")
 
 # Seeds 000 and 003: the same ruling, "theme" (typo) and "them".
 KEEP_THEME = (
@@ -61,12 +75,19 @@ LABELLED: list[tuple[str, str]] = [
 ]
 
 
-def _clusters(texts: list[str], languages: list[str] | None = None) -> list[set[str]]:
-    variants = pl.DataFrame({"text": texts, "language": languages or ["en"] * len(texts)})
+def _clusters(
+    texts: list[str], languages: list[str] | None = None, counts: list[int] | None = None
+) -> list[set[str]]:
+    """Clusters of `texts` (as written; compared by their key), as sets of the texts."""
+    variants = pl.DataFrame({
+        "written": texts,
+        "language": languages or ["en"] * len(texts),
+        "occurrence_count": counts or [1] * len(texts),
+    }).with_columns(text=normalize_text(pl.col("written")))  # fmt: skip
     variants = variants.with_columns(variant_id=sha256_hex(variants["text"]))
     merged = cluster_variants(variants).join(variants, on="variant_id")
     return sorted(
-        (set(g) for g in merged.group_by("ruling_id").agg("text")["text"].to_list()),
+        (set(g) for g in merged.group_by("ruling_id").agg("written")["written"].to_list()),
         key=lambda s: sorted(s),
     )
 
@@ -116,3 +137,158 @@ def test_assign_variants_hashes_the_normalized_text() -> None:
     )
     assert entries["text_normalized"].to_list() == ["It won't resolve."] * 2
     assert entries["variant_id"].to_list() == [hashlib.sha256(b"It won't resolve.").hexdigest()] * 2
+
+
+# Case c04 (../shared/cases/realworld): a real ruling with signed power/toughness.
+PLUS = (
+    "The +1/+0 applies to attacking creatures from all players, not just the creatures you control."
+)
+MINUS = PLUS.replace("+1/+0", "-1/-0")
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "merged"),
+    [
+        (PLUS, MINUS, False),
+        (PLUS, PLUS.replace("+1/+0", "+0/+1"), False),
+        (PLUS.replace("+1/+0", "+2/+0"), PLUS.replace("+1/+0", "+0/+2"), False),
+        (PLUS.replace("+1/+0", "-1/-1"), PLUS.replace("+1/+0", "\u22121/\u22121"), True),
+        (POWER_2, POWER_2.replace("the blocking", "that blocking"), True),
+        (POWER_2, POWER_2.replace("won't cause", "will cause"), False),
+        (KEEP_THEM, KEEP_THEM.replace("dice may not", "dice may"), False),
+        (KEEP_THEM, KEEP_THEM.replace("is fine", "is unfine"), False),
+        (BESTOW, BESTOW.replace(" allow you ", " disallow you "), False),
+        (CAN, CAN.replace("You can pay", "You may pay"), False),
+        (CAN.replace("pay", "tap"), CAN.replace("pay", "untap"), False),
+        (
+            "Put a +1/+1 counter on each token creature you control.",
+            "Put a +1/+1 counter on each nontoken creature you control.",
+            False,
+        ),
+        (
+            "That player is able to block with the creature this turn.",
+            "That player is unable to block with the creature this turn.",
+            False,
+        ),
+        (
+            "The ability checks whether the permanent is active as it resolves.",
+            "The ability checks whether the permanent is inactive as it resolves.",
+            False,
+        ),
+        (
+            "The ability checks whether the creature is a token as it resolves.",
+            "The ability checks whether the creature is a tokn as it resolves.",
+            True,
+        ),
+    ],
+    ids=[
+        "c04-sign", "pt-order-own", "pt-order", "minus-sign-folded", "other-word",
+        "negation", "negation-removed", "prefix-un-added", "prefix-dis", "modal-may",
+        "prefix-untap", "prefix-non", "prefix-unable", "prefix-inactive", "typo-merges",
+    ],
+)  # fmt: skip
+def test_merge_rule_keeps_signs_order_and_negations(a: str, b: str, merged: bool) -> None:
+    assert len(_clusters([a, b])) == (1 if merged else 2)
+
+
+def test_negates_needs_a_word_of_three_letters() -> None:
+    assert negates("tap it", "untap it")
+    assert not negates("go to the zone", "go into the zone")  # "to" is no word to negate
+
+
+THEME, THEM, TH = (
+    KEEP_THEM.replace("writing them", f"writing {w}") for w in ("theme", "them", "th")
+)
+
+
+def test_no_chaining_every_variant_is_within_its_representatives_rule() -> None:
+    # theme-them 1 edit, them-th 2 edits, theme-th 3 edits: single linkage would join all three.
+    assert not within_merge_rule(normalize_text_str(THEME), normalize_text_str(TH))
+    # representative: the most frequent variant (ties: the smallest text, "th down" < "them")
+    assert _clusters([THEME, THEM, TH]) == sorted([{TH, THEM}, {THEME}], key=sorted)
+    assert _clusters([THEME, THEM, TH], counts=[3, 1, 1]) == sorted(
+        [{THEME, THEM}, {TH}], key=sorted
+    )
+
+
+def test_verified_clusters_do_not_depend_on_row_order() -> None:
+    variants = pl.DataFrame({"text": [THEME, THEM, TH, POWER_2], "language": ["en"] * 4})
+    variants = variants.with_columns(variant_id=sha256_hex(variants["text"]))
+    assert cluster_variants(variants).equals(cluster_variants(variants.reverse()))
+    assert cluster_variants(variants)["is_representative"].sum() == 3
+
+
+def normalize_text_str(text: str) -> str:
+    return pl.select(normalize_text(pl.lit(text))).item()
+
+
+@pytest.mark.parametrize(
+    "invisible",
+    ["\u00ad", "\u200b", "\u200d", "\u200e", "\u202e", "\u2066", "\ufeff", "\u2060"],
+    ids=["soft-hyphen", "zwsp", "zwj", "lrm", "rlo", "lri", "bom", "word-joiner"],
+)
+def test_invisible_characters_are_not_in_the_key(invisible: str) -> None:
+    written = f"An Equip{invisible}ment creature can never become attached to itself."
+    assert (
+        normalize_text_str(written) == "An Equipment creature can never become attached to itself."
+    )
+
+
+@needs_cases
+@pytest.mark.parametrize(
+    ("case", "texts", "occurrences"),
+    [
+        (
+            "c04_signed_pt.txt",
+            [PLUS, MINUS],
+            [1, 1],
+        ),
+        (
+            "c19_soft_hyphen.txt",
+            [
+                "An Equipment creature can never become attached to itself. "
+                "If an effect tries to do this, nothing happens."
+            ],
+            [2],
+        ),
+        (
+            "c20_display_text.txt",
+            [
+                "If you have 41 life, half that number rounded up is 21, "
+                "and rounded down it is 20\u00bd."
+            ],
+            [1],
+        ),
+    ],
+    ids=["c04", "c19", "c20"],
+)
+def test_realworld_cases(case: str, texts: list[str], occurrences: list[int], tmp_path) -> None:
+    (tmp_path / case).write_bytes((CASES / case).read_bytes())
+    _, tables = run_pipeline(load_raw_dumps(tmp_path), TODAY)
+    rulings = tables["rulings"].sort("text")
+    assert rulings["text"].to_list() == sorted(texts)
+    assert rulings["occurrence_count"].to_list() == [
+        n for _, n in sorted(zip(texts, occurrences, strict=True))
+    ]
+
+
+def test_published_texts_keep_what_was_written() -> None:
+    written = "Commander\u2122 rulings: if you have 41 life, half of it rounded down is 20\u00bd."
+    _, tables = run_pipeline(
+        dump_of(
+            "Official rulings from Wizards of the Coast, as published.",
+            "June 7, 2024 \u00b7 source: wotc",
+            written,
+            "June 8, 2024 \u00b7 source: wotc",
+            written.replace("\u2122", "TM").replace("20\u00bd", "20\u00bd"),
+        ),
+        TODAY,
+    )
+    # NFKC makes "™" "TM" in the key: one variant, two occurrences, tie -> smallest as written.
+    assert tables["ruling_variants"]["text"].to_list() == [
+        min(written, written.replace("\u2122", "TM"))
+    ]
+    assert tables["rulings"]["text"].to_list() == tables["ruling_variants"]["text"].to_list()
+    assert sorted(tables["ruling_occurrences"]["text_raw"].to_list()) == sorted(
+        [written, written.replace("\u2122", "TM")]
+    )
