@@ -129,7 +129,9 @@ def make_typo(text: str, rng: random.Random) -> tuple[str, str] | None:
     return None
 
 
-def evaluate_dedup(rulings_jsonl: Path, positives: int = 2500, seed: int = 0) -> dict[str, Any]:
+def evaluate_dedup(
+    rulings_jsonl: Path, positives: int = 2500, seed: int = 0, made_per_kind: int = 500
+) -> dict[str, Any]:
     """Run the three measures (module docstring); returns the results as a JSON-ready dict."""
     texts = load_real_texts(rulings_jsonl)
     clusters, seconds = time_clustering(texts)
@@ -151,6 +153,7 @@ def evaluate_dedup(rulings_jsonl: Path, positives: int = 2500, seed: int = 0) ->
         if merged:
             negative_merged.append({"a": a, "b": b, "edits": edits, "kind": kind})
     recall = measure_recall(texts, positives, seed)
+    made_negatives = measure_made_negatives(texts, made_per_kind, seed)
     return {
         "data": str(rulings_jsonl),
         "distinct_texts": len(texts),
@@ -162,6 +165,7 @@ def evaluate_dedup(rulings_jsonl: Path, positives: int = 2500, seed: int = 0) ->
             "share_merged": len(negative_merged) / max(sum(negatives.values()), 1),
             "merged_pairs": negative_merged,
         },
+        "made_hard_negatives": made_negatives,
         "other_word_pairs": {"decisions": dict(other_words), "examples": other_examples},
         "positives": recall,
         "dedup_seconds": round(seconds, 2),
@@ -198,6 +202,71 @@ def measure_recall(texts: list[str], positives: int, seed: int) -> dict[str, Any
     }
 
 
+#: Hard negatives made from a real text: (kind, pattern, replacement).
+_MADE_NEGATIVES = (
+    ("sign flipped", r"\+(\d+)/\+(\d+)", r"-\1/-\2"),
+    ("sign flipped", r"-(\d+)/-(\d+)", r"+\1/+\2"),
+    ("power/toughness order swapped", r"([+-])(\d+)/([+-])(?!\2\b)(\d+)", r"\3\4/\1\2"),
+    ("number changed", r"\b([0-8])\b(?!/)", None),
+    ("negation added", r"\b(can|does|is|will) ", r"\1n't "),
+    ("negation added", r"\b(may) ", r"\1 not "),
+)
+
+
+def make_hard_negatives(
+    texts: list[str], per_kind: int, rng: random.Random
+) -> list[tuple[str, str, str]]:
+    """(original, negative, kind): real texts with one protected token or word's meaning flipped.
+
+    Kinds: _MADE_NEGATIVES, and "negating prefix": a word swapped for its
+    prefixed form when both occur in the real texts (`tap`/`untap`).
+    """
+    made: list[tuple[str, str, str]] = []
+    shuffled = rng.sample(texts, len(texts))
+    for kind, pattern, replacement in _MADE_NEGATIVES:
+        found = [t for t in shuffled if regex.search(pattern, t)][:per_kind]
+        for text in found:
+            if replacement is None:  # a digit, one more
+                new = regex.sub(pattern, lambda m: str(int(m[1]) + 1), text, count=1)
+            else:
+                new = regex.sub(pattern, replacement, text, count=1)
+            if new != text:
+                made.append((text, new, kind))
+    vocabulary = {w.lower() for t in texts for w in regex.findall(r"\b\p{Ll}+\b", t)}
+    pairs = sorted((w, p + w) for w in vocabulary if len(w) >= 3
+                   for p in dedupe.NEGATING_PREFIXES if p + w in vocabulary)  # fmt: skip
+    prefixed = 0
+    for text in shuffled:
+        if prefixed == per_kind:
+            break
+        for word, negated in pairs:
+            if regex.search(rf"\b{word}\b", text):
+                made.append(
+                    (text, regex.sub(rf"\b{word}\b", negated, text, count=1), "negating prefix")
+                )
+                prefixed += 1
+                break
+    return made
+
+
+def measure_made_negatives(texts: list[str], per_kind: int, seed: int) -> dict[str, Any]:
+    """Share of `make_hard_negatives` merged with their original (target 0)."""
+    known = set(texts)
+    made = [m for m in make_hard_negatives(texts, per_kind, random.Random(seed))
+            if m[1] not in known]  # fmt: skip
+    clusters, _ = time_clustering(sorted(known | {negative for _, negative, _ in made}))
+    ruling_of = dict(clusters.select("text", "ruling_id").iter_rows())
+    merged = [{"original": o, "negative": n, "kind": k} for o, n, k in made
+              if ruling_of[o] == ruling_of[n]]  # fmt: skip
+    return {
+        "pairs": len(made),
+        "by_kind": dict(sorted(Counter(k for _, _, k in made).items())),
+        "within_2_edits": sum(Levenshtein.distance(o, n) <= 2 for o, n, _ in made),
+        "merged": len(merged),
+        "merged_pairs": merged,
+    }
+
+
 def _miss_reason(original: str, variant: str) -> str:
     if not dedupe.within_merge_rule(original, variant):
         return "outside the merge rule (too short for MIN_SIMILARITY)"
@@ -209,6 +278,7 @@ def write_results(results: dict[str, Any], json_path: Path, markdown_path: Path)
     json_path.parent.mkdir(parents=True, exist_ok=True)
     json_path.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     negatives, positives = results["hard_negatives"], results["positives"]
+    made = results["made_hard_negatives"]
     lines = [
         "# Dedup evaluation on real rulings",
         "",
@@ -226,6 +296,11 @@ def write_results(results: dict[str, Any], json_path: Path, markdown_path: Path)
         "Hard negatives by kind: "
         + ", ".join(f"{k} {v:,}" for k, v in negatives["by_kind"].items()),
         "",
+        f"Hard negatives made from real rulings: {made['merged']} merged of {made['pairs']:,} "
+        f"({made['within_2_edits']:,} within 2 edits; "
+        + ", ".join(f"{k} {v:,}" for k, v in made["by_kind"].items())
+        + ").",
+        "",
         "Pairs differing only in other words (not scored): "
         + ", ".join(
             f"{k} {v:,}" for k, v in sorted(results["other_word_pairs"]["decisions"].items())
@@ -241,7 +316,8 @@ def write_results(results: dict[str, Any], json_path: Path, markdown_path: Path)
     if not positives["misses"]:
         lines.append("- none")
     lines += ["", "## Merged hard negatives", ""]
-    lines += [f"- {m['kind']}: `{m['a']}` / `{m['b']}`" for m in negatives["merged_pairs"]] or [
-        "- none"
-    ]
+    lines += [f"- {m['kind']}: `{m['a']}` / `{m['b']}`" for m in negatives["merged_pairs"]]
+    lines += [
+        f"- {m['kind']}: `{m['original']}` / `{m['negative']}`" for m in made["merged_pairs"]
+    ] or ["- none"]
     markdown_path.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -73,7 +73,8 @@ class PublishedOccurrence(pa.DataFrameModel):
         str_length={"min_value": 1}, description="the body as written, lines joined by newline"
     )
     variant_id: pl.String = pa.Field(
-        str_matches=_SHA256, description="sha256 hex of the normalized body"
+        str_matches=_SHA256,
+        description="sha256 hex of the body's comparison key (dedupe.normalize_text)",
     )
     ruling_id: pl.String = pa.Field(
         str_matches=_SHA256, description="the ruling (rulings.ruling_id)"
@@ -93,7 +94,7 @@ class PublishedRuling(pa.DataFrameModel):
 
     ruling_id: pl.String = pa.Field(unique=True, str_matches=_SHA256, description="ruling id")
     text: pl.String = pa.Field(
-        str_length={"min_value": 1}, description="most frequent variant's normalized text"
+        str_length={"min_value": 1}, description="its representative variant's text, as written"
     )
     language: pl.String = pa.Field(str_matches=_LANGUAGE, description="language of the text")
     language_probability: pl.Float64 = pa.Field(
@@ -103,24 +104,28 @@ class PublishedRuling(pa.DataFrameModel):
     last_published_on: pl.Date = pa.Field(description="latest date of an occurrence")
     occurrence_count: pl.Int64 = pa.Field(ge=1, description="occurrences in all dumps")
     dump_count: pl.Int64 = pa.Field(ge=1, description="dumps it occurs in")
-    variant_count: pl.Int64 = pa.Field(ge=1, description="distinct normalized texts merged")
+    variant_count: pl.Int64 = pa.Field(
+        ge=1, description="variants (distinct comparison keys) merged"
+    )
 
     class Config:
         strict = True
 
 
 class PublishedVariant(pa.DataFrameModel):
-    """`ruling_variants`: one row per distinct normalized ruling text."""
+    """`ruling_variants`: one row per variant (distinct comparison key of a body)."""
 
     variant_id: pl.String = pa.Field(
-        unique=True, str_matches=_SHA256, description="sha256 hex of the text"
+        unique=True, str_matches=_SHA256, description="sha256 hex of the comparison key"
     )
     ruling_id: pl.String = pa.Field(str_matches=_SHA256, description="the ruling it belongs to")
-    text: pl.String = pa.Field(str_length={"min_value": 1}, description="normalized text")
+    text: pl.String = pa.Field(
+        str_length={"min_value": 1}, description="its most frequent body as written, trimmed"
+    )
     language: pl.String = pa.Field(
         str_matches=_LANGUAGE, description="most common language of its occurrences"
     )
-    occurrence_count: pl.Int64 = pa.Field(ge=1, description="occurrences of this exact text")
+    occurrence_count: pl.Int64 = pa.Field(ge=1, description="occurrences with this comparison key")
 
     class Config:
         strict = True

@@ -42,8 +42,11 @@ def test_ruling_ids_never_move(prefect_harness: None, tmp_path: Path) -> None:
     output = tmp_path / "out"
     _run(_raw(tmp_path, "four", skip=(THEM_SEED,)), output)
     first = _ids(output)
-    _run(_raw(tmp_path, "five"), output)  # adds the "them" variant and Sentry Bot rulings
+    five = _run(_raw(tmp_path, "five"), output)  # adds the "them" variant and Sentry Bot rulings
     second = _ids(output)
+    assert {k: five["ruling_ids"][k] for k in ("kept", "merged", "split", "gained")} == {
+        "kept": 33, "merged": 0, "split": 0, "gained": 3,
+    }  # fmt: skip
     assert len(first) == 33 and len(second) == 36  # seed 003 adds three Sentry Bot rulings
     assert {text: second[text] for text in first} == first
     keep_track = pl.read_parquet(output / "latest" / "ruling_variants.parquet").filter(
