@@ -17,6 +17,7 @@ key, `dedupe.normalize_text`):
 
 from __future__ import annotations
 
+import difflib
 import json
 import random
 import string
@@ -93,12 +94,11 @@ def classify_pair(a: str, b: str) -> str | None:
     tokens_a = regex.findall(dedupe.PROTECTED_TOKENS, a)
     tokens_b = regex.findall(dedupe.PROTECTED_TOKENS, b)
     if tokens_a != tokens_b:
-        differing = [x for x, y in zip(tokens_a, tokens_b, strict=False) if x != y]
-        token = (
-            differing[0] if differing else (tokens_a + tokens_b)[min(len(tokens_a), len(tokens_b))]
-        )
+        matcher = difflib.SequenceMatcher(None, tokens_a, tokens_b, autojunk=False)
+        differing = [t for op, i1, i2, j1, j2 in matcher.get_opcodes() if op != "equal"
+                     for t in tokens_a[i1:i2] + tokens_b[j1:j2]]  # fmt: skip
         for kind, pattern in _TOKEN_KINDS:
-            if regex.search(pattern, token):
+            if any(regex.search(pattern, token) for token in differing):
                 return kind
         return "negation, number word, quantifier or modal"
     return "negating prefix" if dedupe.negates(a, b) else None

@@ -9,7 +9,8 @@
    *ruling* (`MERGE_RULES_VERSION`). Two variants are within the merge rule
    when they have the same protected tokens in the same order
    (`PROTECTED_TOKENS`: numbers and signed power/toughness and counters with
-   their signs, `{symbols}`, capitalized words, negations, number words), no
+   their signs, `{symbols}`, capitalized words, negations, number words,
+   quantifiers and modals), no
    word of one is a word of the other with a negating prefix added
    (`NEGATING_PREFIXES`: able/unable, tap/untap), and they are at most
    `MAX_EDITS` character edits apart and `MIN_SIMILARITY` similar.
