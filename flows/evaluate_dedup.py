@@ -146,8 +146,7 @@ def evaluate_dedup(
         kind = classify_pair(a, b)
         if kind is None:
             other_words["merged" if merged else "not merged"] += 1
-            if len(other_examples) < 20:
-                other_examples.append({"a": a, "b": b, "edits": edits, "merged": merged})
+            other_examples.append({"a": a, "b": b, "edits": edits, "merged": merged})
             continue
         negatives[kind] += 1
         if merged:
@@ -166,7 +165,7 @@ def evaluate_dedup(
             "merged_pairs": negative_merged,
         },
         "made_hard_negatives": made_negatives,
-        "other_word_pairs": {"decisions": dict(other_words), "examples": other_examples},
+        "other_word_pairs": {"decisions": dict(other_words), "pairs": other_examples},
         "positives": recall,
         "dedup_seconds": round(seconds, 2),
         "rulings": clusters["ruling_id"].n_unique(),
