@@ -14,7 +14,7 @@ from flows.pipeline import BuiltTables, build_tables, detect_languages, parse_du
 from flows.stages.dedupe import MERGE_RULES_VERSION, normalize_text
 from flows.stages.read import load_raw_dumps
 from flows.stages.state import REGISTRY_SCHEMA
-from tests.conftest import SEED_DIR, TODAY
+from tests.conftest import REAL_DATA, SEED_DIR, TODAY
 
 THEM_SEED = "003_321b63c5bd17bae4.txt"  # the only seed with "writing them down"
 
@@ -94,3 +94,31 @@ def test_a_warm_run_keeps_registered_ids_a_cold_run_does_not(
         "merge_rules_version": MERGE_RULES_VERSION,
     }  # fmt: skip
     assert dict(REGISTRY_SCHEMA) == dict(runs["warm_five"]["registry"].schema)
+
+
+CASES = REAL_DATA.parents[1] / "cases" / "realworld"  # ../shared/cases/realworld
+
+
+@pytest.mark.skipif(not (CASES / "c04_signed_pt.txt").is_file(), reason="cases not found")
+def test_changed_merge_rules_split_a_ruling_and_the_representative_keeps_its_id(
+    tmp_path: Path,
+) -> None:
+    # Merge rules version 1 made c04's +1/+0 and -1/-0 rulings one ruling "R" (registered
+    # without representative or version); now they are two: one keeps R, one gets its own.
+    (tmp_path / "c04.txt").write_bytes((CASES / "c04_signed_pt.txt").read_bytes())
+    cold = _build(tmp_path, None)
+    variant_ids = cold["tables"]["ruling_variants"].sort("text")["variant_id"].to_list()
+    old = pl.DataFrame({"variant_id": variant_ids, "ruling_id": ["R", "R"]})
+    old_with_rep = old.with_columns(
+        is_representative=pl.Series([False, True]), merge_rules_version=pl.lit("1")
+    )
+    warm = _build(tmp_path, old_with_rep)
+    ids = dict(warm["tables"]["ruling_variants"].select("text", "ruling_id").iter_rows())
+    plus, minus = sorted(ids)  # "+1/+0" sorts before "-1/-0"
+    cold_ids = dict(cold["tables"]["ruling_variants"].select("text", "ruling_id").iter_rows())
+    assert ids == {plus: cold_ids[plus], minus: "R"}  # the registered representative keeps R
+    assert {k: warm["ruling_ids"][k] for k in ("kept", "merged", "split", "gained")} == {
+        "kept": 1, "merged": 0, "split": 1, "gained": 0,
+    }  # fmt: skip
+    assert warm["ruling_ids"]["registry_merge_rules_version"] == "1"
+    assert warm["registry"]["merge_rules_version"].to_list() == [MERGE_RULES_VERSION] * 2
