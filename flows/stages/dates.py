@@ -242,8 +242,12 @@ def date_pattern() -> str:
 
 
 def dated_line_pattern() -> str:
-    """A polars regex for a line that starts with a date of a shape `parse_date` reads."""
-    return rf"^\s*{date_pattern()}"
+    """A polars regex for a line that starts with a date of a shape `parse_date` reads.
+
+    The date ends the line or is followed by no digit and no `.` and digit
+    (`1. 01.01.2000`, a bulleted date, does not start with `1. 01.01`).
+    """
+    return rf"^\s*{date_pattern()}(?:$|[^\d.]|\.(?:\D|$))"
 
 
 def parse_date(date_text: str, today: dt.date) -> tuple[dt.date | None, str | None]:
