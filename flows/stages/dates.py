@@ -140,7 +140,9 @@ def _field(token: str, code: str, named: bool, numeric: bool) -> tuple[str, str]
     if letter in "Ec":
         names = _alternation(set(_names(code, "days"))) if named else _all_names("days")
         return group("weekday", names), ""
-    raise ValueError(f"CLDR date pattern field {token!r} ({code}) is not read; add it to dates._field")
+    raise ValueError(
+        f"CLDR date pattern field {token!r} ({code}) is not read; add it to dates._field"
+    )
 
 
 def _literal(token: str, last: bool, numeric: bool) -> str:

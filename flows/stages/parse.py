@@ -65,6 +65,12 @@ STAT_LINE_PATTERN = (
 #: entry head.
 DATED_LINE_PATTERN = dated_line_pattern()
 
+#: Why a numeric day/month-first date is rejected in a dump whose language does not fix the order.
+AMBIGUOUS_DATE_REASON = (
+    "ambiguous numeric date: day/month order depends on the locale, and the header names "
+    f"no language that fixes it ({', '.join(day_first_languages())})"
+)
+
 #: A line longer than this is no ruling (the longest real ruling is ~1,500 characters).
 MAX_LINE_CHARS = 20_000
 
@@ -164,8 +170,7 @@ def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) ->
         .when(looks_dated & ~in_stub)
         .then(pl.lit("malformed date·source line: expected '<date> · <source word> : <source>'"))
         .when(_ambiguous_dates(is_date & ~in_stub, first_head))
-        .then(pl.lit("ambiguous numeric date: day/month order depends on the locale, and the "
-                     f"header names no language that fixes it ({', '.join(day_first_languages())})"))
+        .then(pl.lit(AMBIGUOUS_DATE_REASON))
     )  # fmt: skip
     parts = pl.col("line").str.extract_groups(_HEAD_PARTS)
     is_head_line = pl.col("_shape") == "date_source"

@@ -190,6 +190,9 @@ HTML_TAG = (
 #: HTML entities (`&nbsp;`, `&amp;`, `&#183;`): decoded with `html.unescape`.
 HTML_ENTITY = r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});"
 
+#: `&nbsp;` is markup for a space: decoded to U+0020 (a written U+00A0 is kept).
+NO_BREAK_SPACE_ENTITY = r"&(?:nbsp|#160|#[xX]0*[aA]0);"
+
 #: A list bullet before an entry head (`- `, `* `, `• `, `1. `, `1) `).
 BULLET = r"^\s*(?:[-*•‣◦]|\d{1,3}[.)])\s+"
 
@@ -202,10 +205,10 @@ def split_lines(decoded: pl.DataFrame) -> pl.DataFrame:
     Then, before any line is classified: control characters
     (CONTROL_CHARACTERS) and invisible format characters (FORMAT_CHARACTERS)
     are removed and counted; HTML tags (HTML_TAG) are removed and entities
-    (HTML_ENTITY) decoded; a bullet (BULLET) is removed when what follows it
-    starts with a date (`parse.starts_with_date`) and the line with it does
-    not (`7. Juni 2024` keeps its `7.`). A line that had markup loses its
-    surrounding spaces.
+    (HTML_ENTITY) decoded (`html.unescape`; `&nbsp;` to a space); a bullet
+    (BULLET) is removed when what follows it starts with a date
+    (`parse.starts_with_date`) and the line with it does not (`7. Juni 2024`
+    keeps its `7.`). A line that had markup loses its surrounding spaces.
 
     Needs:
         dump_id (String), text (String).
@@ -254,14 +257,18 @@ def _remove_markup(lines: pl.DataFrame) -> pl.DataFrame:
         & starts_with_date(debulleted)
         & ~starts_with_date(pl.col("line"))
     )
-    return untagged.with_columns(
-        line=pl.when(bulleted).then(debulleted).otherwise(pl.col("line")),
-        markup_count=pl.col("_markup") + bulleted.cast(pl.Int64),
-    ).with_columns(
-        line=pl.when(pl.col("markup_count") > 0)
-        .then(pl.col("line").str.strip_chars())
-        .otherwise(pl.col("line"))
-    ).drop("_markup")
+    return (
+        untagged.with_columns(
+            line=pl.when(bulleted).then(debulleted).otherwise(pl.col("line")),
+            markup_count=pl.col("_markup") + bulleted.cast(pl.Int64),
+        )
+        .with_columns(
+            line=pl.when(pl.col("markup_count") > 0)
+            .then(pl.col("line").str.strip_chars())
+            .otherwise(pl.col("line"))
+        )
+        .drop("_markup")
+    )
 
 
 def _unescape(lines: pl.Series) -> pl.Series:
@@ -270,4 +277,5 @@ def _unescape(lines: pl.Series) -> pl.Series:
     if not has_entity.any():
         return lines
     indices = has_entity.arg_true()
-    return lines.scatter(indices, [html.unescape(t) for t in lines.gather(indices).to_list()])
+    texts = lines.gather(indices).str.replace_all(NO_BREAK_SPACE_ENTITY, " ").to_list()
+    return lines.scatter(indices, [html.unescape(t) for t in texts])
