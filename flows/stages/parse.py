@@ -141,7 +141,7 @@ def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) ->
         _shape (String): the kind by shape alone (dropped by `resolve_entries`).
     """
     by_line = {"order_by": "line_number"}
-    is_date, looks_dated = head_shape(pl.col("line"))
+    is_date, looks_dated = pl.col("_is_date"), pl.col("_looks_dated")
     is_head = is_date | looks_dated
     is_stat = pl.col("line").str.contains(STAT_LINE_PATTERN)
     in_stub = (
@@ -174,8 +174,10 @@ def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) ->
     )  # fmt: skip
     parts = pl.col("line").str.extract_groups(_HEAD_PARTS)
     is_head_line = pl.col("_shape") == "date_source"
+    date_shape, dated_shape = head_shape(pl.col("line"))
     return (
-        lines.with_columns(_shape=shape, reject_reason=line_reason)
+        lines.with_columns(_is_date=date_shape, _looks_dated=dated_shape)
+        .with_columns(_shape=shape, reject_reason=line_reason)
         .with_columns(
             kind=pl.when(pl.col("reject_reason").is_not_null())
             .then(pl.lit("rejected"))
@@ -184,14 +186,16 @@ def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) ->
             .then(pl.col("line_number"))
             .forward_fill()
             .over("dump_id", **by_line),
-            date_text=pl.when(is_head_line).then(parts.struct["date_text"]),
-            source=pl.when(is_head_line).then(parts.struct["source"].str.to_lowercase()),
+            _parts=pl.when(is_head_line).then(parts),
         )
         .with_columns(
             entry_line=pl.when(pl.col("_shape").is_in(["date_source", "body"])).then(
                 pl.col("entry_line")
-            )
+            ),
+            date_text=pl.col("_parts").struct["date_text"],
+            source=pl.col("_parts").struct["source"].str.to_lowercase(),
         )
+        .drop("_is_date", "_looks_dated", "_parts")
     )
 
 

@@ -248,26 +248,28 @@ def _remove_markup(lines: pl.DataFrame) -> pl.DataFrame:
     tags = pl.col("line").str.count_matches(HTML_TAG)
     entities = pl.col("line").str.count_matches(HTML_ENTITY)
     untagged = lines.with_columns(
-        _markup=(tags + entities).cast(pl.Int64),
+        markup_count=(tags + entities).cast(pl.Int64),
         line=pl.col("line").str.replace_all(HTML_TAG, "").map_batches(_unescape, pl.String),
-    )
+    ).with_row_index("_row")
+    # Dates are looked for only on the few lines with a bullet.
     debulleted = pl.col("line").str.replace(BULLET, "")
-    bulleted = (
-        pl.col("line").str.contains(BULLET)
-        & starts_with_date(debulleted)
-        & ~starts_with_date(pl.col("line"))
+    heads = (
+        untagged.filter(pl.col("line").str.contains(BULLET))
+        .filter(starts_with_date(debulleted) & ~starts_with_date(pl.col("line")))
+        .select("_row", _debulleted=debulleted)
     )
     return (
-        untagged.with_columns(
-            line=pl.when(bulleted).then(debulleted).otherwise(pl.col("line")),
-            markup_count=pl.col("_markup") + bulleted.cast(pl.Int64),
+        untagged.join(heads, on="_row", how="left", maintain_order="left")
+        .with_columns(
+            line=pl.coalesce("_debulleted", "line"),
+            markup_count=pl.col("markup_count") + pl.col("_debulleted").is_not_null(),
         )
         .with_columns(
             line=pl.when(pl.col("markup_count") > 0)
             .then(pl.col("line").str.strip_chars())
             .otherwise(pl.col("line"))
         )
-        .drop("_markup")
+        .drop("_row", "_debulleted")
     )
 
 
