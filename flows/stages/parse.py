@@ -41,12 +41,15 @@ _SOURCE_PART = r"\s*[·・]\s*(?P<source_label>\p{L}+)\s*[:：]\s*(?P<source>\S+
 #: (CLDR formats of every `dates.DATE_LOCALES`, era dates), then the source part.
 DATE_SOURCE_PATTERN = rf"^\s*(?P<date_text>{date_pattern()}){_SOURCE_PART}"
 
-#: A line with the source part after a short date-like text (a four-digit year,
-#: or three numbers: `7 brumaire 2024`, `07.06.24`) that is no date `dates`
-#: reads: an entry head whose date `resolve_entries` rejects. Card text such as
-#: `1个由加拉克·鲁斯操控的效果：该效果结束` has no year: no head.
+#: A line with the source part after a short date-like text (Latin or Cyrillic
+#: words, digits, `年月日년월일`, with a four-digit year; or three numbers:
+#: `7 brumaire 2024`, `07.06.24`) that is no date `dates` reads: an entry head
+#: whose date `resolve_entries` rejects. Card text such as
+#: `1个由加拉克·鲁斯操控的效果：该效果结束` or `2024年版のルール・変更点：なし`
+#: is no head.
+_DATE_LIKE_CHAR = r"[\p{Latin}\p{Cyrillic}\d\s.,/'\-年月日년월일]"
 DATE_LIKE_SOURCE_PATTERN = (
-    r"^\s*(?P<date_text>[^·・:：]{0,40}?\d{4}[^·・:：]{0,40}?"
+    rf"^\s*(?P<date_text>{_DATE_LIKE_CHAR}{{0,40}}?\d{{4}}{_DATE_LIKE_CHAR}{{0,40}}?"
     r"|\d{1,4}\s*[./-]\s*\d{1,2}\s*[./-]\s*\d{1,4}\.?)" + _SOURCE_PART
 )
 

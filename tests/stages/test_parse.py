@@ -213,6 +213,7 @@ def test_body_lines_that_mention_numbers_are_not_dates(line: str) -> None:
         "See the comprehensive rules · section: 702",
         "1个由加拉克·鲁斯操控的效果：该效果结束",  # real Chinese card text: a digit, `·`, `：`
         "2张名称为鲁斯·加拉克的牌：各自独立",
+        "2024年版のルール・変更点：なし",  # a year, but Japanese words around it
     ],
 )
 def test_text_with_a_middle_dot_and_colon_is_no_date_source_line(line: str) -> None:
