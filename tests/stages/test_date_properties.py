@@ -83,11 +83,31 @@ def test_two_digit_years_are_heads_rejected_with_their_body(day: dt.date) -> Non
 @settings(max_examples=40, deadline=None)
 @given(day=st.dates(dt.date(1993, 1, 1), TODAY), first=st.booleans())
 def test_japanese_era_dates_round_trip(day: dt.date, first: bool) -> None:
-    name, start = next((n, s) for n, s in reversed(JAPANESE_ERAS) if s <= day)
-    year = day.year - start.year + 1
-    written = f"{name}{'元' if year == 1 and first else year}年{day.month}月{day.day}日"
+    written = _era(day, first)
     resolved = _resolve([HEADER, f"{written} · 出典：wotc", BODIES[3]])
     assert resolved.select("kind", "published_on").rows()[1] == ("date_source", day)
+
+
+def _era(day: dt.date, gannen: bool) -> str:
+    """`令和6年6月7日`; year 1 as `元年` when `gannen`."""
+    name, start = next((n, s) for n, s in reversed(JAPANESE_ERAS) if s <= day)
+    year = day.year - start.year + 1
+    return f"{name}{'元' if year == 1 and gannen else year}年{day.month}月{day.day}日"
+
+
+def _ordinal(day: dt.date) -> str:
+    """`June 7th, 2024`: the English ordinal day."""
+    suffix = "th" if 11 <= day.day <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(day.day % 10, "th")
+    return format_date(day, "MMMM d'" + suffix + "', y", locale="en")
+
+
+#: Written forms beyond CLDR's patterns, each a function of the date.
+EXTRA_FORMS = [
+    lambda day: _era(day, gannen=True),
+    _ordinal,
+    lambda day: format_date(day, "d 'de' MMMM 'del' y", locale="es"),
+    lambda day: format_date(day, "d MMMM y 'года'", locale="ru"),
+]
 
 
 @st.composite
@@ -103,11 +123,10 @@ def _dumps(draw: st.DrawFn) -> tuple[list[str], list[tuple[int, dt.date]], list[
     wrap = st.sampled_from(["{}", "- {}", "* {}", "• {}", "1. {}", "<p>{}</p>", "{}<br>"])
     lines, heads, bodies = [HEADER], [], []
     for _ in range(draw(st.integers(1, 6))):
-        form = draw(st.sampled_from(ROUND_TRIP))
+        form = draw(st.sampled_from(ROUND_TRIP + EXTRA_FORMS))
         day = draw(st.dates(FIRST_DAY, TODAY))
-        head = (
-            f"{_written(form, day)}{draw(st.sampled_from([' · source : wotc', ' ・ 出典：wotc']))}"
-        )
+        written = form(day) if callable(form) else _written(form, day)
+        head = written + draw(st.sampled_from([" · source : wotc", " ・ 出典：wotc"]))
         lines.append(draw(wrap).format(hide(head)))
         heads.append((len(lines), day))
         for body in draw(st.lists(st.sampled_from(BODIES), min_size=1, max_size=3)):
