@@ -11,7 +11,7 @@ import pandera.polars as pa
 import polars as pl
 
 #: Bumped when a table gains a column (minor) or a column changes meaning (major).
-SCHEMA_VERSION = "1.2.0"
+SCHEMA_VERSION = "1.3.0"
 
 _SHA256 = r"^[0-9a-f]{64}$"
 _LANGUAGE = r"^([a-z]{2}(-[a-z]{2})?|und)$"
@@ -50,6 +50,13 @@ class PublishedDump(pa.DataFrameModel):
     stub_count: pl.Int64 = pa.Field(ge=0, description="stray card stubs found")
     rejected_line_count: pl.Int64 = pa.Field(ge=0, description="lines rejected (see rejects)")
     control_char_count: pl.Int64 = pa.Field(ge=0, description="control characters removed")
+    format_char_count: pl.Int64 = pa.Field(
+        ge=0,
+        description="invisible format characters removed (BOM, zero-width, soft hyphen, bidi)",
+    )
+    markup_count: pl.Int64 = pa.Field(
+        ge=0, description="HTML tags and entities and bullets before entry heads removed"
+    )
     has_claimed_translation: pl.Boolean = pa.Field(
         description="a translation line in the language the header claims is really there"
     )

@@ -12,7 +12,12 @@ import logging
 
 import polars as pl
 
-from flows.stages.dates import dated_line_pattern
+from flows.stages.dates import (
+    NUMERIC_DAY_MONTH_SHAPE,
+    date_pattern,
+    dated_line_pattern,
+    day_first_languages,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -27,15 +32,29 @@ LINE_KINDS: tuple[str, ...] = (
     "rejected",
 )
 
-#: `07 juin 2024 · source : wotc`: a date, `·` or `・`, a source word, a colon
-#: (full-width allowed; `\s` also matches no-break and narrow no-break spaces),
-#: the source. Seed line 2 of every dump. The date starts with a digit, or with
-#: a word and then a digit (`June 7, 2024`), so card text such as
-#: `マグマ・オパスを捨てる：宝物…` is no date·source line.
-DATE_SOURCE_PATTERN = (
-    r"^\s*(?P<date_text>(?:\d|\p{L}+\.?\s+\d)[^·・]*?)\s*[·・]\s*(?P<source_label>\p{L}+)"
-    r"\s*[:：]\s*(?P<source>\S+)\s*$"
+#: The date·source line's parts: the date text, `·` or `・`, a source word, a
+#: colon (full-width allowed; `\s` also matches no-break and narrow no-break
+#: spaces), the source. Seed line 2 of every dump.
+_SOURCE_PART = r"\s*[·・]\s*(?P<source_label>\p{L}+)\s*[:：]\s*(?P<source>\S+)\s*$"
+
+#: `07 juin 2024 · source : wotc`: a date of a shape `dates.parse_date` reads
+#: (CLDR formats of every `dates.DATE_LOCALES`, era dates), then the source part.
+DATE_SOURCE_PATTERN = rf"^\s*(?P<date_text>{date_pattern()}){_SOURCE_PART}"
+
+#: A line with the source part after a short date-like text (Latin or Cyrillic
+#: words, digits, `年月日년월일`, with a four-digit year; or three numbers:
+#: `7 brumaire 2024`, `07.06.24`) that is no date `dates` reads: an entry head
+#: whose date `resolve_entries` rejects. Card text such as
+#: `1个由加拉克·鲁斯操控的效果：该效果结束` or `2024年版のルール・変更点：なし`
+#: is no head.
+_DATE_LIKE_CHAR = r"[\p{Latin}\p{Cyrillic}\d\s.,/'\-年月日년월일]"
+DATE_LIKE_SOURCE_PATTERN = (
+    rf"^\s*(?P<date_text>{_DATE_LIKE_CHAR}{{0,40}}?\d{{4}}{_DATE_LIKE_CHAR}{{0,40}}?"
+    r"|\d{1,4}\s*[./-]\s*\d{1,2}\s*[./-]\s*\d{1,4}\.?)" + _SOURCE_PART
 )
+
+#: Splits a head into date text and source (the date text is all before `·`).
+_HEAD_PARTS = r"^\s*(?P<date_text>[^·・]*?)" + _SOURCE_PART
 
 #: `CMC 2F/E 1/3`: mana value, then optionally localized power/toughness
 #: initials and values (seed 004, line 30). Starts a card stub.
@@ -49,26 +68,69 @@ STAT_LINE_PATTERN = (
 #: entry head.
 DATED_LINE_PATTERN = dated_line_pattern()
 
+#: Why a numeric day/month-first date is rejected in a dump whose language does not fix the order.
+AMBIGUOUS_DATE_REASON = (
+    "ambiguous numeric date: day/month order depends on the locale, and the header names "
+    f"no language that fixes it ({', '.join(day_first_languages())})"
+)
+
 #: A line longer than this is no ruling (the longest real ruling is ~1,500 characters).
 MAX_LINE_CHARS = 20_000
+
+
+def head_shape(line: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """(`line` is a date·source line, `line` starts with a date but is none).
+
+    A date·source line matches DATE_SOURCE_PATTERN or DATE_LIKE_SOURCE_PATTERN;
+    a line matching DATED_LINE_PATTERN and neither is a malformed head.
+    """
+    is_date = line.str.contains(DATE_SOURCE_PATTERN) | line.str.contains(DATE_LIKE_SOURCE_PATTERN)
+    return is_date, line.str.contains(DATED_LINE_PATTERN) & ~is_date
+
+
+def starts_with_date(line: pl.Expr) -> pl.Expr:
+    """`line` starts with a date of a shape `dates.parse_date` reads (Boolean)."""
+    return line.str.contains(DATED_LINE_PATTERN)
+
+
+def _ambiguous_dates(is_head: pl.Expr, first_head: pl.Expr) -> pl.Expr:
+    """True on a numeric day/month-first head of a dump whose language does not fix the order.
+
+    The dump's language is the one its header names (CLAIMED_LANGUAGE_PATTERN);
+    it fixes the order when it is one of `dates.day_first_languages`.
+    """
+    claimed = (
+        pl.when(pl.col("line_number") < first_head)
+        .then(pl.col("line").str.extract(CLAIMED_LANGUAGE_PATTERN, 1))
+        .drop_nulls()
+        .first()
+        .over("dump_id")
+        .replace(COUNTRY_LANGUAGES)
+        .str.to_lowercase()
+    )
+    day_first = claimed.is_in(list(day_first_languages())).fill_null(False)
+    numeric = pl.col("line").str.contains(NUMERIC_DAY_MONTH_SHAPE)
+    return is_head & numeric & ~day_first
 
 
 def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) -> pl.DataFrame:
     """Give each line its kind from its shape and its place in the dump.
 
-    An entry starts at each date·source line, and also at a line that starts
-    with a date but lacks the `· source : x` part (rejected as malformed, so
-    its body is never glued to the entry before). A card stub starts at each
-    stat line and runs to the next entry or the end of the dump.
+    An entry starts at each date·source line (`head_shape`), and also at a
+    line that starts with a date but lacks the `· source : x` part (rejected
+    as malformed, so its body is never glued to the entry before). A card
+    stub starts at each stat line and runs to the next entry or the end of
+    the dump.
 
     Shapes (in order): a line in a stub is `stub` (or `blank`); an empty or
     all-space line is `blank`; a line before the first entry is `header`; an
     entry's first line is `date_source`; any other is `body`. A line longer
-    than `max_line_chars`, holding U+FFFD (undecodable bytes), or a malformed
-    date·source line outside a stub is `rejected`; a rejected entry head still
-    starts its entry, whose body `resolve_entries` then rejects. A stub's text
-    lines are rejected the same way (its stat line cannot be: it matched).
-    Dates are not parsed here.
+    than `max_line_chars`, holding U+FFFD (undecodable bytes), a malformed
+    date·source line outside a stub, or a numeric date whose day/month order
+    the dump's language does not fix (`_ambiguous_dates`) is `rejected`; a
+    rejected entry head still starts its entry, whose body `resolve_entries`
+    then rejects. A stub's text lines are rejected the same way (its stat
+    line cannot be: it matched). Dates are not parsed here.
 
     Needs:
         dump_id (String), line_number (Int64), line (String).
@@ -82,8 +144,7 @@ def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) ->
         _shape (String): the kind by shape alone (dropped by `resolve_entries`).
     """
     by_line = {"order_by": "line_number"}
-    is_date = pl.col("line").str.contains(DATE_SOURCE_PATTERN)
-    looks_dated = pl.col("line").str.contains(DATED_LINE_PATTERN) & ~is_date
+    is_date, looks_dated = pl.col("_is_date"), pl.col("_looks_dated")
     is_head = is_date | looks_dated
     is_stat = pl.col("line").str.contains(STAT_LINE_PATTERN)
     in_stub = (
@@ -111,27 +172,33 @@ def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) ->
                         pl.col("line").str.count_matches("\ufffd")))
         .when(looks_dated & ~in_stub)
         .then(pl.lit("malformed date·source line: expected '<date> · <source word> : <source>'"))
+        .when(_ambiguous_dates(is_date & ~in_stub, first_head))
+        .then(pl.lit(AMBIGUOUS_DATE_REASON))
     )  # fmt: skip
-    parts = pl.col("line").str.extract_groups(DATE_SOURCE_PATTERN)
-    head_shape = pl.col("_shape") == "date_source"
+    parts = pl.col("line").str.extract_groups(_HEAD_PARTS)
+    is_head_line = pl.col("_shape") == "date_source"
+    date_shape, dated_shape = head_shape(pl.col("line"))
     return (
-        lines.with_columns(_shape=shape, reject_reason=line_reason)
+        lines.with_columns(_is_date=date_shape, _looks_dated=dated_shape)
+        .with_columns(_shape=shape, reject_reason=line_reason)
         .with_columns(
             kind=pl.when(pl.col("reject_reason").is_not_null())
             .then(pl.lit("rejected"))
             .otherwise(pl.col("_shape")),
-            entry_line=pl.when(head_shape)
+            entry_line=pl.when(is_head_line)
             .then(pl.col("line_number"))
             .forward_fill()
             .over("dump_id", **by_line),
-            date_text=pl.when(head_shape).then(parts.struct["date_text"]),
-            source=pl.when(head_shape).then(parts.struct["source"].str.to_lowercase()),
+            _parts=pl.when(is_head_line).then(parts),
         )
         .with_columns(
             entry_line=pl.when(pl.col("_shape").is_in(["date_source", "body"])).then(
                 pl.col("entry_line")
-            )
+            ),
+            date_text=pl.col("_parts").struct["date_text"],
+            source=pl.col("_parts").struct["source"].str.to_lowercase(),
         )
+        .drop("_is_date", "_looks_dated", "_parts")
     )
 
 

@@ -7,6 +7,7 @@ can retry it on its own; `decode_dumps` and `split_lines` are pure.
 from __future__ import annotations
 
 import hashlib
+import html
 import logging
 import os
 from pathlib import Path
@@ -15,6 +16,7 @@ import polars as pl
 
 from flows.errors import RawDirError
 from flows.stages.decode import decode_bytes
+from flows.stages.parse import starts_with_date
 
 logger = logging.getLogger(__name__)
 
@@ -173,24 +175,53 @@ def split_readable_dumps(decoded: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFr
 #: Control characters removed from lines (C0 but tab, DEL, C1); line ends split lines.
 CONTROL_CHARACTERS = r"[\x00-\x08\x0b-\x1f\x7f-\x9f]"
 
+#: Invisible format characters removed from lines: BOM (U+FEFF, anywhere),
+#: zero-width space, non-joiner, joiner (U+200B-U+200D), word joiner (U+2060),
+#: soft hyphen (U+00AD), bidi marks and embeddings (U+200E, U+200F,
+#: U+202A-U+202E, U+2066-U+2069).
+FORMAT_CHARACTERS = "[\ufeff\u200b-\u200d\u2060\u00ad\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+
+#: HTML tags pasted around or inside lines (`<p>`, `<br>`, `<li>`…): removed.
+HTML_TAG = (
+    r"(?i)</?(?:p|br|div|span|li|ul|ol|b|i|u|em|strong|a|font|small|big|h[1-6]|blockquote"
+    r"|code|pre|sup|sub|td|tr|th|table|tbody|thead|hr)(?:\s[^<>]*)?/?>"
+)
+
+#: HTML entities (`&nbsp;`, `&amp;`, `&#183;`): decoded with `html.unescape`.
+HTML_ENTITY = r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});"
+
+#: `&nbsp;` is markup for a space: decoded to U+0020 (a written U+00A0 is kept).
+NO_BREAK_SPACE_ENTITY = r"&(?:nbsp|#160|#[xX]0*[aA]0);"
+
+#: A list bullet before an entry head (`- `, `* `, `• `, `1. `, `1) `).
+BULLET = r"^\s*(?:[-*•‣◦]|\d{1,3}[.)])\s+"
+
 
 def split_lines(decoded: pl.DataFrame) -> pl.DataFrame:
     """Split each dump's text into lines, numbered from 1; no line is dropped.
 
     Line ends are LF, CRLF or a lone CR. A final line end does not start a new
     line (a file of N newline-terminated lines gives N rows, as `wc -l` counts).
-    Control characters (CONTROL_CHARACTERS) are removed and counted.
+    Then, before any line is classified: control characters
+    (CONTROL_CHARACTERS) and invisible format characters (FORMAT_CHARACTERS)
+    are removed and counted; HTML tags (HTML_TAG) are removed and entities
+    (HTML_ENTITY) decoded (`html.unescape`; `&nbsp;` to a space); a bullet
+    (BULLET) is removed when what follows it starts with a date
+    (`parse.starts_with_date`) and the line with it does not (`7. Juni 2024`
+    keeps its `7.`). A line that had markup loses its surrounding spaces.
 
     Needs:
         dump_id (String), text (String).
 
     Returns:
         dump_id (String), line_number (Int64, 1-based), line (String, without
-        its line end or control characters), control_char_count (Int64:
-        characters removed from the line); sorted by input order, line_number.
+        its line end, control, format characters and markup),
+        control_char_count, format_char_count, markup_count (Int64: control
+        characters, format characters, and tags + entities + bullets removed
+        from the line); sorted by input order, line_number.
     """
     unified = pl.col("text").str.replace_all(r"\r\n?", "\n")
-    return (
+    raw_lines = (
         decoded.select(
             "dump_id",
             line=pl.when(pl.col("text") == "")
@@ -202,7 +233,51 @@ def split_lines(decoded: pl.DataFrame) -> pl.DataFrame:
         .select(
             "dump_id",
             line_number=pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over("dump_id"),
-            line=pl.col("line").str.replace_all(CONTROL_CHARACTERS, ""),
+            line=pl.col("line")
+            .str.replace_all(CONTROL_CHARACTERS, "")
+            .str.replace_all(FORMAT_CHARACTERS, ""),
             control_char_count=pl.col("line").str.count_matches(CONTROL_CHARACTERS).cast(pl.Int64),
+            format_char_count=pl.col("line").str.count_matches(FORMAT_CHARACTERS).cast(pl.Int64),
         )
     )
+    return _remove_markup(raw_lines)
+
+
+def _remove_markup(lines: pl.DataFrame) -> pl.DataFrame:
+    """Remove HTML tags and bullets, decode entities; add markup_count (Int64)."""
+    tags = pl.col("line").str.count_matches(HTML_TAG)
+    entities = pl.col("line").str.count_matches(HTML_ENTITY)
+    untagged = lines.with_columns(
+        markup_count=(tags + entities).cast(pl.Int64),
+        line=pl.col("line").str.replace_all(HTML_TAG, "").map_batches(_unescape, pl.String),
+    ).with_row_index("_row")
+    # Dates are looked for only on the few lines with a bullet.
+    debulleted = pl.col("line").str.replace(BULLET, "")
+    heads = (
+        untagged.filter(pl.col("line").str.contains(BULLET))
+        .filter(starts_with_date(debulleted) & ~starts_with_date(pl.col("line")))
+        .select("_row", _debulleted=debulleted)
+    )
+    return (
+        untagged.join(heads, on="_row", how="left", maintain_order="left")
+        .with_columns(
+            line=pl.coalesce("_debulleted", "line"),
+            markup_count=pl.col("markup_count") + pl.col("_debulleted").is_not_null(),
+        )
+        .with_columns(
+            line=pl.when(pl.col("markup_count") > 0)
+            .then(pl.col("line").str.strip_chars())
+            .otherwise(pl.col("line"))
+        )
+        .drop("_row", "_debulleted")
+    )
+
+
+def _unescape(lines: pl.Series) -> pl.Series:
+    """`html.unescape` on the lines holding an HTML entity (String in, String out)."""
+    has_entity = lines.str.contains(HTML_ENTITY).fill_null(False)
+    if not has_entity.any():
+        return lines
+    indices = has_entity.arg_true()
+    texts = lines.gather(indices).str.replace_all(NO_BREAK_SPACE_ENTITY, " ").to_list()
+    return lines.scatter(indices, [html.unescape(t) for t in texts])

@@ -30,7 +30,7 @@ from flows.stages.ruling_ids import REGISTRY_COLUMNS
 logger = logging.getLogger(__name__)
 
 #: Bump when decoding or line classification changes (invalidates the parse cache).
-PARSER_VERSION = "3"
+PARSER_VERSION = "4"
 #: Bump when language detection changes (invalidates the language cache).
 DETECTOR_VERSION = "2"
 

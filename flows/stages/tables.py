@@ -199,7 +199,8 @@ def build_dumps(readable: pl.DataFrame, lines: pl.DataFrame, headers: pl.DataFra
 
     Needs:
         readable: path, dump_id, byte_count, encoding, encoding_repair.
-        lines: dump_id, kind, line, control_char_count (one row per line).
+        lines: dump_id, kind, line, control_char_count, format_char_count,
+            markup_count (one row per line).
         headers: dump_id, header_text, header_language, header_language_is_inferred,
             claimed_translation_language.
 
@@ -207,7 +208,7 @@ def build_dumps(readable: pl.DataFrame, lines: pl.DataFrame, headers: pl.DataFra
         dump_id, path, encoding, encoding_repair, byte_count, header_text,
         header_language, header_language_is_inferred, claimed_translation_language, line_count,
         entry_count, translation_count, stub_count, rejected_line_count,
-        control_char_count (Int64); sorted by path.
+        control_char_count, format_char_count, markup_count (Int64); sorted by path.
     """
     kind = pl.col("kind")
     counts = lines.group_by("dump_id").agg(
@@ -217,6 +218,8 @@ def build_dumps(readable: pl.DataFrame, lines: pl.DataFrame, headers: pl.DataFra
         stub_count=(pl.col("line").str.contains(STAT_LINE_PATTERN) & (kind == "stub")).sum(),
         rejected_line_count=(kind == "rejected").sum(),
         control_char_count=pl.col("control_char_count").sum(),
+        format_char_count=pl.col("format_char_count").sum(),
+        markup_count=pl.col("markup_count").sum(),
     )
     count_columns = counts.columns[1:]
     return (

@@ -8,7 +8,7 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from flows.stages.dates import parse_date, parse_published_dates
+from flows.stages.dates import day_first_languages, parse_date, parse_published_dates
 from tests.conftest import TODAY
 
 FRENCH_MONTHS = [
@@ -93,3 +93,74 @@ def test_parse_published_dates_once_per_distinct_string() -> None:
             },
         ),
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Freitag, 7. Juni 2024", dt.date(2024, 6, 7)),  # de full (case c02)
+        ("Friday, June 7, 2024", dt.date(2024, 6, 7)),  # en full
+        ("vendredi 7 juin 2024", dt.date(2024, 6, 7)),  # fr full
+        ("2024年6月7日金曜日", dt.date(2024, 6, 7)),  # ja full
+        ("2024년 6월 7일 금요일", dt.date(2024, 6, 7)),  # ko full
+        ("2024. 6. 7.", dt.date(2024, 6, 7)),  # ko medium (case c13)
+        ("2024/06/07", dt.date(2024, 6, 7)),  # ja short
+        ("2024/6/7", dt.date(2024, 6, 7)),  # zh short
+        ("7 jun 2024", dt.date(2024, 6, 7)),  # es medium
+        ("7 de junio del 2024", dt.date(2024, 6, 7)),  # es `del` (case c14)
+        ("7. Jänner 2024", dt.date(2024, 1, 7)),  # de_AT (case c15)
+        ("7. Jän. 2024", dt.date(2024, 1, 7)),  # de_AT abbreviated
+        ("7 июня 2024 года", dt.date(2024, 6, 7)),  # ru `года` (case c16)
+        ("7 июня 2024", dt.date(2024, 6, 7)),  # ru without `г.`
+        ("June 7th, 2024", dt.date(2024, 6, 7)),  # en ordinal (case c12)
+        ("March 2nd, 2024", dt.date(2024, 3, 2)),
+        ("7th June 2024", dt.date(2024, 6, 7)),  # en_GB long, ordinal
+        ("1st June 2024", dt.date(2024, 6, 1)),
+        ("June 3rd, 2024", dt.date(2024, 6, 3)),
+        ("June 11th, 2024", dt.date(2024, 6, 11)),
+        ("June 22nd, 2024", dt.date(2024, 6, 22)),
+        ("07/06/2024", dt.date(2024, 6, 7)),  # day first (the caller checks the language)
+        ("07.06.2024", dt.date(2024, 6, 7)),  # de medium
+        ("2024-06-07", dt.date(2024, 6, 7)),  # fr_CA short
+        ("令和6年6月7日", dt.date(2024, 6, 7)),  # Japanese era (case c01)
+        ("令和元年5月1日", dt.date(2019, 5, 1)),  # 元年 = year 1
+        ("平成31年4月30日", dt.date(2019, 4, 30)),
+        ("平成5年1月8日", dt.date(1993, 1, 8)),
+        ("昭和64年1月7日", dt.date(1989, 1, 7)),
+    ],
+)
+def test_cldr_forms(text: str, expected: dt.date) -> None:
+    assert parse_date(text, TODAY) == (expected, None)
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        (
+            "Donnerstag, 7. Juni 2024",
+            "weekday 'Donnerstag' is not that of 2024-06-07 in date 'Donnerstag, 7. Juni 2024'",
+        ),
+        ("June 7st, 2024", "ordinal 7st is wrong in date 'June 7st, 2024'"),
+        (
+            "2er juin 2024",
+            "ordinal day 2er (only the 1st takes it) in date '2er juin 2024'",
+        ),
+        ("07.06.24", "two-digit year in date '07.06.24': the century is not written"),
+        (
+            "平成31年5月1日",
+            "2019-05-01 is outside the era 平成 (from 1989-01-08) in date '平成31年5月1日'",
+        ),
+        (
+            "令和1年4月30日",
+            "2019-04-30 is outside the era 令和 (from 2019-05-01) in date '令和1年4月30日'",
+        ),
+        ("6/7/2024 at noon", "unrecognized date '6/7/2024 at noon'"),
+    ],
+)
+def test_rejected_cldr_forms_say_why(text: str, reason: str) -> None:
+    assert parse_date(text, TODAY) == (None, reason)
+
+
+def test_day_first_languages_come_from_cldr() -> None:
+    """English is not one: en `M/d/yy` and en_GB `dd/MM/y` disagree."""
+    assert day_first_languages() == ("de", "es", "fr", "it", "pt", "ru", "zh")

@@ -10,6 +10,7 @@ from polars.testing import assert_frame_equal
 
 from flows.stages.dates import parse_published_dates
 from flows.stages.parse import (
+    AMBIGUOUS_DATE_REASON,
     assemble_entries,
     classify_lines,
     describe_headers,
@@ -210,6 +211,9 @@ def test_body_lines_that_mention_numbers_are_not_dates(line: str) -> None:
         "{U/R}{U/R}, マグマ・オパスを捨てる：宝物・トークン１つを生成する。",  # real Japanese card text
         "エネルギー・カウンターとは：プレイヤーが持つカウンターです。",
         "See the comprehensive rules · section: 702",
+        "1个由加拉克·鲁斯操控的效果：该效果结束",  # real Chinese card text: a digit, `·`, `：`
+        "2张名称为鲁斯·加拉克的牌：各自独立",
+        "2024年版のルール・変更点：なし",  # a year, but Japanese words around it
     ],
 )
 def test_text_with_a_middle_dot_and_colon_is_no_date_source_line(line: str) -> None:
@@ -220,3 +224,116 @@ def test_header_naming_a_country_code() -> None:
     resolved = _resolve(dump_of("公式裁定。以下のJP翻訳は自動生成です。", DATE, ENERGY))
     described = describe_headers(resolved.select("dump_id").unique(), resolved)
     assert described["claimed_translation_language"].to_list() == ["ja"]
+
+
+def _entries(*lines: str) -> list[tuple[int, dt.date, str]]:
+    return (
+        assemble_entries(_resolve(dump_of(*lines)))
+        .select("line_number", "published_on", "text_raw")
+        .rows()
+    )
+
+
+JUNE_7 = dt.date(2024, 6, 7)
+
+
+def test_weekday_first_dates_are_heads_not_header() -> None:
+    """Case c02: `Freitag, 7. Juni 2024` (CLDR de full) opens the first entry."""
+    head = "Freitag, 7. Juni 2024 · Quelle: wotc"
+    lines = ("Offizielle Erläuterungen. Die DE-Übersetzung unten.", head, ENERGY, head, MANA)
+    assert [k for k, _ in _kinds(*lines)] == [
+        "header",
+        "date_source",
+        "body",
+        "date_source",
+        "body",
+    ]
+    assert _entries(*lines) == [(2, JUNE_7, ENERGY), (4, JUNE_7, MANA)]
+
+
+def test_unreadable_date_with_a_source_part_is_a_rejected_head_not_glued() -> None:
+    rejected = "unknown month name 'brumaire' in date '7 brumaire 2024'"
+    assert _kinds(DATE, ENERGY, "7 brumaire 2024 · source : wotc", MANA) == [
+        ("date_source", None),
+        ("body", None),
+        ("rejected", rejected),
+        ("rejected", f"body of the entry whose date·source line 3 was rejected: {rejected}"),
+    ]
+
+
+def test_wrong_weekday_rejects_the_entry_with_its_body() -> None:
+    kinds = _kinds(DATE, ENERGY, "Donnerstag, 7. Juni 2024 · Quelle: wotc", MANA)
+    assert [k for k, _ in kinds] == ["date_source", "body", "rejected", "rejected"]
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [
+        ("Clarifications officielles. La traduction FR ci-dessous.", [(2, JUNE_7, ENERGY)]),
+        ("Offizielle Erläuterungen. Die DE-Übersetzung unten.", [(2, JUNE_7, ENERGY)]),
+        ("Official rulings from Wizards of the Coast, as published.", []),
+        ("公式裁定。以下のJP翻訳は自動生成です。", []),
+    ],
+    ids=["fr fixes day first", "de fixes day first", "en does not", "ja does not"],
+)
+def test_numeric_day_month_dates_need_a_language_that_fixes_the_order(
+    header: str, expected: list[tuple[int, dt.date, str]]
+) -> None:
+    lines = (header, "07/06/2024 · source : wotc", ENERGY)
+    assert _entries(*lines) == expected
+    if not expected:
+        assert _kinds(*lines)[1] == ("rejected", AMBIGUOUS_DATE_REASON)
+
+
+def test_year_first_numeric_dates_need_no_language() -> None:
+    lines = (
+        "Official rulings.",
+        "2024/06/07 · source: wotc",
+        ENERGY,
+        "2024. 6. 7. · 출처: wotc",
+        MANA,
+    )
+    assert _entries(*lines) == [(2, JUNE_7, ENERGY), (4, JUNE_7, MANA)]
+
+
+def test_era_date_heads_entries() -> None:
+    """Case c01: `令和6年6月7日` (2024) and `令和元年` (2019) are entry heads."""
+    lines = (
+        "Wizards of the Coast公式裁定。JA翻訳。",
+        "2024年6月7日 · 出典：wotc",
+        ENERGY,
+        "令和6年6月7日 · 出典：wotc",
+        MANA,
+        "令和元年5月1日 · 出典：wotc",
+        ENERGY,
+    )
+    assert _entries(*lines) == [
+        (2, JUNE_7, ENERGY),
+        (4, JUNE_7, MANA),
+        (6, dt.date(2019, 5, 1), ENERGY),
+    ]
+
+
+def test_bulleted_and_html_heads_are_entries_without_markup() -> None:
+    """Issue 9's examples: three bulleted rulings are three entries; the first
+    bulleted date line does not turn the dump into header."""
+    lines = (
+        "- 07 juin 2024 · source : wotc",
+        ENERGY,
+        "* 07 juin 2024 · source : wotc",
+        MANA,
+        "<p>07 juin 2024&nbsp;· source : wotc</p>",
+        "<p>Tom &amp; Jerry&nbsp;can't pay.</p><br>",
+        "1. 07 juin 2024 · source : wotc",
+        ENERGY,
+        "• 07 juin 2024 · source : wotc",
+        MANA,
+    )
+    assert [k for k, _ in _kinds(*lines)] == ["date_source", "body"] * 5
+    assert _entries(*lines) == [
+        (1, JUNE_7, ENERGY),
+        (3, JUNE_7, MANA),
+        (5, JUNE_7, "Tom & Jerry can't pay."),
+        (7, JUNE_7, ENERGY),
+        (9, JUNE_7, MANA),
+    ]

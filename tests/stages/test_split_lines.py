@@ -1,0 +1,68 @@
+"""read.split_lines: invisible format characters and markup are removed and counted."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import dump_of, lines_of
+
+DATE = "07 juin 2024 · source : wotc"
+R1 = "Energy counters aren't mana."
+
+
+@pytest.mark.parametrize(
+    ("written", "line", "format_chars"),
+    [
+        (DATE.replace(" · ", " ·\ufeff "), DATE, 1),  # BOM inside a line
+        ("07 juin 2024\u200b · source : wotc", DATE, 1),  # zero-width space after the date
+        ("Equip\u00adment", "Equipment", 1),  # soft hyphen
+        ("a\u200cb\u200dc\u2060d", "abcd", 3),  # ZWNJ, ZWJ, word joiner
+        ("\u200e\u200f\u202a\u202b\u202c\u202d\u202eX", "X", 7),  # bidi marks, embeddings
+        ("\u2066\u2067\u2068\u2069X", "X", 4),  # bidi isolates
+        ("\u00a0no-break spaces stay\u202f", "\u00a0no-break spaces stay\u202f", 0),
+    ],
+    ids=["bom-mid", "zwsp", "soft-hyphen", "joiners", "bidi", "isolates", "nbsp"],
+)
+def test_format_characters_are_removed_and_counted(
+    written: str, line: str, format_chars: int
+) -> None:
+    lines = lines_of(dump_of(written))
+    assert lines.select("line", "format_char_count", "markup_count").rows() == [
+        (line, format_chars, 0)
+    ]
+
+
+def test_bom_of_a_joined_file_is_removed_and_counted() -> None:
+    """A BOM opening the file is the encoding's (utf-8-sig); one opening line 3 is counted."""
+    lines = lines_of(dump_of("\ufeffHeader", DATE, "\ufeff" + DATE))
+    assert lines.select("line", "format_char_count").rows() == [
+        ("Header", 0),
+        (DATE, 0),
+        (DATE, 1),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("written", "line", "markup"),
+    [
+        ("- " + DATE, DATE, 1),
+        ("* " + DATE, DATE, 1),
+        ("• " + DATE, DATE, 1),
+        ("1. " + DATE, DATE, 1),
+        ("12) " + DATE, DATE, 1),
+        ("1. 7. Juni 2024 · Quelle: wotc", "7. Juni 2024 · Quelle: wotc", 1),
+        ("7. Juni 2024 · Quelle: wotc", "7. Juni 2024 · Quelle: wotc", 0),  # a day, no bullet
+        (f"<p>{DATE}</p>", DATE, 2),
+        (f"{DATE}<br>", DATE, 1),
+        (f"<li class='r'>{DATE}</li>", DATE, 2),
+        ("07 juin 2024&nbsp;&middot; source : wotc", DATE, 2),
+        (f"<p>{R1}<br/></p>", R1, 3),
+        ("Tom &amp; Jerry &lt;3", "Tom & Jerry <3", 2),
+        ("- Energy counters aren't mana.", "- Energy counters aren't mana.", 0),  # no head
+        ("• Choose one —", "• Choose one —", 0),  # card text keeps its bullet
+        ("{X} < 3 and AT&T", "{X} < 3 and AT&T", 0),
+    ],
+)
+def test_markup_is_removed_and_counted(written: str, line: str, markup: int) -> None:
+    lines = lines_of(dump_of(written))
+    assert lines.select("line", "markup_count").rows() == [(line, markup)]
