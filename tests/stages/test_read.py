@@ -193,9 +193,24 @@ def test_no_repair_is_claimed_when_mojibake_remains() -> None:
     assert decoded == DecodedDump(
         f"Les marqueurs d'énergie ne sont pas du mana.\n{stuck}\n",
         "utf-8",
-        "mojibake left in 1 line(s): ftfy could not repair them",
+        "mojibake repaired (ftfy) in 1 line(s); 1 line(s) still look like mojibake, not repaired",
         None,
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "repair"),
+    [
+        (
+            "Les marqueurs d'Ã©nergie Ã©Ã©Ã\n",
+            "1 line(s) look like mojibake; ftfy could not repair them",
+        ),
+        ("CéléritéÀ chaque fois qu'une autre créature meurt.\n", None),
+    ],
+    ids=["cp1252-pair-left", "real-card-text-ftfy-finds-bad"],
+)
+def test_text_ftfy_cannot_repair_is_left_as_written(text: str, repair: str | None) -> None:
+    assert decode_bytes(text.encode()) == DecodedDump(text, "utf-8", repair, None)
 
 
 def test_a_legacy_line_of_damaged_bytes_is_not_decoded_as_cp1252() -> None:
