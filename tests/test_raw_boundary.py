@@ -199,3 +199,41 @@ def test_cli_refuses_raw_equal_to_output_before_anything_runs(tmp_path: Path) ->
     )
     assert sorted(p.name for p in (d / "snapshots").iterdir()) == ["2023_archive"]
     assert not (d / "state").exists() and not (d / ".lock").exists()
+
+
+# ---- The whole flow: a hostile raw dir ---------------------------------------------------
+
+
+@pytest.mark.flow
+def test_flow_on_a_hostile_raw_dir(prefect_harness: None, tmp_path: Path) -> None:
+    from flows.rulings_flow import rulings_flow
+
+    raw = _raw_with_seed(tmp_path)
+    secret = tmp_path / "secret"
+    secret.write_text("TOP SECRET password=hunter2\n")
+    os.symlink(secret, raw / "secret.txt")
+    attack = "![x](https://attacker.example/t.png)[Re-login](https://phish.example)"
+    fd = os.open(os.fsencode(raw) + b"/caf\xe9 <img src=x>.txt", os.O_WRONLY | os.O_CREAT, 0o644)
+    os.write(fd, f"07 juin 2024 · source : wotc\n{attack}\n".encode())
+    os.close(fd)
+    (raw / "big.txt").write_bytes(SEED.read_bytes() + b"\n" * 1000)  # 4,700 bytes
+    result = rulings_flow(raw_dir=raw, output_dir=tmp_path / "out", max_file_bytes=4000)
+    latest = tmp_path / "out" / "latest"
+    assert pl.read_parquet(latest / "dumps.parquet")["path"].to_list() == [
+        "caf\\xe9 <img src=x>.txt",
+        "good.txt",
+    ]
+    assert pl.read_parquet(latest / "rejects.parquet").select("reason", "content").rows() == [
+        ("file is 4,700 bytes, over the 4,000-byte size limit: not read", "big.txt"),
+        ("symlink to a file outside the raw dir: not read", "secret.txt"),
+    ]
+    assert [(i["path"], i["sha256"]) for i in result["inputs"]][0] == ("big.txt", None)
+    report = (latest / "report.md").read_text(encoding="utf-8")
+    assert "hunter2" not in report and f"`{attack}`" in report
+    assert "![x](" not in report.replace(f"`{attack}`", "")
+
+
+def test_cli_has_the_size_limit_option() -> None:
+    result = CliRunner().invoke(app, ["run", "--help"])
+    assert result.exit_code == 0
+    assert "--max-file-mb" in result.output
