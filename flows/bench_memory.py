@@ -1,4 +1,6 @@
-"""Peak memory of reading one large dump: `python -m flows.bench_memory --results bench/memory.json`.
+"""Peak memory of reading one large dump.
+
+Run: `python -m flows.bench_memory --results bench/read-memory.json`.
 
 Each measurement runs in a fresh process: a file of the given size (the five
 seed dumps of `raw/` repeated, so every line is a real dump line) is read and
@@ -15,7 +17,6 @@ import argparse
 import datetime as dt
 import json
 import platform
-import resource
 import subprocess
 import sys
 import tempfile
@@ -31,9 +32,11 @@ from pathlib import Path
 from flows.pipeline import parse_dumps
 from flows.stages.read import load_raw_dumps
 raw = Path(sys.argv[1])
-parsed = parse_dumps(load_raw_dumps(raw, max_file_bytes=int(sys.argv[2])), dt.date(2026, 11, 30))
+raw_dumps = load_raw_dumps(raw, max_file_bytes=int(sys.argv[2]))
+parsed = parse_dumps(raw_dumps, dt.date(2026, 11, 30))
 lines = parsed["resolved"].height
-print(json.dumps({"lines": lines, "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(json.dumps({"lines": lines, "peak_rss_bytes": peak}))
 """
 
 

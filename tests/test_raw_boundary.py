@@ -227,7 +227,12 @@ def test_flow_on_a_hostile_raw_dir(prefect_harness: None, tmp_path: Path) -> Non
         ("file is 4,700 bytes, over the 4,000-byte size limit: not read", "big.txt"),
         ("symlink to a file outside the raw dir: not read", "secret.txt"),
     ]
-    assert [(i["path"], i["sha256"]) for i in result["inputs"]][0] == ("big.txt", None)
+    assert [(i["path"], i["bytes"]) for i in result["inputs"]] == [
+        ("big.txt", None),
+        ("caf\\xe9 <img src=x>.txt", 129),
+        ("good.txt", 3700),
+        ("secret.txt", None),
+    ]
     report = (latest / "report.md").read_text(encoding="utf-8")
     assert "hunter2" not in report and f"`{attack}`" in report
     assert "![x](" not in report.replace(f"`{attack}`", "")

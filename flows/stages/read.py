@@ -174,7 +174,7 @@ def hash_dumps(raw_dumps: pl.DataFrame) -> pl.DataFrame:
         bytes) and byte_count (Int64), both null for a file not read, and
         read_reject (String, null when the file was read).
     """
-    ordered = raw_dumps.sort("path")
+    ordered = raw_dumps if raw_dumps["path"].is_sorted() else raw_dumps.sort("path")
     if "read_reject" not in ordered.columns:
         ordered = ordered.with_columns(read_reject=pl.lit(None, dtype=pl.String))
     return ordered.with_columns(
@@ -202,15 +202,17 @@ def decode_dumps(hashed: pl.DataFrame) -> pl.DataFrame:
         reject_reason (String: why the whole file is no dump, else null),
         text (String, null for a rejected file).
     """
-    rows = []
-    for dump_id, content in (
-        hashed.filter(pl.col("content").is_not_null())
-        .unique("dump_id")
+    firsts = (  # row numbers only: filtering or sorting `content` would copy every byte
+        hashed.select("dump_id", _read=pl.col("content").is_not_null())
+        .with_row_index("_row")
+        .filter("_read")
+        .unique("dump_id", keep="first")
         .sort("dump_id")
-        .select("dump_id", "content")
-        .iter_rows()
-    ):
-        decoded = decode_bytes(content)
+    )
+    contents = hashed["content"]
+    rows = []
+    for row, dump_id in firsts.select("_row", "dump_id").iter_rows():
+        decoded = decode_bytes(contents[row])
         rows.append(
             (dump_id, decoded.encoding, decoded.repair, decoded.reject_reason, decoded.text)
         )
