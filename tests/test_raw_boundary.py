@@ -91,6 +91,15 @@ def test_dangling_links_loops_and_fifos_are_rejects(tmp_path: Path) -> None:
     ]
 
 
+def test_a_file_removed_after_listing_is_a_reject(tmp_path: Path) -> None:
+    raw = _raw_with_seed(tmp_path)
+    loaded = load_raw_dumps(raw, ["gone.txt", "good.txt"])
+    assert loaded.select("path", "read_reject").rows() == [
+        ("gone.txt", "file removed from the raw dir while the run read it: not read"),
+        ("good.txt", None),
+    ]
+
+
 # ---- Any file name ----------------------------------------------------------------------
 
 

@@ -143,6 +143,8 @@ def _read(root: str, path: str, max_file_bytes: int) -> tuple[bytes | None, str 
             return None, "symlink loop: not read"
         if os.path.islink(path):
             return None, "dangling symlink (its target does not exist): not read"
+        if exc.errno == errno.ENOENT:
+            return None, "file removed from the raw dir while the run read it: not read"
         raise
     if os.path.commonpath([root, target]) != root:
         return None, "symlink to a file outside the raw dir: not read"
@@ -152,7 +154,10 @@ def _read(root: str, path: str, max_file_bytes: int) -> tuple[bytes | None, str 
             return None, f"not a regular file but {name}: not read"
     fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     with open(fd, "rb") as dump:
-        size = os.fstat(dump.fileno()).st_size
+        opened = os.fstat(dump.fileno())  # what was opened, should the entry have changed
+        if not stat.S_ISREG(opened.st_mode):
+            return None, "not a regular file: not read"
+        size = opened.st_size
         content = dump.read(max_file_bytes + 1) if size <= max_file_bytes else b""
     if size > max_file_bytes or len(content) > max_file_bytes:
         return None, (
