@@ -21,9 +21,9 @@ from rich.console import Console
 from rich.table import Table
 
 from flows.errors import RulingsError
-from flows.stages.read import list_dump_paths
+from flows.stages.read import MAX_FILE_BYTES, list_dump_paths
 from flows.stages.runlock import hold_run_lock
-from flows.stages.write import check_output_dir, verify_snapshot
+from flows.stages.write import check_output_dir, check_raw_output_overlap, verify_snapshot
 from schemas import TABLE_MODELS
 
 QUIET_PREFECT_DEFAULTS: dict[str, str] = {
@@ -49,6 +49,12 @@ OutputOption = Annotated[Path, typer.Option("--output", help="Folder for snapsho
 RetentionOption = Annotated[
     int, typer.Option("--retention", min=1, help="How many snapshots to keep.")
 ]
+MaxFileMbOption = Annotated[
+    int,
+    typer.Option(
+        "--max-file-mb", min=1, help="Files larger than this (MiB) are not read (a read reject)."
+    ),
+]
 
 
 @app.command()
@@ -56,6 +62,7 @@ def run(
     raw: RawOption = Path("raw"),
     output: OutputOption = Path("output"),
     retention: RetentionOption = 7,
+    max_file_mb: MaxFileMbOption = MAX_FILE_BYTES // 2**20,
     dask_address: Annotated[
         str | None,
         typer.Option(
@@ -85,6 +92,7 @@ def run(
     """
     try:
         list_dump_paths(raw)
+        check_raw_output_overlap(raw, output)
         check_output_dir(output)
         with hold_run_lock(output):  # fail at once, before Prefect starts (the flow locks again)
             pass
@@ -103,9 +111,16 @@ def run(
 
     try:
         if dask_address or dask_workers:
-            result = run_on_dask(raw, output, retention, dask_address, dask_workers or 2)
+            result = run_on_dask(
+                raw, output, retention, dask_address, dask_workers or 2, max_file_mb * 2**20
+            )
         else:
-            result = rulings_flow(raw_dir=raw, output_dir=output, retention=retention)
+            result = rulings_flow(
+                raw_dir=raw,
+                output_dir=output,
+                retention=retention,
+                max_file_bytes=max_file_mb * 2**20,
+            )
     except (RulingsError, OSError) as exc:
         _fail(exc)
     console.print(_summary(result))

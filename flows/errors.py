@@ -10,7 +10,7 @@ class RulingsError(Exception):
 
 
 class RawDirError(RulingsError):
-    """The raw directory is missing, is not a directory, or holds no dump file."""
+    """The raw dir is missing, holds no dump file, or overlaps the output's snapshots/ or state/."""
 
 
 class ContractError(RulingsError):

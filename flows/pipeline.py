@@ -90,7 +90,12 @@ class ParsedBatch(TypedDict):
     parsed: ParsedFiles  # the files whose dump_id was not known yet
 
 
-def parse_batch(raw_dir: Path, paths: pl.Series, known_ids: pl.Series) -> ParsedBatch:
+def parse_batch(
+    raw_dir: Path,
+    paths: pl.Series,
+    known_ids: pl.Series,
+    max_file_bytes: int = read.MAX_FILE_BYTES,
+) -> ParsedBatch:
     """Read, hash and parse one batch of files; skip contents parsed before.
 
     Reads the files itself, so a batch can run on another process or machine
@@ -101,8 +106,9 @@ def parse_batch(raw_dir: Path, paths: pl.Series, known_ids: pl.Series) -> Parsed
         known_ids: dump_ids already parsed (the cache, String): not parsed again.
             (Series, not Python collections: Prefect walks collection arguments
             item by item, which cost 45 % of a warm run at a million lines.)
+        max_file_bytes: larger files are not read (a `read` reject).
     """
-    hashed = read.hash_dumps(read.load_raw_dumps(raw_dir, paths.to_list()))
+    hashed = read.hash_dumps(read.load_raw_dumps(raw_dir, paths.to_list(), max_file_bytes))
     new = hashed.filter(~pl.col("dump_id").is_in(known_ids.implode()))
     return ParsedBatch(files=hashed.drop("content"), parsed=parse_files(new))
 

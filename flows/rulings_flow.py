@@ -88,10 +88,15 @@ def load_inputs_task(raw_dir: Path, output_dir: Path) -> Inputs:
 
 @task(**_IO_RETRIES)
 def parse_batch_task(
-    raw_dir: Path, paths: pl.Series, known_ids: pl.Series, parts_dir: Path, name: str
+    raw_dir: Path,
+    paths: pl.Series,
+    known_ids: pl.Series,
+    parts_dir: Path,
+    name: str,
+    max_file_bytes: int = read.MAX_FILE_BYTES,
 ) -> dict[str, str]:
     """Read, hash and parse one batch of files (on a worker); write its Parquet parts."""
-    batch = pipeline.parse_batch(raw_dir, paths, known_ids)
+    batch = pipeline.parse_batch(raw_dir, paths, known_ids, max_file_bytes)
     return state.write_parts(parts_dir, name, {"files": batch["files"], **batch["parsed"]})
 
 
@@ -184,6 +189,7 @@ def rulings_flow(
     language_batches: int = 1,
     processes: int = 0,
     batch_files: int = BATCH_FILES,
+    max_file_bytes: int = read.MAX_FILE_BYTES,
 ) -> dict[str, Any]:
     """Turn the dumps in `raw_dir` into a validated snapshot under `output_dir`.
 
@@ -197,6 +203,8 @@ def rulings_flow(
         processes: langdetect processes per detection task (0: one per core;
             1 on Dask workers, which are processes already).
         batch_files: files per parse task.
+        max_file_bytes: files larger than this are not read (a `read` reject
+            with their size; default 64 MB).
 
     Returns:
         The run's manifest (as written to `manifest.json`), with `snapshot`:
@@ -204,13 +212,14 @@ def rulings_flow(
 
     Raises:
         RunLockedError: another run is publishing into `output_dir`.
-        RawDirError: no dump to read. ContractError: a table breaks the
+        RawDirError: no dump to read, or raw and output overlap. ContractError: a table breaks the
         contract as a whole (nothing is published). PublishError: see `write`.
     """
     logger = get_run_logger()
     processes = processes or os.cpu_count() or 1
     started_at = dt.datetime.now(dt.UTC)
     run_id = started_at.strftime("%Y%m%dT%H%M%S%fZ")
+    write.check_raw_output_overlap(raw_dir, output_dir)  # before anything is read or written
     with hold_run_lock(output_dir):
         inputs = load_inputs_task(raw_dir, output_dir)
         cached = inputs["state"]["parsed"]
@@ -221,7 +230,9 @@ def rulings_flow(
             for i in range(0, len(inputs["paths"]), batch_files)
         ]
         parts = [
-            parse_batch_task.submit(raw_dir, batch, known_ids, parts_dir, f"batch{i:05d}")
+            parse_batch_task.submit(
+                raw_dir, batch, known_ids, parts_dir, f"batch{i:05d}", max_file_bytes
+            )
             for i, batch in enumerate(batches)
         ]
         parsed, parsed_files, work = assemble_dumps_task(
@@ -281,6 +292,7 @@ def run_on_dask(
     retention: int = DEFAULT_RETENTION,
     address: str | None = None,
     workers: int = 2,
+    max_file_bytes: int = read.MAX_FILE_BYTES,
 ) -> dict[str, Any]:
     """Run `rulings_flow` with its parse and language batches on a Dask cluster.
 
@@ -304,6 +316,7 @@ def run_on_dask(
             retention=retention,
             language_batches=batches,
             processes=1,
+            max_file_bytes=max_file_bytes,
         )
         return result
 

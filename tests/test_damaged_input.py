@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import polars as pl
+import pytest
 
 from flows.pipeline import run_pipeline
-from tests.conftest import SEED_DIR, TODAY, dump_of
+from flows.stages.decode import REPAIR_MOJIBAKE, REPAIR_REPLACED
+from tests.conftest import REPO, SEED_DIR, TODAY, dump_of
 
 SEED = (SEED_DIR / "004_304d898eb3c4b8ca.txt").read_bytes()
 
@@ -59,3 +63,87 @@ def test_control_characters_are_counted_in_the_dump_row() -> None:
 def test_unknown_source_is_kept_lowercased() -> None:
     content = dump_of("07 juin 2024 · source : Scryfall", "{E} is the energy symbol.")["content"][0]
     assert _run(content)["ruling_occurrences"]["source"].to_list() == ["scryfall"]
+
+
+# ---- Damaged and mixed encodings are never published as mojibake -----------------------
+
+CASES_DIR = REPO.parent / "shared" / "cases" / "realworld"
+needs_cases = pytest.mark.skipif(
+    not CASES_DIR.is_dir(), reason=f"field-fault cases not found at {CASES_DIR}"
+)
+SEED_003 = (SEED_DIR / "003_321b63c5bd17bae4.txt").read_bytes()
+
+
+def test_utf8_with_many_invalid_bytes_stays_utf8() -> None:
+    # Issue 9: with 4 invalid bytes the whole file was re-read as ISO-8859-10
+    # (`GÃĐnÃĐrÃĐe`, a ruling `Energy ĸĸĸĸ counters…`, 0 rejects, "mojibake repaired").
+    damaged = SEED.replace(
+        b"Energy counters are a kind", b"Energy \xa2\xa2\xa2\xa2 counters are a kind"
+    )
+    tables = _run(damaged)
+    dump = tables["dumps"].row(0, named=True)
+    assert (dump["encoding"], dump["encoding_repair"]) == ("utf-8", REPAIR_REPLACED)
+    assert "est générée automatiquement" in dump["header_text"]
+    assert tables["rejects"].select("line_number", "reason").rows() == [
+        (8, "every body line of the entry was rejected (see them below)"),
+        (9, "line has 4 undecodable byte sequences (shown as U+FFFD)"),
+    ]
+    assert tables["ruling_occurrences"].height == 13
+
+
+def test_part_utf8_part_cp1252_is_decoded_line_by_line() -> None:
+    # Issue 9: two pastes joined (seed 004 as UTF-8, seed 003 as cp1252) were
+    # decoded whole as ISO-8859-10 (`męme ā l'étape`, `trčs`).
+    joined = SEED + SEED_003.decode("utf-8").encode("cp1252")
+    tables = _run(joined)
+    dump = tables["dumps"].row(0, named=True)
+    assert (dump["encoding"], dump["encoding_repair"]) == (
+        "utf-8+cp1252",
+        "decoded line by line: UTF-8 lines as utf-8, the others as cp1252",
+    )
+    apart = pl.concat([_run(SEED)["ruling_occurrences"], _run(SEED_003)["ruling_occurrences"]])
+    assert sorted(tables["ruling_occurrences"]["text_raw"]) == sorted(apart["text_raw"])
+    assert tables["rejects"].height == 0
+
+
+def test_replaced_bytes_and_a_mojibake_repair_are_both_recorded() -> None:
+    mojibake = "Les marqueurs d'énergie ne sont pas du mana.".encode().decode("cp1252")
+    content = (
+        "07 juin 2024 · source : wotc\nEnergy counters aren't mana.\n".encode()
+        + mojibake.encode()
+        + "\n07 juin 2024 · source : wotc\nEnergy counters \xa2 a kind.\n".encode()
+        + b"Energy counters \xff\xfe a kind.\n"
+    )
+    tables = _run(content)
+    assert tables["dumps"]["encoding_repair"].to_list() == [f"{REPAIR_REPLACED}; {REPAIR_MOJIBAKE}"]
+    assert tables["ruling_translations"]["text"].to_list() == [
+        "Les marqueurs d'énergie ne sont pas du mana."
+    ]
+
+
+@needs_cases
+def test_c17_macroman_mojibake_is_repaired() -> None:
+    tables = _run((CASES_DIR / "c17_macroman_mojibake.txt").read_bytes())
+    assert tables["dumps"].select("encoding", "encoding_repair").rows() == [
+        ("utf-8", REPAIR_MOJIBAKE)
+    ]
+    assert tables["ruling_translations"]["text"].to_list() == [
+        "Les marqueurs d'énergie ne sont pas du mana. Ils ne disparaissent pas à la fin des étapes."
+    ]
+
+
+@needs_cases
+def test_c18_cp850_german_is_read_as_cp850() -> None:
+    tables = _run((CASES_DIR / "c18_cp850_german.txt").read_bytes())
+    assert tables["dumps"].select("encoding", "encoding_repair", "rejected_line_count").rows() == [
+        ("cp850", None, 0)
+    ]
+    assert tables["ruling_occurrences"].select("published_on", "text_raw").rows() == [
+        (
+            dt.date(2024, 3, 7),
+            "Energy counters aren't mana. They don't go away as steps, phases, and turns end.",
+        )
+    ]
+    assert tables["ruling_translations"].select("language", "text").rows() == [
+        ("de", "Energiemarken sind kein Mana, außer für die Größe des Effekts.")
+    ]

@@ -1,43 +1,73 @@
 """Decode one dump's bytes: find the encoding, repair mojibake, or reject the file.
 
 Sites save dumps as UTF-8 (with or without BOM), UTF-16 with BOM, or a legacy
-code page (cp1252 on a French or German Windows machine). Some files went
-through UTF-8 -> cp1252 -> UTF-8 once (mojibake: `gÃ©nÃ©rÃ©e`); ftfy repairs
-those. Legacy code pages are identified by charset-normalizer.
+code page (cp1252 on a French or German Windows machine, cp850 on DOS). Some
+files went through UTF-8 -> cp1252 (or MacRoman, or Windows-1251) -> UTF-8
+once (mojibake: `gÃ©nÃ©rÃ©e`, `d'√©nergie`, `РњР°СЂРєРµСЂС‹`); ftfy repairs
+those, line by line. Legacy code pages are identified by charset-normalizer;
+among the code pages it finds, the one under which the dump's date·source
+lines parse wins (cp850 and cp852 differ in `·`). A file joined from a UTF-8
+paste and a legacy one is decoded line by line.
 """
 
 from __future__ import annotations
 
 import codecs
+import datetime as dt
 import re
+import unicodedata
 from typing import NamedTuple
 
 import charset_normalizer
 import ftfy
+import polars as pl
+from ftfy import badness
+
+from flows.stages.dates import parse_date
+from flows.stages.parse import DATE_SOURCE_PATTERN
 
 _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 
 #: UTF-8 read as cp1252 shows a lead character (Â-ï for lead bytes C2-EF) followed
-#: by a continuation byte's cp1252 character: `Ã©` for é, `â€™` for ’. Only text
-#: with such a pair goes to ftfy (a lone C1 control is no mojibake).
+#: by a continuation byte's cp1252 character: `Ã©` for é, `â€™` for ’. A line with
+#: such a pair, or one ftfy's badness measure finds bad (MacRoman `√©`, Windows-1251
+#: `Рњ`), goes to ftfy. C1 controls and U+FFFD are left out of the badness test (a
+#: lone C1 control is no mojibake; U+FFFD lines are rejected later).
 _MOJIBAKE_MARK = re.compile(
     "[\u00c2-\u00ef][\u0080-\u00bf\u0152\u0153\u0160\u0161\u0178\u017d\u017e"
     "\u0192\u02c6\u02dc\u2013\u2014\u2018-\u201e\u2020-\u2022\u2026\u2030"
     "\u2039\u203a\u20ac\u2122]"
 )
+_NOT_FOR_BADNESS = re.compile("[\u0080-\u009f\ufffd]")
 _NOISE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffd]")
 _REAL_NON_ASCII = re.compile(r"[^\x00-\x7f\ufffd]")
-
-#: A UTF-8 file with at most this many bad sequences (or 1 % of its good
-#: multi-byte ones) is damaged UTF-8; with more, it is a legacy code page
-#: (Shift_JIS, GBK, Big5, EUC-KR bytes also form some valid UTF-8 sequences).
-MAX_DAMAGED_SEQUENCES = 3
 
 #: Above this share of control characters or U+FFFD the bytes are no text.
 MAX_NOISE_SHARE = 0.25
 
+#: Code pages preferred, in this order, among those charset-normalizer finds
+#: equally fit (they decode this format's bytes alike): Windows Western, DOS
+#: Western (German DOS dumps), Windows Cyrillic, Mac Western.
+PREFERRED_CODE_PAGES: tuple[str, ...] = ("cp1252", "cp850", "cp1251", "mac_roman")
+
+#: Letters and punctuation of the Latin-script languages read (fr, en, de, es,
+#: it, pt) and of the dump format: a line of a legacy paste inside a UTF-8 file
+#: decodes to these (or to Cyrillic or Greek letters) and nothing else.
+_WESTERN = set(
+    "àâäçéèêëîïôöùûüÿœæÀÂÄÇÉÈÊËÎÏÔÖÙÛÜŸŒÆßáíóúñÁÍÓÚÑãõÃÕìòÌÒ¡¿ºª·«»‘’“”–—…°€\u00a0\u202f"
+)
+
+#: Only the start of a large file is used to rank candidate code pages.
+_RANKING_BYTES = 65_536
+
 REPAIR_MOJIBAKE = "mojibake repaired (ftfy)"
 REPAIR_REPLACED = "invalid UTF-8 bytes replaced by U+FFFD"
+REPAIR_PER_LINE = "decoded line by line: UTF-8 lines as utf-8, the others as {code_page}"
+MOJIBAKE_PARTIAL = (
+    "mojibake repaired (ftfy) in {repaired} line(s); {left} line(s) still look like "
+    "mojibake, not repaired"
+)
+MOJIBAKE_LEFT = "{left} line(s) look like mojibake; ftfy could not repair them"
 
 
 class DecodedDump(NamedTuple):
@@ -52,41 +82,194 @@ class DecodedDump(NamedTuple):
 def decode_bytes(content: bytes) -> DecodedDump:
     """Decode one dump's bytes. Never raises.
 
+    UTF-8 is tried first. A file that is not valid UTF-8 is, in this order:
+    UTF-8 lines plus lines of one legacy code page (two pastes joined:
+    decoded line by line); UTF-8 with damaged bytes, when valid multi-byte
+    sequences outnumber invalid ones (invalid bytes become U+FFFD and their
+    lines are rejected later, however many there are); else a legacy code page.
+
     Returns:
         encoding: "utf-8-sig" (UTF-8 with BOM), "utf-16" (with BOM), "utf-8",
-        or the legacy code page charset-normalizer finds ("cp1252" preferred
-        among equivalent Western code pages).
-        repair: REPAIR_MOJIBAKE, REPAIR_REPLACED (the affected lines are
-        rejected later), or None.
+        "utf-8+<code page>" (decoded line by line), or the legacy code page
+        (see `_legacy`).
+        repair: what was done, "; "-joined: REPAIR_REPLACED (the affected
+        lines are rejected later), REPAIR_PER_LINE, and one of REPAIR_MOJIBAKE,
+        MOJIBAKE_PARTIAL, MOJIBAKE_LEFT (see `repair_mojibake`); None when
+        the bytes decoded as they are.
         reject_reason: set (and text None) for a file with NUL bytes, or one
         that decodes to mostly control characters (an image saved as .txt).
     """
     if content.startswith(codecs.BOM_UTF8):
-        return _checked(content[3:].decode("utf-8", errors="replace"), "utf-8-sig")
+        return _utf8(content[3:], "utf-8-sig")
     if content.startswith(_UTF16_BOMS):
-        return _checked(content.decode("utf-16", errors="replace"), "utf-16")
+        try:
+            return _checked(content.decode("utf-16"), "utf-16")
+        except UnicodeDecodeError:
+            return _checked(content.decode("utf-16", errors="replace"), "utf-16", REPAIR_REPLACED)
     if b"\x00" in content:
         return DecodedDump(None, None, None, "file has NUL bytes: binary, not a text dump")
     try:
         return _checked(content.decode("utf-8"), "utf-8")
     except UnicodeDecodeError:
         pass
+    mixed = _decode_mixed(content)
+    if mixed is not None:
+        return mixed
     replaced = content.decode("utf-8", errors="replace")
     bad = replaced.count("\ufffd")
     good = len(_REAL_NON_ASCII.findall(replaced))
-    if good and bad <= max(MAX_DAMAGED_SEQUENCES, good // 100):  # UTF-8, a few bytes damaged
+    if good > bad:  # most multi-byte sequences are valid: UTF-8 with damaged bytes
         return _checked(replaced, "utf-8", REPAIR_REPLACED)
     return _legacy(content, replaced)
 
 
-def _legacy(content: bytes, replaced: str) -> DecodedDump:
-    best = charset_normalizer.from_bytes(content).best()
+def _utf8(content: bytes, encoding: str) -> DecodedDump:
+    try:
+        return _checked(content.decode("utf-8"), encoding)
+    except UnicodeDecodeError:
+        return _checked(content.decode("utf-8", errors="replace"), encoding, REPAIR_REPLACED)
+
+
+def _decode_mixed(content: bytes) -> DecodedDump | None:
+    """A UTF-8 paste and a single-byte legacy paste joined, decoded line by line; else None.
+
+    Needs UTF-8 lines with non-ASCII letters, and other lines that hold no
+    valid multi-byte UTF-8 sequence and decode, under the code page they
+    agree on, to letters and punctuation of the languages read.
+    """
+    lines = content.splitlines(keepends=True)
+    invalid = {i for i, line in enumerate(lines) if not _is_utf8(line)}
+    has_utf8 = any(not line.isascii() for i, line in enumerate(lines) if i not in invalid)
+    legacy_bytes = b"".join(lines[i] for i in sorted(invalid))
+    if not has_utf8 or _REAL_NON_ASCII.search(legacy_bytes.decode("utf-8", errors="replace")):
+        return None
+    best = charset_normalizer.from_bytes(legacy_bytes).best()
     if best is None:
+        return None
+    code_page = _ranked_code_pages(best)[0]
+    try:
+        legacy_text = legacy_bytes.decode(code_page)
+    except (UnicodeDecodeError, LookupError):
+        return None
+    if not all(c.isascii() or _is_plausible(c) for c in legacy_text):
+        return None
+    decoded = [
+        line.decode(code_page) if i in invalid else line.decode("utf-8")
+        for i, line in enumerate(lines)
+    ]
+    return _checked(
+        "".join(decoded), f"utf-8+{code_page}", REPAIR_PER_LINE.format(code_page=code_page)
+    )
+
+
+def _is_utf8(line: bytes) -> bool:
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _is_plausible(char: str) -> bool:
+    if char in _WESTERN:
+        return True
+    name = unicodedata.name(char, "")
+    return name.startswith(("CYRILLIC", "GREEK")) and unicodedata.category(char).startswith("L")
+
+
+def _legacy(content: bytes, replaced: str) -> DecodedDump:
+    """Decode with the code page charset-normalizer finds (see `_pick_code_page`)."""
+    matches = charset_normalizer.from_bytes(content)
+    if matches.best() is None:
         if _REAL_NON_ASCII.search(replaced):  # no code page fits: keep it as damaged UTF-8
             return _checked(replaced, "utf-8", REPAIR_REPLACED)
         return DecodedDump(None, None, None, "no text encoding fits the bytes: not a text dump")
-    encoding = "cp1252" if "cp1252" in best.could_be_from_charset else best.encoding
+    encoding = _pick_code_page(content, matches)
     return _checked(content.decode(encoding, errors="replace"), encoding)
+
+
+def _ranked_code_pages(match: charset_normalizer.CharsetMatch) -> list[str]:
+    """A match's equivalent code pages, PREFERRED_CODE_PAGES first (cp1252 over latin-1)."""
+    names = list(dict.fromkeys([match.encoding, *match.could_be_from_charset]))
+    return sorted(
+        names,
+        key=lambda n: PREFERRED_CODE_PAGES.index(n) if n in PREFERRED_CODE_PAGES else 99,
+    )
+
+
+def _pick_code_page(content: bytes, matches: charset_normalizer.CharsetMatches) -> str:
+    """charset-normalizer's best code page, unless another candidate parses more date lines.
+
+    Candidates are every match's code pages, in charset-normalizer's order,
+    PREFERRED_CODE_PAGES first within a match. A German DOS dump fits cp852
+    best by chaos, but only under cp850 (or cp437) is 0xFA the `·` of
+    `7. März 2024 · Quelle: wotc`: the first candidate under which the most
+    date·source lines parse is chosen; with no date line, the best match.
+    """
+    candidates = [name for match in matches for name in _ranked_code_pages(match)]
+    sample = content[:_RANKING_BYTES]
+    scores = [_count_date_lines(sample, name) for name in candidates]
+    return candidates[scores.index(max(scores))]
+
+
+def _count_date_lines(sample: bytes, code_page: str) -> int:
+    """How many lines of `sample`, decoded with `code_page`, are date·source lines that parse."""
+    try:
+        text = sample.decode(code_page, errors="replace")
+    except LookupError:
+        return -1
+    date_texts = (
+        pl.Series(text.splitlines(), dtype=pl.String)
+        .str.extract(DATE_SOURCE_PATTERN, 1)
+        .drop_nulls()
+    )
+    far_future = dt.date(9000, 1, 1)  # only the shape matters here
+    return sum(parse_date(d, far_future)[0] is not None for d in date_texts)
+
+
+def repair_mojibake(text: str) -> tuple[str, str | None]:
+    """Repair mojibake line by line with ftfy, and check the result.
+
+    A line is suspect when it shows a cp1252 mojibake pair (strong evidence)
+    or ftfy's badness measure finds it bad (weaker: on 2 million real card
+    texts it flags 7, such as `CéléritéÀ chaque`, which ftfy leaves alone). It
+    is repaired when ftfy changes it and the result is no longer suspect.
+    Lines are repaired one by one, so a header with a real `é` does not stop
+    the repair of a MacRoman line below it.
+
+    Returns:
+        (text, outcome): outcome is REPAIR_MOJIBAKE when every suspect line
+        was repaired; MOJIBAKE_PARTIAL when some were and others still look
+        like mojibake; MOJIBAKE_LEFT when none could be and one shows a cp1252
+        pair; None when nothing was repaired and no line shows such a pair.
+        No repair is ever claimed for text that still looks like mojibake.
+    """
+    if not _looks_broken(text):
+        return text, None
+    out, repaired, left, strong_left = [], 0, 0, 0
+    for line in text.splitlines(keepends=True):
+        if not _looks_broken(line):
+            out.append(line)
+            continue
+        fixed = ftfy.fix_encoding(line)
+        if fixed != line and not _looks_broken(fixed):
+            out.append(fixed)
+            repaired += 1
+        else:
+            out.append(line)
+            left += 1
+            strong_left += bool(_MOJIBAKE_MARK.search(line))
+    if repaired and left:
+        outcome = MOJIBAKE_PARTIAL.format(repaired=repaired, left=left)
+    elif repaired:
+        outcome = REPAIR_MOJIBAKE
+    else:
+        outcome = MOJIBAKE_LEFT.format(left=left) if strong_left else None
+    return "".join(out), outcome
+
+
+def _looks_broken(text: str) -> bool:
+    return bool(_MOJIBAKE_MARK.search(text)) or badness.is_bad(_NOT_FOR_BADNESS.sub("", text))
 
 
 def _checked(text: str, encoding: str, repair: str | None = None) -> DecodedDump:
@@ -99,7 +282,6 @@ def _checked(text: str, encoding: str, repair: str | None = None) -> DecodedDump
             f"{noise} of {len(text)} characters are control characters or undecodable: "
             "not a text dump",
         )
-    fixed = ftfy.fix_encoding(text) if _MOJIBAKE_MARK.search(text) else text
-    if fixed != text and repair is None:
-        return DecodedDump(fixed, encoding, REPAIR_MOJIBAKE, None)
-    return DecodedDump(text, encoding, repair, None)
+    fixed, outcome = repair_mojibake(text)
+    repairs = "; ".join(r for r in (repair, outcome) if r)
+    return DecodedDump(fixed, encoding, repairs or None, None)

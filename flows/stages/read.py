@@ -6,10 +6,13 @@ can retry it on its own; `decode_dumps` and `split_lines` are pure.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import html
 import logging
 import os
+import re
+import stat
 from pathlib import Path
 
 import polars as pl
@@ -23,16 +26,54 @@ logger = logging.getLogger(__name__)
 #: File name endings read as dumps; anything else in the raw dir is ignored.
 DUMP_SUFFIXES: tuple[str, ...] = (".txt",)
 
+#: Files larger than this are not read (a `read` reject gives their size). A
+#: real dump is a few KB; reading a file costs about 13 times its size at peak.
+MAX_FILE_BYTES = 64 * 1024 * 1024
+
+_FILE_KINDS = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISDIR, "a directory"),
+)
+
+
+def escape_path(name: str) -> str:
+    """A file path as published: `os.fsdecode` text, bytes that are not UTF-8 as `\\xNN`.
+
+    A name with bytes that are not valid UTF-8 (`caf\\xe9.txt` saved in
+    Latin-1) comes from the file system with surrogate escapes; they become
+    the four characters `\\xe9`. A backslash in a name is doubled, so the
+    escaped form is unambiguous and `unescape_path` gives the name back.
+    """
+    return _SURROGATE.sub(lambda m: f"\\x{ord(m.group()) - 0xDC00:02x}", name.replace("\\", "\\\\"))
+
+
+def unescape_path(path: str) -> str:
+    """The file system name (`os.fsdecode` form) of a path `escape_path` gave."""
+    return _ESCAPE.sub(
+        lambda m: "\\" if m.group() == "\\\\" else chr(0xDC00 + int(m.group()[2:], 16)), path
+    )
+
+
+_SURROGATE = re.compile("[\udc80-\udcff]")
+_ESCAPE = re.compile(r"\\\\|\\x[0-9a-f]{2}")
+
 
 def list_dump_paths(raw_dir: Path) -> list[str]:
-    """List the dump files below `raw_dir` as POSIX paths relative to it, sorted.
+    """List the dump entries below `raw_dir` as POSIX paths relative to it, sorted.
 
-    The order is the same whatever order the file system lists them in.
-    (os.walk and strings: pathlib costs seconds on 100,000 files.)
+    Every entry whose name ends in one of `DUMP_SUFFIXES` and that is not a
+    real folder is listed, whatever it is (a regular file, a symlink, a FIFO):
+    `load_raw_dumps` decides what is read. Symlinked folders are not entered.
+    Names are published by `escape_path`. The order is the same whatever
+    order the file system lists them in. (os.walk and strings: pathlib costs
+    seconds on 100,000 files.)
 
     Raises:
         RawDirError: `raw_dir` does not exist, is not a directory, or holds no
-            file ending in one of `DUMP_SUFFIXES`.
+            entry ending in one of `DUMP_SUFFIXES`.
     """
     if not raw_dir.is_dir():
         raise RawDirError(
@@ -40,13 +81,12 @@ def list_dump_paths(raw_dir: Path) -> list[str]:
             "create it and copy the dump files (*.txt) into it"
         )
     paths = []
-    for folder, _, names in os.walk(raw_dir):
+    for folder, folders, names in os.walk(os.fspath(raw_dir)):
         relative = os.path.relpath(folder, raw_dir).replace(os.sep, "/")
         prefix = "" if relative == "." else relative + "/"
+        linked = [f for f in folders if os.path.islink(os.path.join(folder, f))]
         paths += [
-            prefix + n
-            for n in names
-            if n.lower().endswith(DUMP_SUFFIXES) and os.path.isfile(os.path.join(folder, n))
+            escape_path(prefix + n) for n in names + linked if n.lower().endswith(DUMP_SUFFIXES)
         ]
     if not paths:
         raise RawDirError(
@@ -55,49 +95,101 @@ def list_dump_paths(raw_dir: Path) -> list[str]:
     return sorted(paths)
 
 
-def load_raw_dumps(raw_dir: Path, paths: list[str] | None = None) -> pl.DataFrame:
+def load_raw_dumps(
+    raw_dir: Path, paths: list[str] | None = None, max_file_bytes: int = MAX_FILE_BYTES
+) -> pl.DataFrame:
     """Read dump files below `raw_dir` as bytes: all of them, or the `paths` given.
+
+    Only regular files inside `raw_dir` are read. A symlink is followed only
+    when its target is inside `raw_dir`; a symlink to a file outside it, a
+    dangling symlink, a symlink loop, a FIFO, a socket, a device, and a file
+    over `max_file_bytes` are not read (not even opened, for a FIFO or a
+    device): their row has null `content` and a `read_reject`.
 
     Args:
         raw_dir: the raw folder.
-        paths: POSIX paths relative to `raw_dir` (a batch of `list_dump_paths`).
+        paths: escaped POSIX paths relative to `raw_dir` (a batch of `list_dump_paths`).
+        max_file_bytes: the size limit (bytes); larger files are not read.
 
     Returns:
-        One row per file, sorted by `path`:
-        path (String): POSIX path relative to `raw_dir`, e.g. "000_fbe1.txt".
-        content (Binary): the file's bytes, unchanged.
+        One row per path, sorted by `path`:
+        path (String): escaped POSIX path relative to `raw_dir`, e.g. "000_fbe1.txt".
+        content (Binary): the file's bytes, unchanged; null when not read.
+        read_reject (String): why the file was not read, else null.
 
     Raises:
         RawDirError: see `list_dump_paths`.
-        OSError: a file could not be read (transient errors are retried by the flow).
+        OSError: a regular file could not be read (transient errors are retried by the flow).
     """
     paths = list_dump_paths(raw_dir) if paths is None else sorted(paths)
+    root = os.path.realpath(raw_dir)
+    read = [_read(root, os.path.join(raw_dir, unescape_path(p)), max_file_bytes) for p in paths]
     raw_dumps = pl.DataFrame(
-        {"path": paths, "content": [_read(os.path.join(raw_dir, p)) for p in paths]},
-        schema={"path": pl.String, "content": pl.Binary},
+        {
+            "path": paths,
+            "content": [content for content, _ in read],
+            "read_reject": [reason for _, reason in read],
+        },
+        schema={"path": pl.String, "content": pl.Binary, "read_reject": pl.String},
     )
     logger.debug("read %d dump files from %s", raw_dumps.height, raw_dir)
     return raw_dumps
 
 
-def _read(path: str) -> bytes:
-    with open(path, "rb") as dump:
-        return dump.read()
+def _read(root: str, path: str, max_file_bytes: int) -> tuple[bytes | None, str | None]:
+    """(content, None) for a readable file, else (None, why it is not read)."""
+    try:
+        target = os.path.realpath(path, strict=True)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return None, "symlink loop: not read"
+        if os.path.islink(path):
+            return None, "dangling symlink (its target does not exist): not read"
+        if exc.errno == errno.ENOENT:
+            return None, "file removed from the raw dir while the run read it: not read"
+        raise
+    if os.path.commonpath([root, target]) != root:
+        return None, "symlink to a file outside the raw dir: not read"
+    kind = os.stat(target).st_mode
+    for is_kind, name in _FILE_KINDS:
+        if is_kind(kind):
+            return None, f"not a regular file but {name}: not read"
+    fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    with open(fd, "rb") as dump:
+        opened = os.fstat(dump.fileno())  # what was opened, should the entry have changed
+        if not stat.S_ISREG(opened.st_mode):
+            return None, "not a regular file: not read"
+        size = opened.st_size
+        content = dump.read(max_file_bytes + 1) if size <= max_file_bytes else b""
+    if size > max_file_bytes or len(content) > max_file_bytes:
+        return None, (
+            f"file is {max(size, len(content)):,} bytes, over the {max_file_bytes:,}-byte "
+            "size limit: not read"
+        )
+    return content, None
 
 
 def hash_dumps(raw_dumps: pl.DataFrame) -> pl.DataFrame:
     """Give each file its dump id.
 
     Needs:
-        path (String), content (Binary), one row per file.
+        path (String), content (Binary, null for a file not read), one row
+        per file; read_reject (String) is kept when present.
 
     Returns:
         `raw_dumps` sorted by path, plus dump_id (String: sha256 hex of the
-        bytes) and byte_count (Int64).
+        bytes) and byte_count (Int64), both null for a file not read, and
+        read_reject (String, null when the file was read).
     """
-    return raw_dumps.sort("path").with_columns(
+    ordered = raw_dumps if raw_dumps["path"].is_sorted() else raw_dumps.sort("path")
+    if "read_reject" not in ordered.columns:
+        ordered = ordered.with_columns(read_reject=pl.lit(None, dtype=pl.String))
+    return ordered.with_columns(
         dump_id=pl.Series(
-            [hashlib.sha256(content).hexdigest() for content in raw_dumps.sort("path")["content"]],
+            [
+                None if content is None else hashlib.sha256(content).hexdigest()
+                for content in ordered["content"]
+            ],
             dtype=pl.String,
         ),
         byte_count=pl.col("content").bin.size().cast(pl.Int64),
@@ -108,7 +200,8 @@ def decode_dumps(hashed: pl.DataFrame) -> pl.DataFrame:
     """Decode each distinct file content once (see `decode.decode_bytes`).
 
     Needs:
-        dump_id (String), content (Binary).
+        dump_id (String), content (Binary; rows with null content, files not
+        read, are skipped).
 
     Returns:
         One row per distinct dump_id, sorted by dump_id: dump_id (String),
@@ -116,11 +209,17 @@ def decode_dumps(hashed: pl.DataFrame) -> pl.DataFrame:
         reject_reason (String: why the whole file is no dump, else null),
         text (String, null for a rejected file).
     """
+    firsts = (  # row numbers only: filtering or sorting `content` would copy every byte
+        hashed.select("dump_id", _read=pl.col("content").is_not_null())
+        .with_row_index("_row")
+        .filter("_read")
+        .unique("dump_id", keep="first")
+        .sort("dump_id")
+    )
+    contents = hashed["content"]
     rows = []
-    for dump_id, content in (
-        hashed.unique("dump_id").sort("dump_id").select("dump_id", "content").iter_rows()
-    ):
-        decoded = decode_bytes(content)
+    for row, dump_id in firsts.select("_row", "dump_id").iter_rows():
+        decoded = decode_bytes(contents[row])
         rows.append(
             (dump_id, decoded.encoding, decoded.repair, decoded.reject_reason, decoded.text)
         )
@@ -140,25 +239,30 @@ def decode_dumps(hashed: pl.DataFrame) -> pl.DataFrame:
 def split_readable_dumps(decoded: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Keep one readable file per distinct content; report the others as rejects.
 
-    A file whose bytes equal an earlier file's (by path order) would repeat
+    A file that was not read (`read_reject` set: a symlink out of the raw
+    dir, a FIFO, a file over the size limit…) is rejected with that reason; a
+    file whose bytes equal an earlier file's (by path order) would repeat
     every entry under the same dump_id, so it is read once; a file that is
     no text (`reject_reason` set) is rejected whole, and the run goes on.
 
     Needs:
-        path (String), dump_id (String), reject_reason (String), sorted by path.
+        path (String), dump_id (String, null for a file not read),
+        reject_reason (String), read_reject (String, optional), sorted by path.
 
     Returns:
         (readable, file_rejects): the input without those files, and rejects
-        rows dump_id (String), line_number (Int64, null), stage ("read"),
-        reason (String), content (String: the file's path).
+        rows dump_id (String, null for a file not read), line_number (Int64,
+        null), stage ("read"), reason (String), content (String: the file's path).
     """
+    if "read_reject" not in decoded.columns:
+        decoded = decoded.with_columns(read_reject=pl.lit(None, dtype=pl.String))
+    first_path = pl.col("path").first().over("dump_id")
     marked = decoded.with_columns(
-        _reason=pl.when(pl.col("path") != pl.col("path").first().over("dump_id"))
+        _reason=pl.when(pl.col("read_reject").is_not_null())
+        .then(pl.col("read_reject"))
+        .when(pl.col("path") != first_path)
         .then(
-            pl.format(
-                "file has the same bytes as {}; its lines are read once, there",
-                pl.col("path").first().over("dump_id"),
-            )
+            pl.format("file has the same bytes as {}; its lines are read once, there", first_path)
         )
         .otherwise(pl.col("reject_reason"))
     )

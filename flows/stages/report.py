@@ -1,7 +1,15 @@
-"""The run report: a markdown page of counts for the operator and the analysts."""
+"""The run report: a markdown page of counts for the operator and the analysts.
+
+Every value from the input (ruling texts, reject reasons, file paths,
+languages) is data, not markup: it is put in a code span, so a ruling reading
+`![x](https://attacker.example/t.png)` or a file named `<img src=x>.txt` is
+shown as written in `report.md` and in the Prefect UI, never rendered as an
+image, a link or HTML.
+"""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import polars as pl
@@ -83,9 +91,30 @@ def _short(text: str, limit: int = 90) -> str:
 
 
 def _table(header: list[str], rows: list[tuple[Any, ...]]) -> str:
-    def cell(value: Any) -> str:
-        return str(value).replace("|", "\\|").replace("\n", " ")
-
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def _cell(value: Any) -> str:
+    """A table cell: numbers as they are, anything else as a code span (never markup)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    return code_span("null" if value is None else str(value))
+
+
+def code_span(text: str) -> str:
+    """`text` as a one-line markdown code span that is safe inside a table cell.
+
+    The fence is one backtick longer than the longest run of backticks in
+    the text; a space pads a text that starts or ends with a backtick (or
+    with spaces on both sides), as CommonMark strips one; line ends become
+    spaces and `|` is escaped (GFM splits table rows on it even in code).
+    """
+    text = re.sub(r"[\r\n]+", " ", text)
+    if not text:
+        return ""
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    padded = text[0] == "`" or text[-1] == "`" or (text[0] == " " and text[-1] == " ")
+    pad = " " if padded else ""
+    return f"{fence}{pad}{text}{pad}{fence}".replace("|", "\\|")

@@ -16,6 +16,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from typing import Any
 import pandera.polars as pa
 import polars as pl
 
-from flows.errors import PublishError, RulingsError
+from flows.errors import PublishError, RawDirError, RulingsError
 from flows.stages.validate import validate_table
 
 logger = logging.getLogger(__name__)
@@ -123,12 +124,21 @@ def read_latest_manifest(output_dir: Path) -> dict[str, Any] | None:
     return manifest
 
 
+#: A run id as `rulings_flow` makes it (UTC start time, `%Y%m%dT%H%M%S%fZ`):
+#: the only folder names under `snapshots/` that retention may delete.
+RUN_ID_PATTERN = re.compile(r"\d{8}T\d{12}Z")
+
+
 def prune_snapshots(output_dir: Path, keep: int) -> list[str]:
     """Delete all but the `keep` newest snapshots, and leftovers of killed runs.
 
-    The snapshot `latest` points at is always kept. Run ids sort by time, so
-    "newest" is by name. Call only while holding the run lock (a `.partial`
-    folder of a running publish would look like a leftover).
+    Only folders this product wrote are candidates: `snapshots/<run_id>/`
+    (a name matching RUN_ID_PATTERN) and `snapshots/.<run_id>.partial/`;
+    anything else under `snapshots/` (an archive of raw dumps, a folder an
+    operator made) is left alone. The snapshot `latest` points at is always
+    kept. Run ids sort by time, so "newest" is by name. Call only while
+    holding the run lock (a `.partial` folder of a running publish would look
+    like a leftover).
 
     Returns:
         The names of the folders deleted.
@@ -137,18 +147,52 @@ def prune_snapshots(output_dir: Path, keep: int) -> list[str]:
     if not snapshots.is_dir():
         return []
     latest = (output_dir / "latest").resolve()
-    complete = sorted(p for p in snapshots.iterdir() if p.is_dir() and not p.name.startswith("."))
+    folders = [p for p in snapshots.iterdir() if p.is_dir() and not p.is_symlink()]
+    complete = sorted(p for p in folders if RUN_ID_PATTERN.fullmatch(p.name))
     doomed = [p for p in complete[: max(0, len(complete) - keep)] if p.resolve() != latest]
     doomed += [
-        p for p in snapshots.iterdir() if p.name.startswith(".") and p.name.endswith(".partial")
+        p
+        for p in folders
+        if p.name.startswith(".")
+        and p.name.endswith(".partial")
+        and RUN_ID_PATTERN.fullmatch(p.name[1 : -len(".partial")])
     ]
     for path in doomed:
         shutil.rmtree(path)
     for stale_link in output_dir.glob(".latest.*.tmp"):
-        stale_link.unlink()
+        if stale_link.is_symlink():
+            stale_link.unlink()
     if doomed:
         logger.info("retention: deleted %d old snapshot folders", len(doomed))
     return sorted(p.name for p in doomed)
+
+
+#: Folders under the output dir that a run writes, deletes or prunes.
+OUTPUT_WORK_FOLDERS: tuple[str, ...] = ("snapshots", "state")
+
+
+def check_raw_output_overlap(raw_dir: Path, output_dir: Path) -> None:
+    """Refuse a raw dir and an output dir that share files a run would write or delete.
+
+    A run writes and prunes `output_dir/snapshots/` and `output_dir/state/`.
+    When the raw dir contains one of them (`--raw d --output d`), or lies
+    inside one of them, retention or a state save could delete raw dumps,
+    and a run could read its own output. Paths are compared after resolving
+    symlinks, whether or not the folders exist yet. An output dir that merely
+    contains the raw dir elsewhere (`output/raw`) is allowed.
+
+    Raises:
+        RawDirError: the folders overlap (the message names both and the fix).
+    """
+    raw = raw_dir.resolve()
+    for name in OUTPUT_WORK_FOLDERS:
+        work = (output_dir / name).resolve()
+        if work == raw or raw in work.parents or work in raw.parents:
+            raise RawDirError(
+                f"raw dir {raw_dir} and output folder {output_dir / name} overlap: "
+                "a run writes and prunes that folder and would delete or read raw dumps; "
+                "keep raw and output in separate folders"
+            )
 
 
 def remove_tree(path: Path) -> None:

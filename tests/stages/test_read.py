@@ -176,3 +176,55 @@ def test_list_dump_paths_errors(tmp_path: Path) -> None:
         list_dump_paths(tmp_path / "missing")
     with pytest.raises(RawDirError, match=r"holds no dump file \(expected \*\.txt\)"):
         list_dump_paths(tmp_path)
+
+
+def test_windows_1251_mojibake_is_repaired() -> None:
+    # Issue 10: UTF-8 Russian read as Windows-1251 (`РњР°СЂРєРµСЂС‹`) stayed unreadable.
+    text = "07 июня 2024 г. · источник: wotc\nМаркеры энергии не являются маной.\n"
+    mojibake = text.encode().decode("cp1251")
+    assert mojibake.startswith("07 РёСЋРЅСЏ")
+    assert decode_bytes(mojibake.encode()) == DecodedDump(text, "utf-8", REPAIR_MOJIBAKE, None)
+
+
+def test_no_repair_is_claimed_when_mojibake_remains() -> None:
+    fixable = "Les marqueurs d'énergie ne sont pas du mana.".encode().decode("cp1252")
+    stuck = "d'√©nergie — 日本語"  # MacRoman mojibake ftfy cannot undo beside CJK
+    decoded = decode_bytes(f"{fixable}\n{stuck}\n".encode())
+    assert decoded == DecodedDump(
+        f"Les marqueurs d'énergie ne sont pas du mana.\n{stuck}\n",
+        "utf-8",
+        "mojibake repaired (ftfy) in 1 line(s); 1 line(s) still look like mojibake, not repaired",
+        None,
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "repair"),
+    [
+        (
+            "Les marqueurs d'Ã©nergie Ã©Ã©Ã\n",
+            "1 line(s) look like mojibake; ftfy could not repair them",
+        ),
+        ("CéléritéÀ chaque fois qu'une autre créature meurt.\n", None),
+    ],
+    ids=["cp1252-pair-left", "real-card-text-ftfy-finds-bad"],
+)
+def test_text_ftfy_cannot_repair_is_left_as_written(text: str, repair: str | None) -> None:
+    assert decode_bytes(text.encode()) == DecodedDump(text, "utf-8", repair, None)
+
+
+def test_a_legacy_line_of_damaged_bytes_is_not_decoded_as_cp1252() -> None:
+    # \xff\xfe would read as cp1252 `ÿþ`: not letters of the languages read, so
+    # the file stays UTF-8 with damaged bytes, not a UTF-8 + cp1252 paste.
+    content = f"{SEED_HEADER}\n{SEED_DATE}\n".encode() + b"Energy counters \xff\xfe a kind.\n"
+    assert decode_bytes(content) == DecodedDump(
+        f"{SEED_HEADER}\n{SEED_DATE}\nEnergy counters \ufffd\ufffd a kind.\n",
+        "utf-8",
+        REPAIR_REPLACED,
+        None,
+    )
+
+
+def test_cp850_is_preferred_to_cp852_when_date_lines_parse_only_under_it() -> None:
+    text = "7. März 2024 · Quelle: wotc\nEnergiemarken sind kein Mana, außer für die Größe des Effekts.\n"
+    assert decode_bytes(text.encode("cp850")) == DecodedDump(text, "cp850", None, None)
