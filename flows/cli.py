@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import time
 import traceback
 from collections.abc import Iterator
@@ -324,13 +325,26 @@ def _start_temporary_server() -> None:
     log.info("Prefect's temporary server is up (%.0f s)", time.monotonic() - started)
 
 
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Progress lines to the current `sys.stderr` (which tests and runners may swap)."""
+
+    @property  # type: ignore[override]
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        pass
+
+
 def _show_progress() -> None:
-    handler = logging.StreamHandler()
-    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", datefmt="%H:%M:%S"))
     stages = logging.getLogger("flows")
     stages.setLevel(logging.INFO)
-    stages.addHandler(handler)
     stages.propagate = False
+    if not any(isinstance(h, _StderrHandler) for h in stages.handlers):
+        handler = _StderrHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", datefmt="%H:%M:%S"))
+        stages.addHandler(handler)
 
 
 def _summary_rows(result: dict[str, Any]) -> list[tuple[str, str]]:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 import polars as pl
-from prefect import flow, get_run_logger, serve, task
+from prefect import flow, serve, task
 from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.deployments.runner import RunnerDeployment
@@ -47,6 +47,8 @@ DEPLOYMENT_NAME = "nightly"
 #: One nightly run at a time (a second one waits; the run lock would stop it anyway).
 NIGHTLY_CONCURRENCY_LIMIT = 1
 
+#: The flow's own lines; with the stages' under `flows`, shown by the CLI and sent to the API.
+logger = logging.getLogger(__name__)
 # The stages' INFO lines go to the Prefect API (PREFECT_LOGGING_EXTRA_LOGGERS=flows); a
 # served flow run's process has no other place that sets their level.
 if logging.getLogger("flows").level == logging.NOTSET:
@@ -324,8 +326,8 @@ def _run(
     try:
         prune_snapshots_task(output_dir, max(1, retention))
     except Exception as exc:  # best effort: the run is published
-        get_run_logger().warning("retention skipped (the run is published): %s", exc)
-    get_run_logger().info("published %s: %s", snapshot, run_manifest["rows"])
+        logger.warning("retention skipped (the run is published): %s", exc)
+    logger.info("published %s: %s", snapshot, run_manifest["rows"])
     return {"manifest": run_manifest, "snapshot": snapshot, "report": markdown}
 
 
@@ -357,7 +359,6 @@ def _publish(
 
 def _roll_back(output_dir: Path, previous: str | None, snapshot: Path, run_id: str) -> None:
     """Undo a publish that failed halfway (best effort: each step is tried)."""
-    logger = get_run_logger()
     steps = (
         lambda: write.restore_latest(output_dir, previous),
         lambda: write.remove_tree(snapshot),
@@ -384,7 +385,7 @@ def _post_report(markdown: str, run_id: str) -> None:
             markdown=markdown, key="ruling-dumps-report", description=f"ruling-dumps run {run_id}"
         )
     except Exception as exc:
-        get_run_logger().warning("report artifact not posted (the run is published): %s", exc)
+        logger.warning("report artifact not posted (the run is published): %s", exc)
 
 
 def _say(line: str) -> None:

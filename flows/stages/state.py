@@ -280,6 +280,8 @@ def _candidate_records(
 ) -> list[StateRecord]:
     """Generation records to try, best first (see `load_state`); bad ones go to `problems`."""
     if not state_dir.is_dir():
+        if state_dir.exists():
+            problems.append(f"{state_dir} is not a folder")
         return []
     names: list[str] = []
     if published and (state_dir / f"generation.{published}.json").is_file():
