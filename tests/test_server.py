@@ -106,7 +106,9 @@ def test_served_deployment_runs_through_the_api(
             "raw_dir": str(SEED_DIR),
             "output_dir": str(output),
             "retention": 3,
+            "one_line_outcome": True,
         }
+        assert deployment["global_concurrency_limit"]["limit"] == 1  # one run at a time
         flow_run = _wait_for(  # the server may answer 503 while its services start
             "the flow run to be created",
             lambda: (
