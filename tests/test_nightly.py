@@ -362,3 +362,30 @@ def test_the_transient_errno_allow_list() -> None:
             RunLockedError("x"),
         )
     ] == [False] * 4
+
+
+@pytest.mark.flow
+def test_a_corrupt_registry_is_recovered_loudly_and_keeps_the_ids(
+    prefect_harness: None, tmp_path: Path
+) -> None:
+    output = tmp_path / "out"
+    _run(_raw(tmp_path, "four", skip=(THEM_SEED,)), output)
+    raw = _raw(tmp_path, "five")
+    second = _run(raw, output)
+    ids = _ids(output)
+    registry = output / "state" / f"ruling_ids.{second['run_id']}.parquet"
+    data = bytearray(registry.read_bytes())
+    data[len(data) // 2] ^= 0x01  # a flipped byte that may still decode
+    registry.write_bytes(bytes(data))
+    third = _run(raw, output)
+    first_generation = sorted(p.name for p in (output / "snapshots").iterdir())[0]
+    assert third["state_recovered"] == (
+        f"generation {second['run_id']}: {registry.name} differs from its recorded sha256; "
+        f"used generation {first_generation}"
+    )
+    assert "## State recovered" in (output / "latest" / "report.md").read_text()
+    assert _ids(output) == ids  # the previous generation's registry kept every id
+    assert (
+        json.loads((output / "latest" / "manifest.json").read_text())["state_recovered"]
+        == (third["state_recovered"])
+    )
