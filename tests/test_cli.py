@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -86,7 +87,7 @@ def test_run_then_validate_in_a_subprocess(tmp_path: Path) -> None:
     console = run.stdout + run.stderr
     for noise in ("Traceback", "telemetry", "Error", "WARNING"):
         assert noise not in console
-    assert "starting Prefect's temporary server (up to 180 s)..." in run.stderr
+    assert "starting Prefect's temporary server (up to 600 s)..." in run.stderr
     assert "clustered 37 variants into 36 rulings" in console
     manifest = json.loads((tmp_path / "out" / "latest" / "manifest.json").read_text())
     snapshot = (tmp_path / "out" / "latest").resolve()
@@ -170,6 +171,16 @@ def test_serve_without_a_server_is_one_error_line(tmp_path: Path) -> None:
     assert debug.returncode == 1
     assert "Traceback (most recent call last)" in debug.stderr
     assert debug.stderr.endswith(serve.stderr)
+
+
+def test_a_generous_server_startup_timeout_unless_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in cli.QUIET_PREFECT_DEFAULTS:  # restored after the test
+        monkeypatch.delenv(name, raising=False)
+    cli._set_quiet_defaults()
+    assert os.environ["PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"] == "180"
+    monkeypatch.setenv("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "30")
+    cli._set_quiet_defaults()
+    assert os.environ["PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"] == "30"
 
 
 def test_any_failure_is_one_error_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
