@@ -109,9 +109,9 @@ def run(
     """
     with _one_line_errors():
         _guard_children()
+        list_dump_paths(raw)
         check_output_dir(output)
         with hold_run_lock(output):  # from the first second until publishing ends
-            list_dump_paths(raw)
             _set_quiet_defaults()
             _show_progress()
             logging.getLogger("flows.cli").info(
@@ -274,7 +274,7 @@ def _one_line_errors() -> Iterator[None]:
 def describe_error(exc: BaseException) -> str:
     """One line saying what failed: our errors as they are, others with their type."""
     if isinstance(exc, KeyboardInterrupt):
-        return "interrupted; nothing was published"
+        return "interrupted"
     if isinstance(exc, RulingsError | OSError):
         text = str(exc)
     elif type(exc).__name__ in {"ConnectError", "ConnectTimeout"}:  # httpx, from Prefect
