@@ -1,11 +1,21 @@
-"""Command line: `ruling-dumps run` and `ruling-dumps validate` (also `python -m flows`).
+"""Command line: `ruling-dumps run`, `validate`, `serve`, `bench` (also `python -m flows`).
 
 The CLI only parses arguments, sets quiet Prefect defaults for machines with
-no internet, and calls the flow. Any of these may be overridden from the
-environment (they are set only when unset):
+no internet, and calls the flow. Every failure ends as one `error:` line on
+stderr and exit code 1; `--debug` (or RULING_DUMPS_DEBUG=1) adds the traceback.
+Any of these may be overridden from the environment (they are set only when unset):
     PREFECT_SERVER_ANALYTICS_ENABLED=false, DO_NOT_TRACK=1: no telemetry calls.
-    PREFECT_LOGGING_LEVEL=WARNING, PREFECT_SERVER_LOGGING_LEVEL=WARNING: Prefect's
-        own console lines; the pipeline's progress lines are printed by the CLI.
+    PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS=180: how long the temporary
+        local server may take to start (Prefect's default, 20 s, is too short
+        on a busy machine, and a fresh PREFECT_HOME migrates its database first).
+    PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL=CRITICAL: Prefect's console lines
+        (its tracebacks included); the pipeline's progress lines and errors are
+        printed by the CLI.
+    PREFECT_LOGGING_EXTRA_LOGGERS=flows: the pipeline's INFO lines go to the
+        Prefect API (the UI shows them with the flow run's own lines).
+    PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW=ignore: lines logged outside a
+        flow run (the CLI's own) stay local without a warning.
+    PREFECT_SERVER_LOGGING_LEVEL=WARNING: the temporary server's own lines.
     DASK_LOGGING__DISTRIBUTED=warning: Dask's scheduler and worker lines (with --dask-*).
 """
 
@@ -13,6 +23,11 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
+import time
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -20,19 +35,33 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from flows.errors import RulingsError
+from flows.errors import RulingsError, ServerStartError
 from flows.stages.read import MAX_FILE_BYTES, list_dump_paths
 from flows.stages.runlock import hold_run_lock
-from flows.stages.write import check_output_dir, check_raw_output_overlap, verify_snapshot
+from flows.stages.write import (
+    check_output_dir,
+    check_raw_output_overlap,
+    resolve_latest,
+    verify_snapshot,
+)
 from schemas import TABLE_MODELS
+
+#: Seconds the temporary Prefect server may take to start, unless set.
+SERVER_STARTUP_TIMEOUT = 180
 
 QUIET_PREFECT_DEFAULTS: dict[str, str] = {
     "DASK_LOGGING__DISTRIBUTED": "warning",
     "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
     "DO_NOT_TRACK": "1",
-    "PREFECT_LOGGING_LEVEL": "WARNING",
+    "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": str(SERVER_STARTUP_TIMEOUT),
+    "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL": "CRITICAL",
+    "PREFECT_LOGGING_EXTRA_LOGGERS": "flows",
+    "PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW": "ignore",
     "PREFECT_SERVER_LOGGING_LEVEL": "WARNING",
 }
+
+#: Set by `main` (the console script): only a real command line guards its children.
+_GUARD_CHILDREN = False
 
 app = typer.Typer(
     epilog="Example: ruling-dumps run --raw raw --output output && ruling-dumps validate",
@@ -90,40 +119,36 @@ def run(
 
         ruling-dumps run --raw raw --output output
     """
-    try:
+    with _one_line_errors():
+        _guard_children()
         list_dump_paths(raw)
         check_raw_output_overlap(raw, output)
         check_output_dir(output)
-        with hold_run_lock(output):  # fail at once, before Prefect starts (the flow locks again)
-            pass
-    except RulingsError as exc:
-        _fail(exc)
-    for name, value in QUIET_PREFECT_DEFAULTS.items():
-        os.environ.setdefault(name, value)
-    _show_progress()
-    logging.getLogger("flows.cli").info(
-        "run %s -> %s (Prefect API: %s)",
-        raw,
-        output,
-        os.environ.get("PREFECT_API_URL") or "temporary local server",
-    )
-    from flows.rulings_flow import rulings_flow, run_on_dask
+        with hold_run_lock(output):  # from the first second until publishing ends
+            _set_quiet_defaults()
+            _show_progress()
+            logging.getLogger("flows.cli").info(
+                "run %s -> %s (Prefect API: %s)",
+                raw,
+                output,
+                os.environ.get("PREFECT_API_URL") or "temporary local server",
+            )
+            if not os.environ.get("PREFECT_API_URL"):
+                _start_temporary_server()
+            from flows.rulings_flow import rulings_flow, run_on_dask
 
-    try:
-        if dask_address or dask_workers:
-            result = run_on_dask(
-                raw, output, retention, dask_address, dask_workers or 2, max_file_mb * 2**20
-            )
-        else:
-            result = rulings_flow(
-                raw_dir=raw,
-                output_dir=output,
-                retention=retention,
-                max_file_bytes=max_file_mb * 2**20,
-            )
-    except (RulingsError, OSError) as exc:
-        _fail(exc)
-    console.print(_summary(result))
+            if dask_address or dask_workers:
+                result = run_on_dask(
+                    raw, output, retention, dask_address, dask_workers or 2, max_file_mb * 2**20
+                )
+            else:
+                result = rulings_flow(
+                    raw_dir=raw,
+                    output_dir=output,
+                    retention=retention,
+                    max_file_bytes=max_file_mb * 2**20,
+                )
+        _print_summary(result)
 
 
 @app.command()
@@ -138,15 +163,12 @@ def validate(output: OutputOption = Path("output")) -> None:
 
         ruling-dumps validate --output output
     """
-    latest = output / "latest"
-    if not latest.is_dir():
-        _fail(RulingsError(f"{latest} does not exist; run `ruling-dumps run` first"))
-    problems = verify_snapshot(latest, TABLE_MODELS)
-    if problems:
-        _fail(RulingsError(f"{latest.resolve()} is not sound: " + "; ".join(problems)))
-    typer.echo(
-        f"{latest.resolve()}: all {len(TABLE_MODELS)} tables match the contract and the manifest"
-    )
+    with _one_line_errors():
+        snapshot = resolve_latest(output)  # once: a switch meanwhile must not mix two runs
+        problems = verify_snapshot(snapshot, TABLE_MODELS)
+        if problems:
+            raise RulingsError(f"{snapshot} is not sound: " + "; ".join(problems))
+    typer.echo(f"{snapshot}: all {len(TABLE_MODELS)} tables match the contract and the manifest")
 
 
 @app.command()
@@ -166,13 +188,14 @@ def serve(
 
         PREFECT_API_URL=http://127.0.0.1:4200/api ruling-dumps serve --cron "0 3 * * *"
     """
-    if not os.environ.get("PREFECT_API_URL"):
-        _fail(RulingsError("serve needs PREFECT_API_URL (start a server: prefect server start)"))
-    for name, value in QUIET_PREFECT_DEFAULTS.items():
-        os.environ.setdefault(name, value)
-    from flows.rulings_flow import nightly_deployment, serve_nightly
+    with _one_line_errors():
+        if not os.environ.get("PREFECT_API_URL"):
+            raise RulingsError("serve needs PREFECT_API_URL (start a server: prefect server start)")
+        _guard_children()
+        _set_quiet_defaults()
+        from flows.rulings_flow import nightly_deployment, serve_nightly
 
-    serve_nightly(nightly_deployment(raw, output, retention, cron, timezone))
+        serve_nightly(nightly_deployment(raw, output, retention, cron, timezone))
 
 
 bench_app = typer.Typer(
@@ -289,33 +312,136 @@ def _fail(exc: Exception) -> None:
     raise typer.Exit(1)
 
 
+@app.callback()
+def _options(
+    debug: Annotated[
+        bool, typer.Option("--debug", help="On a failure, print the traceback too.")
+    ] = False,
+) -> None:
+    if debug:
+        os.environ["RULING_DUMPS_DEBUG"] = "1"
+
+
+@contextmanager
+def _one_line_errors() -> Iterator[None]:
+    """Turn any exception into one `error:` line and exit code 1 (traceback with --debug)."""
+    try:
+        yield
+    except typer.Exit:
+        raise
+    except (Exception, KeyboardInterrupt) as exc:
+        if os.environ.get("RULING_DUMPS_DEBUG") == "1":
+            typer.echo("".join(traceback.format_exception(exc)), err=True, nl=False)
+        _fail(RulingsError(describe_error(exc)))
+
+
+def describe_error(exc: BaseException) -> str:
+    """One line saying what failed: our errors as they are, others with their type."""
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted"
+    if isinstance(exc, RulingsError | OSError):
+        text = str(exc)
+    elif type(exc).__name__ in {"ConnectError", "ConnectTimeout"}:  # httpx, from Prefect
+        url = os.environ.get("PREFECT_API_URL", "the Prefect API")
+        text = (
+            f"cannot reach the Prefect server at {url} ({exc}); start it "
+            "(prefect server start) or fix PREFECT_API_URL"
+        )
+    else:
+        text = f"{type(exc).__name__}: {exc} (rerun with --debug for the traceback)"
+    line = " ".join(text.split())
+    return line if len(line) <= 600 else line[:597] + "..."
+
+
+def _set_quiet_defaults() -> None:
+    for name, value in QUIET_PREFECT_DEFAULTS.items():
+        os.environ.setdefault(name, value)
+
+
+def _guard_children() -> None:
+    """On the command line, start the watcher that ends this run's children with it."""
+    if _GUARD_CHILDREN:
+        from flows.orphans import watch_children
+
+        watch_children()
+
+
+def _start_temporary_server() -> None:
+    """Start Prefect's temporary local server now, saying so (the flow then reuses it).
+
+    Raises:
+        ServerStartError: it did not answer within the startup timeout.
+    """
+    timeout = int(os.environ["PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"])
+    log = logging.getLogger("flows.cli")
+    log.info("starting Prefect's temporary server (up to %d s)...", timeout)
+    started = time.monotonic()
+    from prefect.server.api.server import SubprocessASGIServer
+
+    try:
+        SubprocessASGIServer().start(timeout=timeout)
+    except RuntimeError as exc:
+        raise ServerStartError(
+            f"Prefect's temporary server did not start within {timeout} s; set PREFECT_API_URL "
+            "to a running server (prefect server start), or allow longer with "
+            "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"
+        ) from exc
+    log.info("Prefect's temporary server is up (%.0f s)", time.monotonic() - started)
+
+
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Progress lines to the current `sys.stderr` (which tests and runners may swap)."""
+
+    @property  # type: ignore[override]
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        pass
+
+
 def _show_progress() -> None:
-    handler = logging.StreamHandler()
-    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", datefmt="%H:%M:%S"))
     stages = logging.getLogger("flows")
     stages.setLevel(logging.INFO)
-    stages.addHandler(handler)
     stages.propagate = False
+    if not any(isinstance(h, _StderrHandler) for h in stages.handlers):
+        handler = _StderrHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", datefmt="%H:%M:%S"))
+        stages.addHandler(handler)
 
 
-def _summary(result: dict[str, Any]) -> Table:
-    accounting = result["line_accounting"]
+def _summary_rows(result: dict[str, Any]) -> list[tuple[str, str]]:
+    rows = [("run", result["run_id"]), ("dumps read", str(len(result["inputs"])))]
+    rows += [(f"lines: {kind}", str(n)) for kind, n in result["line_accounting"].items()]
+    rows += [(f"table {name}", str(n)) for name, n in result["rows"].items()]
+    rows += [(f"work: {what}", str(n)) for what, n in result["work"].items()]
+    rows += [
+        (f"files {change} since previous", str(len(result["since_previous"][change])))
+        for change in ("added", "changed", "removed")
+    ]
+    if result.get("state_recovered"):
+        rows.append(("state recovered", result["state_recovered"]))
+    rows.append(("snapshot", result["snapshot"]))
+    return rows
+
+
+def _print_summary(result: dict[str, Any]) -> None:
+    """The run's counts: a table on a terminal, plain `key: value` lines otherwise (logs)."""
+    rows = _summary_rows(result)
+    if not console.is_terminal:
+        typer.echo("".join(f"{what}: {value}\n" for what, value in rows), err=True, nl=False)
+        return
     table = Table(title=f"run {result['run_id']}", show_header=False)
     table.add_column("what")
     table.add_column("count", justify="right")
-    table.add_row("dumps read", str(len(result["inputs"])))
-    for kind, count in accounting.items():
-        table.add_row(f"lines: {kind}", str(count))
-    for name, rows in result["rows"].items():
-        table.add_row(f"table {name}", str(rows))
-    for what, count in result["work"].items():
-        table.add_row(f"work: {what}", str(count))
-    for change in ("added", "changed", "removed"):
-        table.add_row(f"files {change} since previous", str(len(result["since_previous"][change])))
-    table.add_row("snapshot", result["snapshot"])
-    return table
+    for what, value in rows[1:]:
+        table.add_row(what, value)
+    console.print(table)
 
 
 def main() -> None:
-    """Console script entry point (`ruling-dumps`)."""
+    """Console script entry point (`ruling-dumps`, `python -m flows`)."""
+    global _GUARD_CHILDREN
+    _GUARD_CHILDREN = True
     app()

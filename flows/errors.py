@@ -23,3 +23,7 @@ class PublishError(RulingsError):
 
 class RunLockedError(RulingsError):
     """Another run is publishing into the same output dir."""
+
+
+class ServerStartError(RulingsError):
+    """Prefect's temporary local server did not start in time."""

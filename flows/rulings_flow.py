@@ -16,12 +16,15 @@ Environment (read by Prefect; the CLI sets quiet defaults for offline machines):
 from __future__ import annotations
 
 import datetime as dt
+import errno
+import logging
 import os
+import sys
 from pathlib import Path
 from typing import Any, TypedDict
 
 import polars as pl
-from prefect import flow, get_run_logger, serve, task
+from prefect import flow, serve, task
 from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.deployments.runner import RunnerDeployment
@@ -31,7 +34,7 @@ from prefect.utilities.annotations import quote
 
 import flows
 from flows import pipeline
-from flows.errors import RulingsError
+from flows.hooks import pause_point
 from flows.stages import language, manifest, read, report, state, write
 from flows.stages.runlock import hold_run_lock
 from schemas import SCHEMA_VERSION
@@ -41,25 +44,42 @@ NIGHTLY_CRON = "0 3 * * *"
 NIGHTLY_TIMEZONE = "UTC"
 DEFAULT_RETENTION = 7
 DEPLOYMENT_NAME = "nightly"
+#: One nightly run at a time (a second one waits; the run lock would stop it anyway).
+NIGHTLY_CONCURRENCY_LIMIT = 1
+
+#: The flow's own lines; with the stages' under `flows`, shown by the CLI and sent to the API.
+logger = logging.getLogger(__name__)
+# The stages' INFO lines go to the Prefect API (PREFECT_LOGGING_EXTRA_LOGGERS=flows); a
+# served flow run's process has no other place that sets their level.
+if logging.getLogger("flows").level == logging.NOTSET:
+    logging.getLogger("flows").setLevel(logging.INFO)
 
 
-def _is_transient(task: Any, task_run: Any, state: State) -> bool:
-    """Retry a task only on an OSError; a RulingsError would fail the same way again."""
+#: OS errors worth retrying: the same call may well succeed a moment later. A
+#: permission error, a folder where a file should be or a vanished file fails at once.
+TRANSIENT_ERRNOS = frozenset(
+    {errno.EAGAIN, errno.EBUSY, errno.EINTR, errno.EIO, errno.ESTALE, errno.ETIMEDOUT}
+)
+
+
+def is_transient(exc: BaseException) -> bool:
+    """True for an OSError whose errno is in `TRANSIENT_ERRNOS`."""
+    return isinstance(exc, OSError) and exc.errno in TRANSIENT_ERRNOS
+
+
+def _retry_transient(task: Any, task_run: Any, state: State) -> bool:
+    """Prefect retry condition: retry a task only on a transient OS error."""
     try:
         state.result()
-    except RulingsError:
-        return False
-    except OSError:
-        return True
-    except Exception:
-        return False
+    except Exception as exc:
+        return is_transient(exc)
     return False
 
 
 _IO_RETRIES: dict[str, Any] = {
     "retries": 3,
     "retry_delay_seconds": [1, 4, 16],  # exponential backoff
-    "retry_condition_fn": _is_transient,
+    "retry_condition_fn": _retry_transient,
     "cache_policy": NO_CACHE,
 }
 
@@ -81,7 +101,7 @@ def load_inputs_task(raw_dir: Path, output_dir: Path) -> Inputs:
     """List the raw files; read the state of earlier runs and the latest manifest (I/O only)."""
     return Inputs(
         paths=read.list_dump_paths(raw_dir),
-        state=state.load_state(output_dir / "state"),
+        state=state.load_state(output_dir / "state", published=_published_run_id(output_dir)),
         previous_manifest=write.read_latest_manifest(output_dir),
     )
 
@@ -164,15 +184,21 @@ def switch_latest_task(output_dir: Path, snapshot: Path) -> Path:
 
 
 @task(**_IO_RETRIES)
-def save_state_task(
+def stage_state_task(
     output_dir: Path,
     parsed_files: state.ParsedFiles,
     languages: pl.DataFrame,
     registry: pl.DataFrame,
     generation: str,
-) -> None:
-    """Keep the parse and language caches and the id registry for the next run."""
-    state.save_state(output_dir / "state", parsed_files, languages, registry, generation)
+) -> state.StateRecord:
+    """Write the next state generation (caches, id registry), not yet current."""
+    return state.stage_state(output_dir / "state", parsed_files, languages, registry, generation)
+
+
+@task(**_IO_RETRIES)
+def commit_state_task(output_dir: Path, record: state.StateRecord) -> None:
+    """Make the staged state generation current (the last step of a publish)."""
+    state.commit_state(output_dir / "state", record)
 
 
 @task(**_IO_RETRIES)
@@ -190,6 +216,7 @@ def rulings_flow(
     processes: int = 0,
     batch_files: int = BATCH_FILES,
     max_file_bytes: int = read.MAX_FILE_BYTES,
+    one_line_outcome: bool = False,
 ) -> dict[str, Any]:
     """Turn the dumps in `raw_dir` into a validated snapshot under `output_dir`.
 
@@ -205,6 +232,8 @@ def rulings_flow(
         batch_files: files per parse task.
         max_file_bytes: files larger than this are not read (a `read` reject
             with their size; default 64 MB).
+        one_line_outcome: print one line on stderr when the run ends (run id,
+            rows, snapshot; or `error: ...`): the served nightly runs do.
 
     Returns:
         The run's manifest (as written to `manifest.json`), with `snapshot`:
@@ -215,69 +244,174 @@ def rulings_flow(
         RawDirError: no dump to read, or raw and output overlap. ContractError: a table breaks the
         contract as a whole (nothing is published). PublishError: see `write`.
     """
-    logger = get_run_logger()
-    processes = processes or os.cpu_count() or 1
     started_at = dt.datetime.now(dt.UTC)
     run_id = started_at.strftime("%Y%m%dT%H%M%S%fZ")
     write.check_raw_output_overlap(raw_dir, output_dir)  # before anything is read or written
-    with hold_run_lock(output_dir):
-        inputs = load_inputs_task(raw_dir, output_dir)
-        cached = inputs["state"]["parsed"]
-        known_ids = cached["dumps"]["dump_id"] if cached else pl.Series("dump_id", [], pl.String)
-        parts_dir = output_dir / "state" / "parts" / run_id
-        batches = [
-            pl.Series("path", inputs["paths"][i : i + batch_files], pl.String)
-            for i in range(0, len(inputs["paths"]), batch_files)
-        ]
-        parts = [
-            parse_batch_task.submit(
-                raw_dir, batch, known_ids, parts_dir, f"batch{i:05d}", max_file_bytes
+    try:
+        with hold_run_lock(output_dir):
+            result = _run(
+                raw_dir,
+                output_dir,
+                retention,
+                started_at,
+                run_id,
+                language_batches,
+                processes or os.cpu_count() or 1,
+                batch_files,
+                max_file_bytes,
             )
-            for i, batch in enumerate(batches)
-        ]
-        parsed, parsed_files, work = assemble_dumps_task(
-            [p.result() for p in parts], cached, started_at.date()
+    except Exception as exc:
+        if one_line_outcome:
+            _say(f"error: run {run_id} failed, nothing published: {exc}")
+        raise
+    _post_report(result["report"], run_id)
+    if one_line_outcome:
+        _say(
+            f"run {run_id} published {result['manifest']['rows']['rulings']} rulings "
+            f"({sum(result['manifest']['rows'].values())} rows) to {result['snapshot']}"
         )
-        write.remove_tree(parts_dir.parent)  # the run lock keeps other runs out
-        reused, new_texts = split_known_texts_task(parsed, inputs["state"]["languages"])
-        fresh = [
-            detect_languages_task.submit(chunk, processes)
-            for chunk in _chunks(new_texts, language_batches)
-        ]
-        detected = pipeline.combine_languages(reused, [f.result() for f in fresh], new_texts)
-        built = build_tables_task(parsed, detected["languages"], inputs["state"]["registry"])
-        published = validate_tables_task(built["tables"])
-        run_manifest = manifest.build_manifest(
-            run_id=run_id,
-            started_at=started_at,
-            finished_at=dt.datetime.now(dt.UTC),
-            package_version=flows.__version__,
-            schema_version=SCHEMA_VERSION,
-            files=parsed["files"],
-            tables=published,
-            line_accounting=manifest.account_lines(built["lines"]),
-            ruling_ids=built["ruling_ids"],
-            since_previous={
-                "previous_run_id": (inputs["previous_manifest"] or {}).get("run_id"),
-                **manifest.compare_inputs(inputs["previous_manifest"], parsed["files"]),
-            },
-            work={
-                **work,
-                "languages_detected": detected["detected"],
-                "languages_reused": detected["reused"],
-            },
+    return {**result["manifest"], "snapshot": str(result["snapshot"])}
+
+
+def _run(
+    raw_dir: Path,
+    output_dir: Path,
+    retention: int,
+    started_at: dt.datetime,
+    run_id: str,
+    language_batches: int,
+    processes: int,
+    batch_files: int,
+    max_file_bytes: int,
+) -> dict[str, Any]:
+    """The flow's steps under the run lock; see `rulings_flow`."""
+    inputs = load_inputs_task(raw_dir, output_dir)
+    cached = inputs["state"]["parsed"]
+    known_ids = cached["dumps"]["dump_id"] if cached else pl.Series("dump_id", [], pl.String)
+    parts_dir = output_dir / "state" / "parts" / run_id
+    batches = [
+        pl.Series("path", inputs["paths"][i : i + batch_files], pl.String)
+        for i in range(0, len(inputs["paths"]), batch_files)
+    ]
+    parts = [
+        parse_batch_task.submit(
+            raw_dir, batch, known_ids, parts_dir, f"batch{i:05d}", max_file_bytes
         )
-        markdown = report.build_report(run_manifest, published)
-        # quote(): Prefect would walk the manifest's 100,000 inputs item by item.
-        snapshot = write_snapshot_task(published, quote(run_manifest), output_dir, markdown)
-        switch_latest_task(output_dir, snapshot)
-        save_state_task(output_dir, parsed_files, detected["languages"], built["registry"], run_id)
-        prune_snapshots_task(output_dir, max(1, retention))
-    create_markdown_artifact(
-        markdown=markdown, key="ruling-dumps-report", description=f"ruling-dumps run {run_id}"
+        for i, batch in enumerate(batches)
+    ]
+    parsed, parsed_files, work = assemble_dumps_task(
+        [p.result() for p in parts], cached, started_at.date()
     )
+    write.remove_tree(parts_dir.parent)  # the run lock keeps other runs out
+    reused, new_texts = split_known_texts_task(parsed, inputs["state"]["languages"])
+    fresh = [
+        detect_languages_task.submit(chunk, processes)
+        for chunk in _chunks(new_texts, language_batches)
+    ]
+    detected = pipeline.combine_languages(reused, [f.result() for f in fresh], new_texts)
+    built = build_tables_task(parsed, detected["languages"], inputs["state"]["registry"])
+    published = validate_tables_task(built["tables"])
+    run_manifest = manifest.build_manifest(
+        run_id=run_id,
+        started_at=started_at,
+        finished_at=dt.datetime.now(dt.UTC),
+        package_version=flows.__version__,
+        schema_version=SCHEMA_VERSION,
+        files=parsed["files"],
+        tables=published,
+        line_accounting=manifest.account_lines(built["lines"]),
+        ruling_ids=built["ruling_ids"],
+        since_previous={
+            "previous_run_id": (inputs["previous_manifest"] or {}).get("run_id"),
+            **manifest.compare_inputs(inputs["previous_manifest"], parsed["files"]),
+        },
+        work={
+            **work,
+            "languages_detected": detected["detected"],
+            "languages_reused": detected["reused"],
+        },
+    )
+    run_manifest["state_recovered"] = inputs["state"]["recovered"]
+    markdown = report.build_report(run_manifest, published) + _recovery_note(inputs["state"])
+    # quote(): Prefect would walk the manifest's 100,000 inputs item by item.
+    snapshot = write_snapshot_task(published, quote(run_manifest), output_dir, markdown)
+    pause_point("snapshot_written")
+    _publish(output_dir, snapshot, run_id, parsed_files, detected["languages"], built["registry"])
+    try:
+        prune_snapshots_task(output_dir, max(1, retention))
+    except Exception as exc:  # best effort: the run is published
+        logger.warning("retention skipped (the run is published): %s", exc)
     logger.info("published %s: %s", snapshot, run_manifest["rows"])
-    return {**run_manifest, "snapshot": str(snapshot)}
+    return {"manifest": run_manifest, "snapshot": snapshot, "report": markdown}
+
+
+def _publish(
+    output_dir: Path,
+    snapshot: Path,
+    run_id: str,
+    parsed_files: state.ParsedFiles,
+    languages: pl.DataFrame,
+    registry: pl.DataFrame,
+) -> None:
+    """Stage the new state, switch `latest`, commit the state; on any failure roll back.
+
+    After a failure `latest` points where it pointed before, the new
+    snapshot folder and the staged state are removed, and the error is raised.
+    """
+    previous = write.latest_target(output_dir)
+    try:
+        staged = stage_state_task(output_dir, parsed_files, languages, registry, run_id)
+        pause_point("state_staged")
+        switch_latest_task(output_dir, snapshot)
+        pause_point("latest_switched")
+        commit_state_task(output_dir, staged)
+        pause_point("state_committed")
+    except BaseException:
+        _roll_back(output_dir, previous, snapshot, run_id)
+        raise
+
+
+def _roll_back(output_dir: Path, previous: str | None, snapshot: Path, run_id: str) -> None:
+    """Undo a publish that failed halfway (best effort: each step is tried)."""
+    steps = (
+        lambda: write.restore_latest(output_dir, previous),
+        lambda: write.remove_tree(snapshot),
+        lambda: state.discard_state(output_dir / "state", run_id),
+    )
+    for step in steps:
+        try:
+            step()
+        except OSError as exc:
+            logger.warning("rollback step failed: %s", exc)
+
+
+def _recovery_note(loaded: state.RunState) -> str:
+    """A report section when the state had to be recovered (empty otherwise)."""
+    if loaded["recovered"] is None:
+        return ""
+    return f"\n## State recovered\n\n**Warning**: {loaded['recovered']}\n"
+
+
+def _post_report(markdown: str, run_id: str) -> None:
+    """The report as a Prefect artifact (best effort: the run is already published)."""
+    try:
+        create_markdown_artifact(
+            markdown=markdown, key="ruling-dumps-report", description=f"ruling-dumps run {run_id}"
+        )
+    except Exception as exc:
+        logger.warning("report artifact not posted (the run is published): %s", exc)
+
+
+def _say(line: str) -> None:
+    """One outcome line on stderr (served runs: the operator's console)."""
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
+def _published_run_id(output_dir: Path) -> str | None:
+    """The run id of the snapshot `latest` points at (its folder name), or None."""
+    target = write.latest_target(output_dir)
+    return Path(target).name if target else None
 
 
 def _chunks(texts: pl.Series, parts: int) -> list[pl.Series]:
@@ -328,7 +462,16 @@ def run_on_dask(
     try:
         return run(DaskTaskRunner(address=cluster.scheduler_address), 4 * workers)
     finally:
-        cluster.close(timeout=60)
+        _close_cluster(cluster)
+
+
+def _close_cluster(cluster: Any) -> None:
+    """Stop a local cluster's workers gracefully, then the cluster (no worker is killed)."""
+    from distributed import Client
+
+    with Client(cluster, set_as_default=False) as client:
+        client.retire_workers(close_workers=True)
+    cluster.close(timeout=60)
 
 
 def nightly_deployment(
@@ -338,7 +481,8 @@ def nightly_deployment(
     cron: str = NIGHTLY_CRON,
     timezone: str = NIGHTLY_TIMEZONE,
 ) -> RunnerDeployment:
-    """The `nightly` deployment of `rulings_flow`: on `cron` in `timezone`, these parameters."""
+    """The `nightly` deployment of `rulings_flow`: on `cron` in `timezone`, these parameters,
+    one run at a time, each printing one line when it ends."""
     return rulings_flow.to_deployment(
         name=DEPLOYMENT_NAME,
         schedules=[Cron(cron, timezone=timezone)],
@@ -346,9 +490,11 @@ def nightly_deployment(
             "raw_dir": str(raw_dir.resolve()),
             "output_dir": str(output_dir.resolve()),
             "retention": retention,
+            "one_line_outcome": True,
         },
         description="Nightly refresh of the ruling tables under output/latest.",
         version=flows.__version__,
+        concurrency_limit=NIGHTLY_CONCURRENCY_LIMIT,
     )
 
 

@@ -27,16 +27,19 @@ needs_real_data = pytest.mark.skipif(
     not (REAL_DATA / "derived").is_dir(),
     reason=f"real data not found at {REAL_DATA} (set RULING_DUMPS_REAL_DATA)",
 )
+#: Seconds a test lets Prefect's temporary server take to start: generous, so that no
+#: test fails because the machine is busy (three starts at once took 50 s on 2 cores).
+SERVER_STARTUP_TIMEOUT = 600
 #: The run date the seed tests use (every seed date is before it).
 TODAY = dt.date(2026, 11, 30)
 
 
 @pytest.fixture(scope="session")
 def prefect_harness() -> Iterator[None]:
-    """Prefect's temporary test server for the whole session (starts once, ~10 s)."""
+    """Prefect's temporary test server for the whole session (starts once, 10–60 s)."""
     from prefect.testing.utilities import prefect_test_harness
 
-    with prefect_test_harness(server_startup_timeout=120):
+    with prefect_test_harness(server_startup_timeout=SERVER_STARTUP_TIMEOUT):
         yield
 
 
@@ -99,6 +102,7 @@ def cli_run(tmp_path: Path, output: Path) -> tuple[list[str], dict[str, str]]:
     """The command and environment of `python -m flows run` on the seeds in a subprocess."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
     env["PREFECT_HOME"] = str(tmp_path / "prefect-home")
+    env["PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"] = str(SERVER_STARTUP_TIMEOUT)
     return [
         sys.executable,
         "-m",

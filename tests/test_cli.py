@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from flows import cli
 from flows.cli import app
-from tests.conftest import REPO, SEED_DIR, cli_run
+from tests.conftest import REPO, SEED_DIR, SEED_LINE_ACCOUNTING, SEED_ROWS, cli_run
 
 runner = CliRunner()
 
@@ -47,6 +50,7 @@ def test_unpublishable_output_is_one_line_and_exit_1(tmp_path: Path) -> None:
     )
     (tmp_path / "file").write_text("x")
     result = runner.invoke(app, ["run", "--raw", str(SEED_DIR), "--output", str(tmp_path / "file")])
+    assert result.exit_code == 1
     assert result.output == f"error: output dir {tmp_path / 'file'} exists and is not a folder\n"
 
 
@@ -59,31 +63,133 @@ def test_validate_without_a_snapshot(tmp_path: Path) -> None:
     )
 
 
-@pytest.mark.flow
-def test_run_then_validate_in_a_subprocess(tmp_path: Path) -> None:
-    command, env = cli_run(tmp_path, tmp_path / "out")
-    run = subprocess.run(
+def _cli(tmp_path: Path, output: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    command, run_env = cli_run(tmp_path, output)
+    return subprocess.run(
         command,
         cwd=REPO,
-        env=env,
+        env={**run_env, **env},
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=900,
         check=False,
     )
+
+
+def _error_lines(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if "error" in line.lower() or "Trace" in line]
+
+
+@pytest.mark.flow
+def test_run_then_validate_in_a_subprocess(tmp_path: Path) -> None:
+    run = _cli(tmp_path, tmp_path / "out")
     assert run.returncode == 0, run.stderr
     console = run.stdout + run.stderr
     for noise in ("Traceback", "telemetry", "Error", "WARNING"):
         assert noise not in console
+    assert "starting Prefect's temporary server (up to 600 s)..." in run.stderr
     assert "clustered 37 variants into 36 rulings" in console
-    assert "lines: lines_read" in console and "154" in console
     manifest = json.loads((tmp_path / "out" / "latest" / "manifest.json").read_text())
-    assert manifest["line_accounting"]["lines_read"] == 154
+    snapshot = (tmp_path / "out" / "latest").resolve()
+    summary = run.stderr[run.stderr.index("run: ") :]  # stderr is no terminal: key: value lines
+    assert summary.splitlines() == [
+        f"run: {manifest['run_id']}",
+        "dumps read: 5",
+        *(f"lines: {kind}: {n}" for kind, n in SEED_LINE_ACCOUNTING.items()),
+        *(f"table {name}: {n}" for name, n in SEED_ROWS.items()),
+        "work: dumps_parsed: 5",
+        "work: dumps_reused: 0",
+        "work: languages_detected: 39",
+        "work: languages_reused: 0",
+        "files added since previous: 5",
+        "files changed since previous: 0",
+        "files removed since previous: 0",
+        f"snapshot: {tmp_path / 'out' / 'snapshots' / snapshot.name}",
+    ]
+    assert manifest["line_accounting"] == SEED_LINE_ACCOUNTING
+    assert manifest["state_recovered"] is None
     check = runner.invoke(app, ["validate", "--output", str(tmp_path / "out")])
     assert check.exit_code == 0
-    assert "all 7 tables match the contract and the manifest" in check.output
+    assert check.output == f"{snapshot}: all 7 tables match the contract and the manifest\n"
     (tmp_path / "out" / "latest" / "rulings.jsonl").write_text("{}\n")
     tampered = runner.invoke(app, ["validate", "--output", str(tmp_path / "out")])
     assert tampered.exit_code == 1
+    assert tampered.output.count("\n") == 1 and tampered.output.startswith(f"error: {snapshot}")
     assert "rulings.jsonl: differs from the manifest (sha256 or size)" in tampered.output
     assert "rulings: rulings.jsonl and rulings.parquet differ in row count" in tampered.output
+    # state/ a file where the state folder should be: the run fails at once, publishes nothing
+    shutil.rmtree(tmp_path / "out" / "state")
+    (tmp_path / "out" / "state").write_text("not a folder")
+    blocked = _cli(tmp_path, tmp_path / "out")
+    assert blocked.returncode == 1
+    [error] = _error_lines(blocked.stderr)
+    assert error.startswith(f"error: [Errno 20] Not a directory: '{tmp_path / 'out' / 'state'}")
+    assert (tmp_path / "out" / "latest").resolve() == snapshot
+    assert [p.name for p in (tmp_path / "out" / "snapshots").iterdir()] == [snapshot.name]
+
+
+@pytest.mark.flow
+def test_a_server_that_does_not_start_in_time_is_one_error_line(tmp_path: Path) -> None:
+    run = _cli(tmp_path, tmp_path / "out", PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="1")
+    assert run.returncode == 1
+    assert run.stderr.splitlines()[-2:] == [
+        run.stderr.splitlines()[-2][:9] + "starting Prefect's temporary server (up to 1 s)...",
+        "error: Prefect's temporary server did not start within 1 s; set PREFECT_API_URL to a "
+        "running server (prefect server start), or allow longer with "
+        "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS",
+    ]
+    assert len(_error_lines(run.stderr)) == 1
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [".lock"]  # nothing published
+
+
+def test_serve_without_a_server_is_one_error_line(tmp_path: Path) -> None:
+    command, env = cli_run(tmp_path, tmp_path / "out")
+    closed_port = "http://127.0.0.1:9/api"  # discard: nothing listens there
+    serve = subprocess.run(
+        [*command[:3], "serve", *command[4:]],
+        cwd=REPO,
+        env={**env, "PREFECT_API_URL": closed_port},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert serve.returncode == 1
+    assert serve.stderr == (
+        f"error: cannot reach the Prefect server at {closed_port} (All connection attempts "
+        "failed); start it (prefect server start) or fix PREFECT_API_URL\n"
+    )
+    debug = subprocess.run(
+        [*command[:3], "--debug", "serve", *command[4:]],
+        cwd=REPO,
+        env={**env, "PREFECT_API_URL": closed_port},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert debug.returncode == 1
+    assert "Traceback (most recent call last)" in debug.stderr
+    assert debug.stderr.endswith(serve.stderr)
+
+
+def test_a_generous_server_startup_timeout_unless_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in cli.QUIET_PREFECT_DEFAULTS:  # restored after the test
+        monkeypatch.delenv(name, raising=False)
+    cli._set_quiet_defaults()
+    assert os.environ["PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"] == "180"
+    monkeypatch.setenv("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "30")
+    cli._set_quiet_defaults()
+    assert os.environ["PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"] == "30"
+
+
+def test_any_failure_is_one_error_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    def broken(output_dir: Path) -> Path:
+        raise KeyError("manifest")
+
+    monkeypatch.setattr(cli, "resolve_latest", broken)
+    result = runner.invoke(app, ["validate", "--output", str(tmp_path)])
+    assert (result.exit_code, result.output) == (
+        1,
+        "error: KeyError: 'manifest' (rerun with --debug for the traceback)\n",
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pytest
@@ -11,10 +12,25 @@ from schemas import TABLE_MODELS
 from tests.conftest import SEED_DIR
 
 
+class _Collect(logging.Handler):
+    def __init__(self, level: int) -> None:
+        super().__init__(level)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
 @pytest.mark.flow
 def test_dask_run_equals_the_single_process_run(prefect_harness: None, tmp_path: Path) -> None:
     local = rulings_flow(raw_dir=SEED_DIR, output_dir=tmp_path / "local")
-    on_dask = run_on_dask(SEED_DIR, tmp_path / "dask", workers=2)
+    nanny_warnings = _Collect(logging.WARNING)
+    logging.getLogger("distributed.nanny").addHandler(nanny_warnings)
+    try:
+        on_dask = run_on_dask(SEED_DIR, tmp_path / "dask", workers=2)
+    finally:
+        logging.getLogger("distributed.nanny").removeHandler(nanny_warnings)
+    assert nanny_warnings.messages == []  # no "Worker process still alive ..., killing"
     assert on_dask["rows"] == local["rows"] and on_dask["rows"]["rulings"] == 36
     assert on_dask["work"] == local["work"]
     for name in TABLE_MODELS:

@@ -1,4 +1,4 @@
-"""Never a broken latest: SIGKILL at any point leaves `latest` on a complete snapshot."""
+"""Never a broken latest, no orphans: SIGKILL at any step leaves `latest` and the state agreeing."""
 
 from __future__ import annotations
 
@@ -7,10 +7,13 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from flows.hooks import PAUSE_STEPS
+from flows.stages.state import load_state
 from flows.stages.write import verify_snapshot
 from schemas import TABLE_MODELS
 from tests.conftest import REPO, SEED_DIR, cli_run
@@ -59,31 +62,92 @@ def test_sigkill_while_publishing(delay: float, tmp_path: Path) -> None:
         _assert_latest_is_complete(output)
 
 
+def _descendants(root: int) -> set[int]:
+    """Every live process below `root` (from /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_bytes()
+        except (OSError, ValueError):
+            continue
+        if entry.name.isdigit():
+            children.setdefault(int(stat.rsplit(b")", 1)[1].split()[1]), []).append(int(entry.name))
+    found: set[int] = set()
+    todo = [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def _alive(pids: set[int]) -> set[int]:
+    alive = set()
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != b"Z":
+            alive.add(pid)
+    return alive
+
+
+def _wait_until(what: str, check: Callable[[], bool], timeout: float = 600) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.2)
+
+
+def _latest_and_state(output: Path) -> tuple[str, str | None]:
+    """The run `latest` points at (whole), and the state generation the next run reads."""
+    _assert_latest_is_complete(output)
+    latest_run = os.readlink(output / "latest").removeprefix("snapshots/")
+    loaded = load_state(output / "state", published=latest_run)
+    assert loaded["recovered"] is None
+    return latest_run, loaded["generation"]
+
+
+def _kill_the_main_pid_at(step: str, command: list[str], env: dict[str, str], marker: Path) -> None:
+    """Start a run that pauses at `step`; SIGKILL its main pid only; wait for its children to end."""
+    process = subprocess.Popen(
+        command,
+        cwd=REPO,
+        env={**env, "RULING_DUMPS_PAUSE_AT": step, "RULING_DUMPS_PAUSE_FILE": str(marker)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    _wait_until(
+        f"the run to pause at {step}", lambda: marker.exists() or process.poll() is not None
+    )
+    assert marker.read_text() == f"{step} {process.pid}\n"
+    children = _descendants(process.pid)
+    assert children  # Prefect's temporary server at least
+    os.kill(process.pid, signal.SIGKILL)  # the main pid only, as an OOM killer does
+    process.wait(timeout=60)
+    _wait_until("the run's children to end", lambda: not _alive(children), timeout=120)
+
+
 @pytest.mark.flow
-def test_sigkill_of_whole_runs_then_a_clean_run(tmp_path: Path) -> None:
+def test_sigkill_of_the_main_pid_at_each_publish_step(tmp_path: Path) -> None:
     output = tmp_path / "out"
     command, env = cli_run(tmp_path, output)
-
-    def run(kill_after: float | None) -> int:
-        process = subprocess.Popen(
-            command,
-            cwd=REPO,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        if kill_after is not None:
-            time.sleep(kill_after)
-            # the whole process group, as systemd or `timeout` do: Prefect's temporary server too
-            os.killpg(process.pid, signal.SIGKILL)
-        return process.wait(timeout=300)
-
-    assert run(None) == 0
-    published = os.readlink(output / "latest")
-    for kill_after in (1.0, 6.0, 9.0, 10.5, 12.0):
-        run(kill_after)
-        _assert_latest_is_complete(output)
-    assert run(None) == 0  # no stale lock, no leftover in the way
-    assert os.readlink(output / "latest") != published
+    assert (
+        subprocess.run(command, cwd=REPO, env=env, capture_output=True, check=False).returncode == 0
+    )
+    published, _ = _latest_and_state(output)
+    for step in PAUSE_STEPS:
+        _kill_the_main_pid_at(step, command, env, tmp_path / f"paused-at-{step}")
+        latest_run, generation = _latest_and_state(output)
+        assert generation == latest_run  # the state always matches latest
+        switched = PAUSE_STEPS.index(step) >= PAUSE_STEPS.index("latest_switched")
+        assert (latest_run != published) == switched, step
+        published = latest_run
+    run = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr  # no stale lock, no leftover in the way
+    latest_run, generation = _latest_and_state(output)
+    assert latest_run != published and generation == latest_run
     assert not list((output / "snapshots").glob(".*.partial"))
+    assert not list((output / "state").glob("*.tmp"))

@@ -2,19 +2,31 @@
 
 from __future__ import annotations
 
+import errno
+import json
 import os
 import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 import pytest
 import yaml
+from typer.testing import CliRunner
 
+from flows import rulings_flow as rulings_flow_module
+from flows.cli import app
 from flows.errors import RunLockedError
-from flows.rulings_flow import DEPLOYMENT_NAME, nightly_deployment, rulings_flow
+from flows.rulings_flow import DEPLOYMENT_NAME, is_transient, nightly_deployment, rulings_flow
+from flows.stages import state, write
 from flows.stages.runlock import hold_run_lock
 from tests.conftest import REPO, SEED_DIR
+
+runner = CliRunner()
 
 THEM_SEED = "003_321b63c5bd17bae4.txt"  # the only seed with "writing them down"
 
@@ -114,28 +126,71 @@ def test_retention_keeps_the_newest_snapshots(prefect_harness: None, tmp_path: P
     assert "## Rows per table" in (output / "latest" / "report.md").read_text()
 
 
+HOLD_THE_LOCK = """
+import sys, time
+from pathlib import Path
+from flows.stages.runlock import hold_run_lock
+with hold_run_lock(Path(sys.argv[1])):
+    print("held", flush=True)
+    time.sleep(3600)
+"""
+
+
+@contextmanager
+def _lock_held_by_another_process(output: Path) -> Iterator[int]:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_THE_LOCK, str(output)],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        yield holder.pid
+    finally:
+        holder.kill()
+        holder.wait(timeout=60)
+
+
 @pytest.mark.flow
 def test_a_second_run_at_once_stops_with_a_clear_message(
     prefect_harness: None, tmp_path: Path
 ) -> None:
     raw, output = _raw(tmp_path, "raw"), tmp_path / "out"
     with (
-        hold_run_lock(output),
-        pytest.raises(RunLockedError, match=r"another run holds .*\.lock \(pid \d+"),
+        _lock_held_by_another_process(output) as pid,
+        pytest.raises(RunLockedError, match=rf"another run holds .*\.lock \(pid {pid},"),
     ):
         _run(raw, output)
     assert not (output / "latest").exists()
     assert _run(raw, output)["rows"]["rulings"] == 36  # the lock is free again
 
 
-def test_the_lock_is_exclusive(tmp_path: Path) -> None:
+def test_the_cli_holds_the_lock_from_its_first_second(tmp_path: Path) -> None:
+    output = tmp_path / "out"
+    with _lock_held_by_another_process(output) as pid:
+        result = runner.invoke(app, ["run", "--raw", str(SEED_DIR), "--output", str(output)])
+    assert result.exit_code == 1
+    assert result.output == (
+        f"error: another run holds {output / '.lock'} (pid {pid}, started "
+        f"{result.output.split('started ')[1].split(')')[0]}); "
+        "it publishes when done, try again later\n"
+    )  # one line, before the Prefect server was even started
+
+
+def test_the_lock_is_exclusive_between_processes_and_reentrant_within_one(
+    tmp_path: Path,
+) -> None:
+    with hold_run_lock(tmp_path), hold_run_lock(tmp_path):  # the CLI, then its flow
+        assert (tmp_path / ".lock").read_text().startswith(f"pid {os.getpid()}, started ")
+    assert (tmp_path / ".lock").read_text() == ""
     with (
-        hold_run_lock(tmp_path),
-        pytest.raises(RunLockedError, match="try again later"),
+        _lock_held_by_another_process(tmp_path) as pid,
+        pytest.raises(RunLockedError, match=f"pid {pid}, .*try again later"),
         hold_run_lock(tmp_path),
     ):
         pass
-    with hold_run_lock(tmp_path):
+    with hold_run_lock(tmp_path):  # free again once the holder is gone
         pass
 
 
@@ -149,19 +204,29 @@ def test_deployment_carries_the_cron_schedule_and_parameters(tmp_path: Path) -> 
         "raw_dir": str(tmp_path / "raw"),
         "output_dir": str(tmp_path / "out"),
         "retention": 5,
+        "one_line_outcome": True,
     }
+    assert deployment.concurrency_limit == 1
     custom = nightly_deployment(tmp_path, tmp_path, cron="30 1 * * *", timezone="Europe/Paris")
     assert [(s.schedule.cron, s.schedule.timezone) for s in custom.schedules] == [
         ("30 1 * * *", "Europe/Paris")
     ]
 
 
-def test_prefect_yaml_declares_the_same_nightly_deployment() -> None:
+def test_prefect_yaml_declares_the_same_deployment_as_the_code() -> None:
     declared = yaml.safe_load((REPO / "prefect.yaml").read_text())["deployments"][0]
-    assert declared["name"] == DEPLOYMENT_NAME
-    assert declared["entrypoint"] == "flows/rulings_flow.py:rulings_flow"
-    assert declared["schedules"] == [{"cron": "0 3 * * *", "timezone": "UTC"}]
-    assert declared["parameters"] == {"raw_dir": "raw", "output_dir": "output", "retention": 7}
+    code = nightly_deployment(REPO / "raw", REPO / "output")
+    assert declared["name"] == code.name
+    assert declared["description"] == code.description
+    assert declared["entrypoint"] == code.entrypoint
+    assert declared["concurrency_limit"] == code.concurrency_limit
+    assert [(s["cron"], s["timezone"]) for s in declared["schedules"]] == [
+        (s.schedule.cron, s.schedule.timezone) for s in code.schedules
+    ]
+    paths = ("raw_dir", "output_dir")  # relative to the project folder in prefect.yaml
+    assert {k: str(REPO / v) if k in paths else v for k, v in declared["parameters"].items()} == (
+        code.parameters
+    )
 
 
 @pytest.mark.flow
@@ -187,3 +252,143 @@ def test_small_batches_with_repeated_files_give_the_same_tables(
         ).read_bytes()
     rejects = pl.read_parquet(Path(many["snapshot"]) / "rejects.parquet")
     assert rejects.select("stage", "content").rows() == [("read", "zzz_copy_of_000.txt")]
+
+
+def _fail_with(exc: OSError) -> Any:
+    def fail(*args: Any, **kwargs: Any) -> Any:
+        raise exc
+
+    return fail
+
+
+DENIED = PermissionError(errno.EACCES, "Permission denied")
+
+
+def _published_state(output: Path) -> tuple[str, str | None]:
+    """(the run id `latest` points at, the state generation a next run would read)."""
+    latest_run = os.readlink(output / "latest").removeprefix("snapshots/")
+    loaded = state.load_state(output / "state", published=latest_run)
+    assert loaded["recovered"] is None
+    committed = json.loads((output / "state" / "state.json").read_text())
+    assert committed["current"]["generation"] == loaded["generation"]
+    return latest_run, loaded["generation"]
+
+
+@pytest.mark.flow
+@pytest.mark.parametrize(
+    ("module", "step"),
+    [(state, "stage_state"), (write, "switch_latest"), (state, "commit_state")],
+    ids=["stage-state", "switch-latest", "commit-state"],
+)
+def test_a_failing_publish_step_publishes_nothing(
+    prefect_harness: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: Any, step: str
+) -> None:
+    raw, output = _raw(tmp_path, "raw"), tmp_path / "out"
+    first = _run(raw, output)["run_id"]
+    assert _published_state(output) == (first, first)
+    monkeypatch.setattr(module, step, _fail_with(DENIED))
+    result = runner.invoke(app, ["run", "--raw", str(raw), "--output", str(output)])
+    assert (result.exit_code, result.stderr.splitlines()[-1]) == (
+        1,
+        "error: [Errno 13] Permission denied",
+    )
+    assert [line for line in result.stderr.splitlines() if "error" in line.lower()] == [
+        "error: [Errno 13] Permission denied"
+    ]
+    assert _published_state(output) == (first, first)  # latest and state agree: run 1
+    assert [p.name for p in (output / "snapshots").iterdir()] == [first]
+    assert sorted({p.name.split(".")[1] for p in (output / "state").glob("*.*.*")}) == [first]
+
+
+@pytest.mark.flow
+@pytest.mark.parametrize(
+    ("module", "step"),
+    [(write, "prune_snapshots"), (rulings_flow_module, "create_markdown_artifact")],
+    ids=["prune", "artifact"],
+)
+def test_prune_and_the_report_artifact_are_best_effort(
+    prefect_harness: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: Any, step: str
+) -> None:
+    raw, output = _raw(tmp_path, "raw"), tmp_path / "out"
+    monkeypatch.setattr(module, step, _fail_with(DENIED))
+    result = runner.invoke(app, ["run", "--raw", str(raw), "--output", str(output)])
+    assert result.exit_code == 0, result.output
+    run_id = result.stderr.split("run: ")[1].split("\n")[0]
+    assert "(the run is published): [Errno 13] Permission denied" in result.stderr
+    assert _published_state(output) == (run_id, run_id)
+
+
+@pytest.mark.flow
+def test_only_transient_os_errors_are_retried(
+    prefect_harness: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    raw, output = _raw(tmp_path, "raw"), tmp_path / "out"
+    real_commit = state.commit_state
+    calls: list[str] = []
+
+    def commit_fails_once(state_dir: Path, record: state.StateRecord) -> None:
+        calls.append(record["generation"])
+        if len(calls) == 1:
+            raise OSError(errno.EIO, "Input/output error")
+        real_commit(state_dir, record)
+
+    monkeypatch.setattr(state, "commit_state", commit_fails_once)
+    run_id = _run(raw, output)["run_id"]
+    assert calls == [run_id, run_id]  # EIO: retried once, then committed
+    assert _published_state(output) == (run_id, run_id)
+    for denied in (DENIED, IsADirectoryError(errno.EISDIR, "Is a directory")):
+        calls.clear()
+
+        def commit_denied(
+            state_dir: Path, record: state.StateRecord, exc: OSError = denied
+        ) -> None:
+            calls.append(record["generation"])
+            raise exc
+
+        monkeypatch.setattr(state, "commit_state", commit_denied)
+        with pytest.raises(OSError, match=denied.strerror):
+            _run(raw, output)
+        assert len(calls) == 1  # not retried
+        assert _published_state(output) == (run_id, run_id)
+
+
+def test_the_transient_errno_allow_list() -> None:
+    assert [is_transient(OSError(e, "x")) for e in (errno.EIO, errno.EAGAIN, errno.ESTALE)] == [
+        True
+    ] * 3
+    assert [
+        is_transient(exc)
+        for exc in (
+            PermissionError(errno.EACCES, "x"),
+            IsADirectoryError(errno.EISDIR, "x"),
+            FileNotFoundError(errno.ENOENT, "x"),
+            RunLockedError("x"),
+        )
+    ] == [False] * 4
+
+
+@pytest.mark.flow
+def test_a_corrupt_registry_is_recovered_loudly_and_keeps_the_ids(
+    prefect_harness: None, tmp_path: Path
+) -> None:
+    output = tmp_path / "out"
+    _run(_raw(tmp_path, "four", skip=(THEM_SEED,)), output)
+    raw = _raw(tmp_path, "five")
+    second = _run(raw, output)
+    ids = _ids(output)
+    registry = output / "state" / f"ruling_ids.{second['run_id']}.parquet"
+    data = bytearray(registry.read_bytes())
+    data[len(data) // 2] ^= 0x01  # a flipped byte that may still decode
+    registry.write_bytes(bytes(data))
+    third = _run(raw, output)
+    first_generation = sorted(p.name for p in (output / "snapshots").iterdir())[0]
+    assert third["state_recovered"] == (
+        f"generation {second['run_id']}: {registry.name} differs from its recorded sha256; "
+        f"used generation {first_generation}"
+    )
+    assert "## State recovered" in (output / "latest" / "report.md").read_text()
+    assert _ids(output) == ids  # the previous generation's registry kept every id
+    assert (
+        json.loads((output / "latest" / "manifest.json").read_text())["state_recovered"]
+        == (third["state_recovered"])
+    )

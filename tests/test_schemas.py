@@ -4,17 +4,23 @@ from __future__ import annotations
 
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 
 from flows.errors import ContractError
-from flows.pipeline import validate_tables
+from flows.pipeline import BuiltTables, validate_tables
 from flows.stages.validate import validate_table
 from schemas import PublishedCardStub, PublishedOccurrence, PublishedVariant
+from tests.conftest import SEED_ROWS
 
 
-def test_seed_tables_pass(seed_tables: dict[str, pl.DataFrame]) -> None:
-    assert {n: t.height for n, t in validate_tables(seed_tables).items()} == {
-        n: t.height for n, t in seed_tables.items()
-    }
+def test_built_seed_tables_pass_whole(
+    seed_run: tuple[BuiltTables, dict[str, pl.DataFrame]],
+) -> None:
+    built = seed_run[0]["tables"]  # as built, before any validation
+    validated = validate_tables(built)
+    assert {n: t.height for n, t in validated.items()} == SEED_ROWS
+    for name, table in built.items():
+        assert_frame_equal(validated[name], table)  # no row moved to rejects, none changed
 
 
 def test_failing_rows_move_to_rejects_with_the_check(seed_tables: dict[str, pl.DataFrame]) -> None:

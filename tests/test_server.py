@@ -106,7 +106,9 @@ def test_served_deployment_runs_through_the_api(
             "raw_dir": str(SEED_DIR),
             "output_dir": str(output),
             "retention": 3,
+            "one_line_outcome": True,
         }
+        assert deployment["global_concurrency_limit"]["limit"] == 1  # one run at a time
         flow_run = _wait_for(  # the server may answer 503 while its services start
             "the flow run to be created",
             lambda: (
@@ -133,8 +135,40 @@ def test_served_deployment_runs_through_the_api(
             log,
         )
         assert final["type"] == "COMPLETED", log.read_text()[-3000:]
+        logs = httpx.post(
+            f"{api}/logs/filter", json={"logs": {"flow_run_id": {"any_": [flow_run["id"]]}}}
+        ).json()
+        stage_lines = {(entry["name"], entry["level"], entry["message"]) for entry in logs}
+        assert ("flows.stages.dedupe", 20, "clustered 37 variants into 36 rulings") in stage_lines
+        missing = tmp_path / "no-such-raw"
+        failed_run = httpx.post(
+            f"{api}/deployments/{deployment['id']}/create_flow_run",
+            json={"parameters": {"raw_dir": str(missing)}},
+        ).json()
+        failed = _wait_for(
+            "the failing flow run to finish",
+            lambda: (
+                (r := httpx.get(f"{api}/flow_runs/{failed_run['id']}")).status_code == 200
+                and (state := r.json()["state"])
+                and state["type"] in {"COMPLETED", "FAILED", "CRASHED", "CANCELLED"}
+                and state
+            ),
+            RUN_TIMEOUT,
+            log,
+        )
+        assert failed["type"] == "FAILED"
+        _wait_for("the error line", lambda: "error: run" in log.read_text(), RUN_TIMEOUT, log)
     finally:
         _stop(serving)
+    served = log.read_text()
+    assert "Traceback" not in served
+    latest = (output / "latest").resolve()
+    outcome = [line for line in served.splitlines() if line.startswith(("run ", "error: "))]
+    assert outcome == [
+        f"run {latest.name} published 36 rulings (152 rows) to {output / 'snapshots' / latest.name}",
+        f"error: run {outcome[1].split()[2]} failed, nothing published: raw dir {missing} does "
+        "not exist or is not a directory; create it and copy the dump files (*.txt) into it",
+    ]
     manifest = json.loads((output / "latest" / "manifest.json").read_text())
     assert manifest["rows"]["rulings"] == 36
     assert manifest["line_accounting"]["lines_read"] == 154

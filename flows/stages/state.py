@@ -6,33 +6,55 @@
 - `languages.<generation>.parquet`: language results by normalized text.
 - `ruling_ids.<generation>.parquet`: every variant_id ever published, its ruling_id,
   whether it was its ruling's representative and the merge rules version
-  (see `flows.stages.ruling_ids`).
-- `state.json`: the generation (run id) whose files are current, and the
-  versions the caches were made with; a cache made by another parser or
-  detector version is ignored.
+  (see `flows.stages.ruling_ids`), so a ruling keeps its id when dumps are
+  added, removed or renamed, or when a new variant joins it.
+- `generation.<generation>.json`: the record of one generation (the run id that
+  wrote it): each file's name and sha256, and the cache keys it was made with.
+- `state.json`: the committed records, `current` and `previous` (the fallback).
 
-Reading and writing are the only I/O here; every write goes to a temporary
-file first and is moved into place with `os.replace`.
+A save is two steps: `stage_state` writes a generation's files and record
+(flushed to disk); `commit_state` makes it current by replacing `state.json`.
+The flow stages before switching `latest` and commits after, so on load the
+generation matching the published snapshot is preferred (a run killed between
+the switch and the commit is rolled forward). A file whose sha256 differs from
+its record, or that does not read back with its schema, makes that generation
+unusable: the previous one is used, else the run starts cold and says so
+(`LoadedState.recovered`).
+
+A cache is used only when its key matches: the sha256 of the versions of the
+libraries that shape it and of the source code of the modules that make it
+(`cache_keys`), so no constant has to be bumped by hand.
 """
 
 from __future__ import annotations
 
+import hashlib
+import importlib
 import json
 import logging
 import os
+from functools import cache
+from importlib.metadata import version
 from pathlib import Path
-from typing import TypedDict
+from typing import Any, TypedDict
 
 import polars as pl
 
-from flows.stages.ruling_ids import REGISTRY_COLUMNS
+from flows.stages.ruling_ids import REGISTRY_COLUMNS, complete_registry
 
 logger = logging.getLogger(__name__)
 
-#: Bump when decoding or line classification changes (invalidates the parse cache).
-PARSER_VERSION = "4"
-#: Bump when language detection changes (invalidates the language cache).
-DETECTOR_VERSION = "2"
+#: What shapes the parse cache: decoding and line classification (with their dates).
+PARSER_LIBRARIES = ("babel", "charset-normalizer", "ftfy", "polars")
+PARSER_MODULES = (
+    "flows.stages.read",
+    "flows.stages.decode",
+    "flows.stages.parse",
+    "flows.stages.dates",
+)
+#: What shapes the language cache.
+DETECTOR_LIBRARIES = ("langdetect", "hanzidentifier", "polars")
+DETECTOR_MODULES = ("flows.stages.language",)
 
 PARSED_DUMP_SCHEMA = {
     "dump_id": pl.String,
@@ -48,6 +70,15 @@ LANGUAGE_SCHEMA = {
 }
 #: The id registry: variant_id, ruling_id, is_representative, merge_rules_version.
 REGISTRY_SCHEMA = dict(REGISTRY_COLUMNS)
+#: Columns each state file must have (with these dtypes) to be read back; an
+#: older registry without is_representative / merge_rules_version is completed.
+_REQUIRED: dict[str, dict[str, Any]] = {
+    "parsed_dumps": PARSED_DUMP_SCHEMA,
+    "parsed_lines": {"dump_id": pl.String},
+    "languages": LANGUAGE_SCHEMA,
+    "ruling_ids": {"variant_id": pl.String, "ruling_id": pl.String},
+}
+_STATE_FILES = tuple(_REQUIRED)
 
 
 class ParsedFiles(TypedDict):
@@ -60,40 +91,149 @@ class ParsedFiles(TypedDict):
 class RunState(TypedDict):
     """Everything kept from earlier runs (empty frames on a first run)."""
 
-    parsed: ParsedFiles | None  # None when absent or made by another parser version
+    parsed: ParsedFiles | None  # None when absent or made by other parser code or libraries
     languages: pl.DataFrame  # LANGUAGE_SCHEMA
     registry: pl.DataFrame  # REGISTRY_SCHEMA
+    generation: str | None  # the generation read (a run id); None on a cold start
+    recovered: str | None  # what was broken and what was used instead; None when all was sound
 
 
-_STATE_FILES = ("parsed_dumps", "parsed_lines", "languages", "ruling_ids")
+class StateRecord(TypedDict):
+    """One generation's record (`generation.<run_id>.json`)."""
+
+    generation: str
+    cache_keys: dict[str, str]  # "parsed", "languages": see `cache_keys`
+    files: dict[str, dict[str, str]]  # state file kind -> {"file": name, "sha256": hex}
 
 
-def load_state(state_dir: Path) -> RunState:
-    """Read the state kept under `state_dir`; missing or outdated parts come back empty.
+class StateCorruptError(Exception):
+    """A state generation cannot be used (a file missing, altered or unreadable)."""
 
-    Only the generation `state.json` names is read, so the files of a save
-    that was killed halfway are never mixed with those of the one before.
+
+@cache
+def cache_keys() -> dict[str, str]:
+    """The keys of the two caches: sha256 of the library versions and module sources.
+
+    Returns:
+        {"parsed": hex, "languages": hex}: a cache written under another key
+        (another Babel/CLDR, charset-normalizer, ftfy, langdetect,
+        hanzidentifier or polars version, or edited parser or detector code)
+        is not used.
     """
-    versions = _read_versions(state_dir)
-    generation = versions.get("generation")
-    path = {name: state_dir / f"{name}.{generation}.parquet" for name in _STATE_FILES}
-    if generation is None or not all(p.is_file() for p in path.values()):
-        return RunState(
-            parsed=None,
-            languages=pl.DataFrame(schema=LANGUAGE_SCHEMA),
-            registry=pl.DataFrame(schema=REGISTRY_SCHEMA),
+    return {
+        "parsed": _code_key(PARSER_LIBRARIES, PARSER_MODULES),
+        "languages": _code_key(DETECTOR_LIBRARIES, DETECTOR_MODULES),
+    }
+
+
+def _code_key(libraries: tuple[str, ...], modules: tuple[str, ...]) -> str:
+    digest = hashlib.sha256()
+    for library in libraries:
+        digest.update(f"{library}=={version(library)}\n".encode())
+    for module in modules:
+        source = importlib.import_module(module).__file__
+        digest.update(Path(str(source)).read_bytes())
+    return digest.hexdigest()
+
+
+def load_state(state_dir: Path, published: str | None = None) -> RunState:
+    """Read the state kept under `state_dir`; outdated caches come back empty.
+
+    Tries, in order: the generation of the published snapshot `published` (a
+    run id, when its record is on disk), `state.json`'s current and previous
+    generations, then any other generation record, newest first. The first
+    whose files all match their sha256 and schema is read.
+
+    Returns:
+        The state, with `recovered` set (and a warning logged) when a
+        generation was skipped as broken or nothing readable was left (a cold
+        start: empty caches, an empty id registry).
+    """
+    problems: list[str] = []
+    for record in _candidate_records(state_dir, published, problems):
+        try:
+            loaded = _read_generation(state_dir, record)
+        except StateCorruptError as exc:
+            problems.append(f"generation {record['generation']}: {exc}")
+            continue
+        if problems:
+            loaded["recovered"] = "; ".join([*problems, f"used generation {record['generation']}"])
+            logger.warning("state recovered: %s", loaded["recovered"])
+        return loaded
+    cold = _empty_state()
+    if problems:
+        cold["recovered"] = "; ".join(
+            [*problems, "no readable state left: cold run, ruling ids are content ids again"]
         )
-    parsed = None
-    if versions.get("parser_version") == PARSER_VERSION:
-        parsed = ParsedFiles(
-            dumps=pl.read_parquet(path["parsed_dumps"]), lines=pl.read_parquet(path["parsed_lines"])
-        )
-    languages = pl.DataFrame(schema=LANGUAGE_SCHEMA)
-    if versions.get("detector_version") == DETECTOR_VERSION:
-        languages = pl.read_parquet(path["languages"])
-    return RunState(
-        parsed=parsed, languages=languages, registry=pl.read_parquet(path["ruling_ids"])
+        logger.warning("STATE LOST: %s", cold["recovered"])
+    return cold
+
+
+def stage_state(
+    state_dir: Path,
+    parsed: ParsedFiles,
+    languages: pl.DataFrame,
+    registry: pl.DataFrame,
+    generation: str,
+) -> StateRecord:
+    """Write one generation's files and record, flushed to disk (not yet current).
+
+    Returns:
+        The record to hand to `commit_state`.
+
+    Raises:
+        OSError: a write failed (nothing current changed; retrying rewrites).
+    """
+    state_dir.mkdir(parents=True, exist_ok=True)
+    frames = {
+        "parsed_dumps": parsed["dumps"],
+        "parsed_lines": parsed["lines"],
+        "languages": languages.select(list(LANGUAGE_SCHEMA)),
+        "ruling_ids": registry,
+    }
+    files = {}
+    for kind, frame in frames.items():
+        path = state_dir / f"{kind}.{generation}.parquet"
+        _write_parquet(frame, path)
+        files[kind] = {"file": path.name, "sha256": _sha256(path)}
+    record = StateRecord(generation=generation, cache_keys=cache_keys(), files=files)
+    _write_json(record, state_dir / f"generation.{generation}.json")
+    return record
+
+
+def commit_state(state_dir: Path, record: StateRecord) -> None:
+    """Make a staged generation current (replace `state.json`, flushed); tidy the rest.
+
+    The generation that was current becomes `previous` (the fallback); files
+    of any other generation and `*.tmp` leftovers of killed runs are deleted.
+    """
+    committed = _read_committed(state_dir)
+    current = committed.get("current")
+    if current and current["generation"] == record["generation"]:  # a retried commit
+        current = committed.get("previous")
+    _write_json({"current": record, "previous": current}, state_dir / "state.json")
+    keep = {record["generation"], *([current["generation"]] if current else [])}
+    for path in state_dir.iterdir():
+        generation = _generation_of(path)
+        if path.name.endswith(".tmp") or (generation is not None and generation not in keep):
+            path.unlink(missing_ok=True)
+    logger.info(
+        "saved state %s: %s",
+        record["generation"],
+        ", ".join(f"{kind} {spec['sha256'][:12]}" for kind, spec in record["files"].items()),
     )
+
+
+def discard_state(state_dir: Path, generation: str) -> None:
+    """Delete a staged generation that will not be committed (a failed run); best effort."""
+    if not state_dir.is_dir():
+        return
+    committed = {r["generation"] for r in _read_committed(state_dir).values() if r}
+    if generation in committed:
+        return
+    for path in state_dir.iterdir():
+        if _generation_of(path) == generation:
+            path.unlink(missing_ok=True)
 
 
 def save_state(
@@ -103,39 +243,8 @@ def save_state(
     registry: pl.DataFrame,
     generation: str,
 ) -> None:
-    """Write the state for the next run as one unit.
-
-    Every file of `generation` (the run id) is written first; replacing
-    `state.json`, which names the generation, is what commits them; the
-    files of other generations are deleted after. A run killed at any point
-    leaves the previous state whole.
-    """
-    state_dir.mkdir(parents=True, exist_ok=True)
-    frames = {
-        "parsed_dumps": parsed["dumps"],
-        "parsed_lines": parsed["lines"],
-        "languages": languages.select(list(LANGUAGE_SCHEMA)),
-        "ruling_ids": registry,
-    }
-    for name, frame in frames.items():
-        _write_parquet(frame, state_dir / f"{name}.{generation}.parquet")
-    versions = {
-        "generation": generation,
-        "parser_version": PARSER_VERSION,
-        "detector_version": DETECTOR_VERSION,
-    }
-    staged = state_dir / "state.json.tmp"
-    staged.write_text(json.dumps(versions, indent=2) + "\n", encoding="utf-8")
-    os.replace(staged, state_dir / "state.json")
-    for old in state_dir.glob("*.parquet"):
-        if not old.name.endswith(f".{generation}.parquet"):
-            old.unlink()
-    logger.info(
-        "saved state: %d parsed dumps, %d languages, %d variant ids",
-        parsed["dumps"].height,
-        languages.height,
-        registry.height,
-    )
+    """Stage and commit in one go (runners that publish no snapshot, e.g. the benchmark)."""
+    commit_state(state_dir, stage_state(state_dir, parsed, languages, registry, generation))
 
 
 def split_cached(
@@ -161,18 +270,176 @@ def split_cached(
     return cached, files.filter(~pl.col("dump_id").is_in(cached["dumps"]["dump_id"].implode()))
 
 
-def _read_versions(state_dir: Path) -> dict[str, str]:
+def _empty_state() -> RunState:
+    return RunState(
+        parsed=None,
+        languages=pl.DataFrame(schema=LANGUAGE_SCHEMA),
+        registry=pl.DataFrame(schema=REGISTRY_SCHEMA),
+        generation=None,
+        recovered=None,
+    )
+
+
+def _candidate_records(
+    state_dir: Path, published: str | None, problems: list[str]
+) -> list[StateRecord]:
+    """Generation records to try, best first (see `load_state`); bad ones go to `problems`."""
+    if not state_dir.is_dir():
+        if state_dir.exists():
+            problems.append(f"{state_dir} is not a folder")
+        return []
+    names: list[str] = []
+    if published and (state_dir / f"generation.{published}.json").is_file():
+        names.append(published)
+    try:
+        committed = _read_committed(state_dir, strict=True)
+    except StateCorruptError as exc:
+        problems.append(f"state.json: {exc}")
+        committed = {}
+    records = {r["generation"]: r for r in committed.values() if r}
+    names += list(records)
+    names += sorted(
+        (g for p in state_dir.glob("generation.*.json") if (g := _generation_of(p))),
+        reverse=True,
+    )
+    candidates: list[StateRecord] = []
+    for name in dict.fromkeys(names):
+        try:
+            candidates.append(_read_record(state_dir / f"generation.{name}.json"))
+        except StateCorruptError as exc:
+            if name in records:  # its copy in state.json still names the files
+                candidates.append(records[name])
+            else:
+                problems.append(f"generation {name}: {exc}")
+    return candidates
+
+
+def _read_generation(state_dir: Path, record: StateRecord) -> RunState:
+    """Read one generation's files, checking each sha256 and schema.
+
+    Raises:
+        StateCorruptError: a file is missing, altered or unreadable.
+    """
+    frames = {}
+    for kind in _STATE_FILES:
+        spec = record["files"].get(kind)
+        if spec is None:
+            raise StateCorruptError(f"its record names no {kind} file")
+        path = state_dir / spec["file"]
+        if not path.is_file():
+            raise StateCorruptError(f"{path.name} is missing")
+        if _sha256(path) != spec["sha256"]:
+            raise StateCorruptError(f"{path.name} differs from its recorded sha256")
+        try:
+            frames[kind] = pl.read_parquet(path)
+        except Exception as exc:  # polars raises several error types on a bad file
+            raise StateCorruptError(f"{path.name} does not read back: {exc}") from exc
+        wrong = {c: t for c, t in _REQUIRED[kind].items() if frames[kind].schema.get(c) != t}
+        if wrong:
+            raise StateCorruptError(f"{path.name} lacks columns {sorted(wrong)}")
+    keys = cache_keys()
+    parsed = None
+    if record["cache_keys"].get("parsed") == keys["parsed"]:
+        parsed = ParsedFiles(dumps=frames["parsed_dumps"], lines=frames["parsed_lines"])
+    languages = frames["languages"]
+    if record["cache_keys"].get("languages") != keys["languages"]:
+        languages = pl.DataFrame(schema=LANGUAGE_SCHEMA)
+    return RunState(
+        parsed=parsed,
+        languages=languages.select(list(LANGUAGE_SCHEMA)),
+        registry=complete_registry(frames["ruling_ids"]),
+        generation=record["generation"],
+        recovered=None,
+    )
+
+
+def _read_committed(state_dir: Path, strict: bool = False) -> dict[str, StateRecord | None]:
+    """`state.json` ({"current": record, "previous": record or None}); {} when absent.
+
+    Raises:
+        StateCorruptError: (only when `strict`) it is not such a JSON object.
+    """
     path = state_dir / "state.json"
     if not path.is_file():
         return {}
-    versions: dict[str, str] = json.loads(path.read_text(encoding="utf-8"))
-    return versions
+    try:
+        committed = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(committed, dict) or not isinstance(committed.get("current"), dict):
+            raise ValueError("no current generation in it")
+        for record in (committed["current"], committed.get("previous")):
+            if record is not None:
+                _check_record(record)
+    except (ValueError, UnicodeDecodeError, KeyError, TypeError) as exc:
+        if strict:
+            raise StateCorruptError(f"unreadable ({exc})") from exc
+        return {}
+    return committed
+
+
+def _read_record(path: Path) -> StateRecord:
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        _check_record(record)
+    except (ValueError, UnicodeDecodeError, KeyError, TypeError) as exc:
+        raise StateCorruptError(f"{path.name} is unreadable ({exc})") from exc
+    return StateRecord(**record)
+
+
+def _check_record(record: Any) -> None:
+    if not (
+        isinstance(record, dict)
+        and isinstance(record["generation"], str)
+        and isinstance(record["cache_keys"], dict)
+        and all(
+            isinstance(s["file"], str) and isinstance(s["sha256"], str)
+            for s in record["files"].values()
+        )
+    ):
+        raise ValueError("not a generation record")
+
+
+def _generation_of(path: Path) -> str | None:
+    """The generation a state file belongs to (`<kind>.<generation>.parquet|json`), or None."""
+    parts = path.name.split(".")
+    if (
+        len(parts) == 3
+        and parts[2] in ("parquet", "json")
+        and parts[0] in (*_STATE_FILES, "generation")
+    ):
+        return parts[1]
+    return None
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as data:
+        for block in iter(lambda: data.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def _write_parquet(frame: pl.DataFrame, path: Path) -> None:
-    staged = path.with_suffix(".parquet.tmp")
+    staged = path.with_name(path.name + ".tmp")
     frame.write_parquet(staged, compression="zstd")
+    _fsync(staged)
     os.replace(staged, path)
+    _fsync(path.parent)
+
+
+def _write_json(value: Any, path: Path) -> None:
+    staged = path.with_name(path.name + ".tmp")
+    staged.write_text(json.dumps(value, indent=2) + "\n", encoding="utf-8")
+    _fsync(staged)
+    os.replace(staged, path)
+    _fsync(path.parent)
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def write_parts(parts_dir: Path, name: str, frames: dict[str, pl.DataFrame]) -> dict[str, str]:
@@ -185,7 +452,9 @@ def write_parts(parts_dir: Path, name: str, frames: dict[str, pl.DataFrame]) -> 
     paths = {}
     for key, frame in frames.items():
         path = parts_dir / f"{name}.{key}.parquet"
-        _write_parquet(frame, path)
+        staged = path.with_name(path.name + ".tmp")
+        frame.write_parquet(staged, compression="zstd")
+        os.replace(staged, path)
         paths[key] = str(path)
     return paths
 

@@ -25,6 +25,7 @@ import pandera.polars as pa
 import polars as pl
 
 from flows.errors import PublishError, RawDirError, RulingsError
+from flows.hooks import pause_point
 from flows.stages.validate import validate_table
 
 logger = logging.getLogger(__name__)
@@ -48,11 +49,15 @@ def write_snapshot(
         The snapshot folder `output_dir/snapshots/<run_id>`.
 
     Raises:
-        PublishError: the snapshot folder already exists.
-        OSError: a write failed (the flow retries; the partial folder is rewritten).
+        PublishError: another run's snapshot folder has this name.
+        OSError: a write failed (the flow retries transient errors: the partial
+            folder is rewritten, and a folder an earlier attempt completed is kept).
     """
     snapshots = output_dir / "snapshots"
     final = snapshots / run_id
+    if _is_complete_snapshot(final, run_id):  # an earlier attempt renamed it, then failed
+        _fsync(snapshots)
+        return final
     if final.exists():
         raise PublishError(f"snapshot {final} already exists; run ids must be unique")
     staging = snapshots / f".{run_id}.partial"
@@ -74,6 +79,7 @@ def write_snapshot(
     )
     for path in [*staging.iterdir(), staging]:
         _fsync(path)
+    pause_point("snapshot_staged")
     os.rename(staging, final)
     _fsync(snapshots)
     logger.info("wrote snapshot %s (%d tables)", final, len(tables))
@@ -113,6 +119,44 @@ def switch_latest(output_dir: Path, snapshot: Path) -> Path:
     _fsync(output_dir)
     logger.info("latest -> %s", snapshot.relative_to(output_dir))
     return latest
+
+
+def latest_target(output_dir: Path) -> str | None:
+    """Where `output_dir/latest` points (as the link says), or None before the first publish."""
+    latest = output_dir / "latest"
+    return os.readlink(latest) if latest.is_symlink() else None
+
+
+def restore_latest(output_dir: Path, target: str | None) -> None:
+    """Point `latest` back at `target` (from `latest_target`), or remove it when None.
+
+    Used to roll a failed publish back; atomic like `switch_latest`.
+    """
+    latest = output_dir / "latest"
+    if target is None:
+        latest.unlink(missing_ok=True)
+    elif latest_target(output_dir) != target:
+        staged_link = output_dir / ".latest.restore.tmp"
+        staged_link.unlink(missing_ok=True)
+        os.symlink(target, staged_link)
+        os.replace(staged_link, latest)
+    _fsync(output_dir)
+    logger.warning("latest restored to %s", target)
+
+
+def resolve_latest(output_dir: Path) -> Path:
+    """The snapshot folder `output_dir/latest` points at, resolved once.
+
+    Read every table of one run through this path: a `latest` switched in
+    between would otherwise mix two snapshots.
+
+    Raises:
+        PublishError: there is no `latest` yet.
+    """
+    latest = output_dir / "latest"
+    if not latest.is_dir():
+        raise PublishError(f"{latest} does not exist; run `ruling-dumps run` first")
+    return latest.resolve()
 
 
 def read_latest_manifest(output_dir: Path) -> dict[str, Any] | None:
@@ -198,6 +242,17 @@ def check_raw_output_overlap(raw_dir: Path, output_dir: Path) -> None:
 def remove_tree(path: Path) -> None:
     """Delete a working folder (the workers' parts of a run) if it exists."""
     shutil.rmtree(path, ignore_errors=True)
+
+
+def _is_complete_snapshot(folder: Path, run_id: str) -> bool:
+    """`folder` was renamed into place by this run (it is renamed only when complete)."""
+    manifest = folder / "manifest.json"
+    if not manifest.is_file():
+        return False
+    try:
+        return bool(json.loads(manifest.read_text(encoding="utf-8")).get("run_id") == run_id)
+    except ValueError:
+        return False
 
 
 def _describe_file(path: Path) -> dict[str, Any]:

@@ -1,12 +1,16 @@
-"""state: the caches and the id registry are saved as one unit."""
+"""state: saved as one generation, checked by sha256 on load, with a fallback and a cold start."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
+import pytest
 
-from flows.stages.state import ParsedFiles, load_state, save_state
+from flows.stages import state
+from flows.stages.state import ParsedFiles, load_state, save_state, stage_state
 
 
 def _parsed(dump_ids: list[str]) -> ParsedFiles:
@@ -18,23 +22,24 @@ def _parsed(dump_ids: list[str]) -> ParsedFiles:
                 "encoding_repair": [None] * len(dump_ids),
                 "reject_reason": [None] * len(dump_ids),
             },
-            schema={
-                "dump_id": pl.String,
-                "encoding": pl.String,
-                "encoding_repair": pl.String,
-                "reject_reason": pl.String,
-            },
+            schema=state.PARSED_DUMP_SCHEMA,
         ),
         lines=pl.DataFrame({"dump_id": dump_ids, "line_number": [1] * len(dump_ids)}),
     )
 
 
-def _save(state_dir: Path, dump_ids: list[str], generation: str) -> None:
+LANGUAGES = pl.DataFrame(
+    {"text": ["x"], "language": ["en"], "language_probability": [0.9], "is_reliable": [True]}
+)
+
+
+def _frames(dump_ids: list[str]) -> tuple[ParsedFiles, pl.DataFrame, pl.DataFrame]:
     registry = pl.DataFrame({"variant_id": dump_ids, "ruling_id": dump_ids})
-    languages = pl.DataFrame(
-        {"text": ["x"], "language": ["en"], "language_probability": [0.9], "is_reliable": [True]}
-    )
-    save_state(state_dir, _parsed(dump_ids), languages, registry, generation)
+    return _parsed(dump_ids), LANGUAGES, registry
+
+
+def _save(state_dir: Path, dump_ids: list[str], generation: str) -> None:
+    save_state(state_dir, *_frames(dump_ids), generation)
 
 
 def test_a_save_killed_halfway_leaves_the_previous_state_whole(tmp_path: Path) -> None:
@@ -46,18 +51,138 @@ def test_a_save_killed_halfway_leaves_the_previous_state_whole(tmp_path: Path) -
     assert loaded["parsed"]["dumps"]["dump_id"].to_list() == ["a", "b"]
     assert loaded["parsed"]["lines"]["dump_id"].to_list() == ["a", "b"]
     assert loaded["registry"]["variant_id"].to_list() == ["a", "b"]
+    assert (loaded["generation"], loaded["recovered"]) == ("run1", None)
 
 
-def test_a_complete_save_replaces_the_previous_one(tmp_path: Path) -> None:
+def test_a_complete_save_keeps_the_previous_generation_as_fallback(tmp_path: Path) -> None:
     _save(tmp_path, ["a"], "run1")
     _save(tmp_path, ["a", "c"], "run2")
-    assert load_state(tmp_path)["parsed"]["dumps"]["dump_id"].to_list() == ["a", "c"]  # type: ignore[index]
-    assert sorted(p.name for p in tmp_path.glob("*.parquet")) == [
-        "languages.run2.parquet",
-        "parsed_dumps.run2.parquet",
-        "parsed_lines.run2.parquet",
-        "ruling_ids.run2.parquet",
+    (tmp_path / "ruling_ids.run0.parquet.tmp").write_bytes(b"left by a killed run")
+    _save(tmp_path, ["a", "c", "d"], "run3")
+    assert load_state(tmp_path)["registry"]["variant_id"].to_list() == ["a", "c", "d"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        *(f"{kind}.{g}.{ext}" for g in ("run2", "run3") for kind, ext in [("generation", "json")]),
+        *(f"languages.{g}.parquet" for g in ("run2", "run3")),
+        *(f"parsed_dumps.{g}.parquet" for g in ("run2", "run3")),
+        *(f"parsed_lines.{g}.parquet" for g in ("run2", "run3")),
+        *(f"ruling_ids.{g}.parquet" for g in ("run2", "run3")),
+        "state.json",
     ]
+    committed = json.loads((tmp_path / "state.json").read_text())
+    assert (committed["current"]["generation"], committed["previous"]["generation"]) == (
+        "run3",
+        "run2",
+    )
+
+
+def _flip_a_byte(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    path.write_bytes(bytes(data))
+
+
+def _truncate(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[:40])
+
+
+def _wrong_schema(path: Path) -> None:
+    pl.DataFrame({"something": [1]}).write_parquet(path)
+
+
+FAULTS: list[tuple[str, Callable[[Path], None]]] = [
+    ("ruling_ids", lambda p: p.unlink()),
+    ("ruling_ids", _flip_a_byte),
+    ("ruling_ids", lambda p: p.write_bytes(b"")),
+    ("languages", _truncate),
+    ("languages", _wrong_schema),
+    ("parsed_lines", _flip_a_byte),
+]
+FAULT_IDS = ["registry-deleted", "registry-byte-flipped", "registry-empty", "languages-truncated",
+             "languages-wrong-schema", "lines-byte-flipped"]  # fmt: skip
+
+
+@pytest.mark.parametrize(("kind", "fault"), FAULTS, ids=FAULT_IDS)
+def test_a_broken_file_falls_back_to_the_previous_generation(
+    tmp_path: Path, kind: str, fault: Callable[[Path], None]
+) -> None:
+    _save(tmp_path, ["a"], "run1")
+    _save(tmp_path, ["a", "c"], "run2")
+    fault(tmp_path / f"{kind}.run2.parquet")
+    loaded = load_state(tmp_path)
+    assert loaded["generation"] == "run1"
+    assert loaded["registry"]["variant_id"].to_list() == ["a"]
+    assert loaded["recovered"] is not None
+    assert loaded["recovered"].startswith(f"generation run2: {kind}.run2.parquet")
+    assert loaded["recovered"].endswith("used generation run1")
+
+
+@pytest.mark.parametrize(("kind", "fault"), FAULTS, ids=FAULT_IDS)
+def test_nothing_readable_is_a_loud_cold_start(
+    tmp_path: Path, kind: str, fault: Callable[[Path], None], caplog: pytest.LogCaptureFixture
+) -> None:
+    _save(tmp_path, ["a"], "run1")
+    fault(tmp_path / f"{kind}.run1.parquet")
+    loaded = load_state(tmp_path)
+    assert loaded["generation"] is None and loaded["registry"].is_empty()
+    assert loaded["parsed"] is None and loaded["languages"].is_empty()
+    assert loaded["recovered"] is not None and loaded["recovered"].endswith(
+        "no readable state left: cold run, ruling ids are content ids again"
+    )
+    assert "STATE LOST" in caplog.text
+
+
+@pytest.mark.parametrize("content", ["", "{", '{"current": 3}', "[]"], ids=str)
+def test_a_corrupt_state_json_uses_the_generation_records(tmp_path: Path, content: str) -> None:
+    _save(tmp_path, ["a"], "run1")
+    _save(tmp_path, ["a", "c"], "run2")
+    (tmp_path / "state.json").write_text(content)
+    loaded = load_state(tmp_path)
+    assert loaded["generation"] == "run2"
+    assert loaded["registry"]["variant_id"].to_list() == ["a", "c"]
+    assert loaded["recovered"] is not None and loaded["recovered"].startswith("state.json: ")
+
+
+def test_a_staged_generation_that_latest_names_is_rolled_forward(tmp_path: Path) -> None:
+    _save(tmp_path, ["a"], "run1")
+    stage_state(tmp_path, *_frames(["a", "c"]), "run2")  # killed after switching latest
+    assert load_state(tmp_path)["generation"] == "run1"  # latest still on run1
+    rolled = load_state(tmp_path, published="run2")
+    assert (rolled["generation"], rolled["recovered"]) == ("run2", None)
+    assert rolled["registry"]["variant_id"].to_list() == ["a", "c"]
+
+
+def test_discarding_a_staged_generation_leaves_the_committed_ones(tmp_path: Path) -> None:
+    _save(tmp_path, ["a"], "run1")
+    stage_state(tmp_path, *_frames(["a", "c"]), "run2")
+    state.discard_state(tmp_path, "run2")
+    state.discard_state(tmp_path, "run1")  # committed: kept
+    assert sorted(p.name for p in tmp_path.glob("*run2*")) == []
+    assert load_state(tmp_path)["generation"] == "run1"
+
+
+def test_caches_follow_library_versions_and_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _save(tmp_path, ["a"], "run1")
+    assert load_state(tmp_path)["parsed"] is not None
+    real_version = state.version
+    state.cache_keys.cache_clear()
+    monkeypatch.setattr(
+        state, "version", lambda name: "0.0" if name == "ftfy" else real_version(name)
+    )
+    try:
+        other_ftfy = load_state(tmp_path)
+    finally:
+        monkeypatch.undo()
+        state.cache_keys.cache_clear()
+    assert other_ftfy["parsed"] is None  # ftfy shapes decoding: the parse cache is void
+    assert other_ftfy["languages"].height == 1  # ftfy does not shape language detection
+    assert other_ftfy["registry"]["variant_id"].to_list() == ["a"]  # never a cache
+    keys = state.cache_keys()
+    record = json.loads((tmp_path / "generation.run1.json").read_text())
+    assert record["cache_keys"] == keys
+    assert keys["parsed"] == state._code_key(state.PARSER_LIBRARIES, state.PARSER_MODULES)
+    assert state._code_key(("polars",), ()) != state._code_key(("polars",), ("flows.stages.parse",))
 
 
 def test_no_state_is_a_cold_start(tmp_path: Path) -> None:
@@ -66,4 +191,5 @@ def test_no_state_is_a_cold_start(tmp_path: Path) -> None:
         loaded["parsed"] is None
         and loaded["languages"].is_empty()
         and loaded["registry"].is_empty()
+        and loaded["recovered"] is None
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from pathlib import Path
@@ -10,7 +11,16 @@ import polars as pl
 import pytest
 
 from flows.errors import PublishError
-from flows.stages.write import switch_latest, write_snapshot
+from flows.stages import write
+from flows.stages.write import (
+    latest_target,
+    resolve_latest,
+    restore_latest,
+    switch_latest,
+    verify_snapshot,
+    write_snapshot,
+)
+from schemas import TABLE_MODELS
 
 
 def _publish(tables: dict[str, pl.DataFrame], output: Path, run_id: str) -> Path:
@@ -57,7 +67,45 @@ def test_latest_that_is_a_real_folder_is_left_alone(
         _publish(seed_tables, tmp_path, "r1")
 
 
-def test_run_ids_are_never_reused(seed_tables: dict[str, pl.DataFrame], tmp_path: Path) -> None:
-    _publish(seed_tables, tmp_path, "r1")
+def test_a_folder_of_another_run_is_never_overwritten(
+    seed_tables: dict[str, pl.DataFrame], tmp_path: Path
+) -> None:
+    (tmp_path / "snapshots" / "r1").mkdir(parents=True)  # not a snapshot of run r1
     with pytest.raises(PublishError, match="already exists"):
         _publish(seed_tables, tmp_path, "r1")
+
+
+def test_a_retried_write_accepts_its_own_complete_attempt(
+    seed_tables: dict[str, pl.DataFrame], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_fsync = write._fsync
+    calls: list[Path] = []
+
+    def fsync_fails_once_after_the_rename(path: Path) -> None:
+        calls.append(path)
+        if path == tmp_path / "snapshots" and calls.count(path) == 1:
+            raise OSError(errno.EIO, "Input/output error")
+        real_fsync(path)
+
+    monkeypatch.setattr(write, "_fsync", fsync_fails_once_after_the_rename)
+    with pytest.raises(OSError, match="Input/output error"):
+        write_snapshot(seed_tables, {"run_id": "r1"}, tmp_path, "r1")
+    assert (tmp_path / "snapshots" / "r1" / "manifest.json").is_file()  # renamed, then failed
+    again = write_snapshot(seed_tables, {"run_id": "r1"}, tmp_path, "r1")  # the retry
+    assert again == tmp_path / "snapshots" / "r1"
+    assert verify_snapshot(again, TABLE_MODELS) == []
+
+
+def test_restore_latest_undoes_a_switch(
+    seed_tables: dict[str, pl.DataFrame], tmp_path: Path
+) -> None:
+    _publish(seed_tables, tmp_path, "r1")
+    before = latest_target(tmp_path)
+    _publish(seed_tables, tmp_path, "r2")
+    restore_latest(tmp_path, before)
+    assert os.readlink(tmp_path / "latest") == "snapshots/r1"
+    assert resolve_latest(tmp_path) == (tmp_path / "snapshots" / "r1").resolve()
+    restore_latest(tmp_path, None)
+    assert not (tmp_path / "latest").is_symlink()
+    with pytest.raises(PublishError, match="does not exist"):
+        resolve_latest(tmp_path)

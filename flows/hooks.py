@@ -1,0 +1,33 @@
+"""A test hook: pause a run at a named step so a test can kill it exactly there.
+
+Set `RULING_DUMPS_PAUSE_AT` to a step name (`snapshot_staged`,
+`snapshot_written`, `state_staged`, `latest_switched`, `state_committed`) and
+`RULING_DUMPS_PAUSE_FILE` to a path: on reaching that step the run writes the
+step name and its pid to the file and sleeps until it is killed. Unset (as in
+every real run), `pause_point` does nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+#: The steps of a publish, in order, where a run can be paused.
+PAUSE_STEPS = (
+    "snapshot_staged",
+    "snapshot_written",
+    "state_staged",
+    "latest_switched",
+    "state_committed",
+)
+
+
+def pause_point(step: str) -> None:
+    """Sleep forever at `step` when `RULING_DUMPS_PAUSE_AT` names it (tests only)."""
+    if os.environ.get("RULING_DUMPS_PAUSE_AT") != step:
+        return
+    marker = Path(os.environ["RULING_DUMPS_PAUSE_FILE"])
+    marker.write_text(f"{step} {os.getpid()}\n", encoding="utf-8")
+    while True:
+        time.sleep(1)
