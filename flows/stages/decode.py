@@ -197,6 +197,10 @@ def _ranked_code_pages(match: charset_normalizer.CharsetMatch) -> list[str]:
     )
 
 
+#: Encodings charset-normalizer may guess for short bytes that are never read without a BOM.
+_WIDE_ENCODINGS = ("utf_16", "utf_32")
+
+
 def _pick_code_page(content: bytes, matches: charset_normalizer.CharsetMatches) -> str:
     """charset-normalizer's best code page, unless another candidate parses more date lines.
 
@@ -205,8 +209,16 @@ def _pick_code_page(content: bytes, matches: charset_normalizer.CharsetMatches) 
     best by chaos, but only under cp850 (or cp437) is 0xFA the `·` of
     `7. März 2024 · Quelle: wotc`: the first candidate under which the most
     date·source lines parse is chosen; with no date line, the best match.
+    UTF-16 and UTF-32 guesses are never taken: they are read only with a BOM,
+    and a file without NUL bytes is no UTF-16 text (`b"\\n\\x80"` is no `耊`).
+    With no other candidate, cp1252 (which decodes every byte) is used.
     """
-    candidates = [name for match in matches for name in _ranked_code_pages(match)]
+    candidates = [
+        name
+        for match in matches
+        for name in _ranked_code_pages(match)
+        if not name.replace("-", "_").startswith(_WIDE_ENCODINGS)
+    ] or ["cp1252"]
     sample = content[:_RANKING_BYTES]
     scores = [_count_date_lines(sample, name) for name in candidates]
     return candidates[scores.index(max(scores))]

@@ -228,3 +228,16 @@ def test_a_legacy_line_of_damaged_bytes_is_not_decoded_as_cp1252() -> None:
 def test_cp850_is_preferred_to_cp852_when_date_lines_parse_only_under_it() -> None:
     text = "7. März 2024 · Quelle: wotc\nEnergiemarken sind kein Mana, außer für die Größe des Effekts.\n"
     assert decode_bytes(text.encode("cp850")) == DecodedDump(text, "cp850", None, None)
+
+
+@pytest.mark.parametrize(
+    "content", [b"\n\x80", b"\x80\n", b"ab\xff"], ids=["lf-then-byte", "byte-then-lf", "odd"]
+)
+def test_bytes_without_a_bom_are_never_read_as_utf16(content: bytes) -> None:
+    # Found by tests/test_properties.py: charset-normalizer guessed utf_16_le for
+    # b"\n\x80", so 2 raw lines were published as the one character "耊".
+    decoded = decode_bytes(content)
+    assert decoded.encoding is not None
+    assert not decoded.encoding.startswith("utf_16")
+    assert decoded.text is not None
+    assert len(decoded.text.splitlines()) == len(content.splitlines())
