@@ -11,7 +11,7 @@ import pandera.polars as pa
 import polars as pl
 
 #: Bumped when a table gains a column (minor) or a column changes meaning (major).
-SCHEMA_VERSION = "1.2.0"
+SCHEMA_VERSION = "1.3.0"
 
 _SHA256 = r"^[0-9a-f]{64}$"
 _LANGUAGE = r"^([a-z]{2}(-[a-z]{2})?|und)$"
@@ -97,7 +97,14 @@ class PublishedRuling(pa.DataFrameModel):
     )
     language: pl.String = pa.Field(str_matches=_LANGUAGE, description="language of the text")
     language_probability: pl.Float64 = pa.Field(
-        nullable=True, ge=0, le=1, description="langdetect probability, 0-1"
+        nullable=True,
+        ge=0,
+        le=1,
+        description="langdetect probability of `language`, 0-1; null when the label is inferred",
+    )
+    language_is_inferred: pl.Boolean = pa.Field(
+        description="no reliable evidence for `language`: English by default, or a close call "
+        "settled by the dump's claimed language or script"
     )
     first_published_on: pl.Date = pa.Field(description="earliest date of an occurrence")
     last_published_on: pl.Date = pa.Field(description="latest date of an occurrence")
@@ -119,6 +126,9 @@ class PublishedVariant(pa.DataFrameModel):
     text: pl.String = pa.Field(str_length={"min_value": 1}, description="normalized text")
     language: pl.String = pa.Field(
         str_matches=_LANGUAGE, description="most common language of its occurrences"
+    )
+    language_is_inferred: pl.Boolean = pa.Field(
+        description="every occurrence in `language` had an inferred label (see rulings)"
     )
     occurrence_count: pl.Int64 = pa.Field(ge=1, description="occurrences of this exact text")
 

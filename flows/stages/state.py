@@ -30,7 +30,7 @@ logger = logging.getLogger(__name__)
 #: Bump when decoding or line classification changes (invalidates the parse cache).
 PARSER_VERSION = "3"
 #: Bump when language detection changes (invalidates the language cache).
-DETECTOR_VERSION = "2"
+DETECTOR_VERSION = "3"
 
 PARSED_DUMP_SCHEMA = {
     "dump_id": pl.String,
