@@ -67,10 +67,12 @@ def label_line_languages(
     A body line is foreign on positive evidence only: it is mostly in another
     script than Latin (the English originals'), or `language.detect_text_language`
     finds it reliably in another language (its words, not its names or
-    numbers). A foreign line's language is settled by the dump's context
-    (`dump_context_languages`, then the dump's most common foreign language:
-    `language.settle_language`). Every other body line is English: reliably
-    (inferred false) when langdetect says so, else by default (inferred true).
+    numbers), or finds it (unreliably: a short line such as `X peut valoir
+    zéro.`) in the language the header claims. A foreign line's language is
+    settled by the dump's context (`dump_context_languages`, then the dump's
+    most common foreign language: `language.settle_language`). Every other
+    body line is English: reliably (inferred false) when langdetect says so,
+    else by default (inferred true).
 
     Needs:
         resolved: dump_id, line_number, line, kind (one row per line);
@@ -95,14 +97,16 @@ def label_line_languages(
     letters = pl.col("line").str.count_matches(r"\p{L}")
     other_script = pl.col("line").str.count_matches(r"[\p{L}--\p{Latin}]") * 2 > letters
     detected, reliable = pl.col("_detected"), pl.col("is_reliable").fill_null(False)
+    claimed = pl.col("claimed_translation_language")
     with_detected = (
         resolved.with_columns(_key=pl.when(is_body).then(key))
         .join(lookup, on="_key", how="left")
         .join(dump_context_languages(resolved, dumps), on="dump_id", how="left")
+        .join(dumps.select("dump_id", "claimed_translation_language"), on="dump_id", how="left")
         .with_columns(
             _is_foreign=is_body
             & ~detected.is_in([ORIGINAL_LANGUAGE, UNDETERMINED]).fill_null(True)
-            & (reliable | other_script)
+            & (reliable | other_script | (settle_language(detected, claimed) == claimed))
         )
     )
     foreign_mode = detected.filter(pl.col("_is_foreign") & reliable).mode().min().over("dump_id")
@@ -122,7 +126,14 @@ def label_line_languages(
         .then(pl.lit(ORIGINAL_LANGUAGE)),
         language_is_inferred=inferred,
         language_probability=pl.when(is_body & ~inferred).then(pl.col("_probability")),
-    ).drop("_key", "_detected", "_probability", "is_reliable", "context_language")
+    ).drop(
+        "_key",
+        "_detected",
+        "_probability",
+        "is_reliable",
+        "context_language",
+        "claimed_translation_language",
+    )
 
 
 def mark_translations(labelled: pl.DataFrame) -> pl.DataFrame:
