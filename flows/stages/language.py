@@ -96,20 +96,20 @@ def detect_text_language(text: str) -> Detection:
 
     language is an ISO 639-1 code as langdetect writes it ("en", "fr",
     "zh-cn", "zh-tw"), or "zh" for Chinese whose characters are shared by
-    both scripts; probability langdetect's 0–1 estimate for that language
+    both scripts; probability langdetect's 0–1 probability of that language
     (None when langdetect did not rank it). A text with no letters gives
-    `("und", None, False)`. An all-caps text is read case-folded.
+    `("und", None, False)`. An all-caps text is read case-folded, and
+    `{symbols}` are left out (`{T}: Agrega {G}.` is Spanish, not Tagalog).
 
-    A non-English result is reliable only on positive evidence that does not
-    rest on capitalized names, `{symbols}` or numbers: its lowercase words
-    are at least MIN_LEXICAL_LEAD more frequent (mean log10, wordfreq) in
-    that language than in English. Among a langdetect result and its
-    NEIGHBOURS, the one whose words are the most frequent wins. When the
-    words are more English than langdetect's pick (`Regicide can't target
-    colorless creatures.` is ca to langdetect), the result is ("en", p,
-    False): English by default, never reliably another language.
+    A text in Latin or Cyrillic script is then weighed by its words
+    (`_weigh_words`): a language other than English needs positive evidence
+    from word frequencies, which names (rare in every language), symbols and
+    numbers do not give. When the words are more English than langdetect's
+    pick (`Regicide can't target colorless creatures.` is ca to langdetect),
+    the result is ("en", p, False): English by default, never reliably
+    another language.
     """
-    folded = _fold_capitals(text)
+    folded = _SYMBOL.sub(" ", _fold_capitals(text))
     letters = len(_LETTER.findall(folded))
     by_script = _language_by_script(folded)
     probabilities = _probabilities(folded)
@@ -120,31 +120,45 @@ def detect_text_language(text: str) -> Detection:
     ranked = sorted(probabilities.items(), key=lambda item: (-item[1], item[0]))
     top, top_prob = ranked[0]
     lead = top_prob - (ranked[1][1] if len(ranked) > 1 else 0.0)
-    if top == ENGLISH:
-        return ENGLISH, top_prob, letters >= MIN_LETTERS and lead >= MIN_MARGIN
     return _weigh_words(folded, top, probabilities, letters >= MIN_LETTERS and lead >= MIN_MARGIN)
 
 
+#: Languages always weighed by their words (the sites' Latin and Cyrillic ones).
+SITE_LANGUAGES = ("fr", "de", "es", "it", "pt", "ru")
+#: langdetect's guesses from this probability on are weighed too.
+MIN_CANDIDATE_PROBABILITY = 0.01
+
+
 def _weigh_words(text: str, top: str, probabilities: dict[str, float], is_clear: bool) -> Detection:
-    """The language whose words `text` uses most, among `top`, its neighbours and English."""
+    """The language whose words `text` uses most, when that is clearly not English.
+
+    Candidates: langdetect's `top` and its NEIGHBOURS, its other guesses from
+    MIN_CANDIDATE_PROBABILITY, and SITE_LANGUAGES (wordfreq's languages only).
+    The best scored (mean log10 word frequency) must beat English by
+    MIN_LEXICAL_LEAD when langdetect agrees clearly (`is_clear`, same
+    language), else by MIN_SHORT_LEXICAL_LEAD; below that, English by default.
+    Text in another script than Latin is never English.
+    """
     words = _words(text)
+    guesses = [lang for lang, p in probabilities.items() if p >= MIN_CANDIDATE_PROBABILITY]
+    candidates = {top, *NEIGHBOURS.get(top, ()), *guesses, *SITE_LANGUAGES} - {ENGLISH}
     scores = {
-        lang: _lexical_score(words, lang)
-        for lang in (top, *NEIGHBOURS.get(top, ()))
-        if lang in _WORDFREQ_LANGUAGES
+        lang: _lexical_score(words, lang) for lang in candidates if lang in _WORDFREQ_LANGUAGES
     }
+    best = max(scores, key=lambda lang: (scores[lang], lang == top, lang))
     is_latin = _is_latin(text)
+    if scores[best] <= UNKNOWN_WORD + 1:  # no known word: langdetect's word alone
+        if is_latin:
+            return ENGLISH, probabilities.get(ENGLISH), top == ENGLISH and is_clear
+        return top, probabilities[top], is_clear
     english = _lexical_score(words, ENGLISH) if is_latin else -math.inf
-    if not scores:  # a language wordfreq does not know (af, tl, cy): no evidence either way
-        if english > UNKNOWN_WORD + 2:
-            return ENGLISH, probabilities.get(ENGLISH), False
-        return top, probabilities[top], False
-    best = max(scores, key=lambda lang: (scores[lang], lang == top))
     lead = scores[best] - english
     if lead <= 0:
-        return ENGLISH, probabilities.get(ENGLISH), False
-    needed = MIN_LEXICAL_LEAD if is_clear else MIN_SHORT_LEXICAL_LEAD
-    return best, probabilities.get(best), lead >= needed and scores[best] > UNKNOWN_WORD + 1
+        return ENGLISH, probabilities.get(ENGLISH), top == ENGLISH and is_clear
+    needed = MIN_LEXICAL_LEAD if is_clear and best == top else MIN_SHORT_LEXICAL_LEAD
+    if lead < needed and top == ENGLISH:
+        return ENGLISH, probabilities[ENGLISH], False
+    return best, probabilities.get(best), lead >= needed
 
 
 #: log10 frequency given to a word a language's list does not hold.

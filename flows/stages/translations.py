@@ -94,8 +94,9 @@ def label_line_languages(
         if "line_normalized" in resolved.columns
         else normalize_text(pl.col("line"))
     )
-    letters = pl.col("line").str.count_matches(r"\p{L}")
-    other_script = pl.col("line").str.count_matches(r"[\p{L}--\p{Latin}]") * 2 > letters
+    words = pl.col("line").str.replace_all(r"\{[^}]*\}", " ")  # `{T}` is no Latin evidence
+    letters = words.str.count_matches(r"\p{L}")
+    other_script = words.str.count_matches(r"[\p{L}--\p{Latin}]") * 2 > letters
     detected, reliable = pl.col("_detected"), pl.col("is_reliable").fill_null(False)
     claimed = pl.col("claimed_translation_language")
     with_detected = (
