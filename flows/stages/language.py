@@ -1,13 +1,17 @@
-"""Detect the language of texts with langdetect, once per distinct text.
+"""Detect the language of texts with langdetect and word frequencies, once per distinct text.
 
 langdetect is random unless seeded: `DetectorFactory.seed = 0` makes each text's
 result the same on every run and in any call order (each detection reseeds).
-langdetect is unreliable on short strings (it reads the seeds' stat line
-`CMC 2F/E 1/3` as Catalan, single game words as Danish or Italian, and short
-Han-only Chinese as Korean), so each result says whether it is reliable, and
-callers fall back to a prior (`resolve_language`) where it is not. CJK
+langdetect is unreliable on short strings and on names (it reads the seeds'
+stat line `CMC 2F/E 1/3` as Catalan, `Regicide can't target colorless
+creatures.` as Catalan, a list of card names as Danish, real pt-BR card text
+as Spanish), so a result in Latin or Cyrillic script is weighed by word
+frequencies (wordfreq): another language than English needs its words to be
+clearly more frequent in it than in English. Each result says whether it is
+reliable; callers fall back to a prior where it is not, and settle
+neighbours' close calls with the dump's context (`settle_language`). CJK
 languages are settled by script: Hangul is Korean, kana Japanese, Han alone
-Chinese, Simplified or Traditional by hanzidentifier.
+Chinese, Simplified or Traditional by hanzidentifier ("zh" when it cannot tell).
 """
 
 from __future__ import annotations
