@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typer.testing import CliRunner
+
+from flows.cli import app
 from flows.evaluate_languages import evaluate_languages, results_markdown
 from tests.conftest import REAL_DATA, needs_real_data
 
@@ -22,3 +25,9 @@ def test_small_evaluation_counts_every_language_and_keeps_english() -> None:
     report = results_markdown(results)
     assert "| 1. English rulings published en | 100.00 % of 60 | 100 % |" in report
     assert evaluate_languages(REAL_DATA, 4, 60, seed=3, processes=1)["stubs"] == results["stubs"]
+
+
+def test_eval_languages_help_ends_with_an_example() -> None:
+    result = CliRunner().invoke(app, ["eval", "languages", "--help"])
+    assert result.exit_code == 0
+    assert "ruling-dumps eval languages --per-language 1000" in " ".join(result.output.split())
