@@ -36,8 +36,12 @@ def dump_context_languages(resolved: pl.DataFrame, dumps: pl.DataFrame) -> pl.Da
     Returns:
         dump_id (String), context_language (String, null when the dump has none).
     """
+    claims_chinese = dumps.filter(pl.col("claimed_translation_language") == CHINESE)["dump_id"]
     scripts = (
-        resolved.filter(pl.col("kind").is_in(["header", "date_source"]))
+        resolved.filter(
+            pl.col("kind").is_in(["header", "date_source"])
+            & pl.col("dump_id").is_in(claims_chinese.implode())
+        )
         .group_by("dump_id")
         .agg(_framing=pl.col("line").str.join(" "))
         .with_columns(_han=pl.col("_framing").map_elements(han_script, return_dtype=pl.String))
