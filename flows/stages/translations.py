@@ -74,7 +74,8 @@ def label_line_languages(
     numbers), or finds it (unreliably: a short line such as `X peut valoir
     zéro.`) in the language the header claims. A foreign line's language is
     settled by the dump's context (`dump_context_languages`, then the dump's
-    most common foreign language: `language.settle_language`). Every other
+    most common reliable foreign language, unless two tie:
+    `language.settle_language`). Every other
     body line is English: reliably (inferred false) when langdetect says so,
     else by default (inferred true).
 
@@ -114,7 +115,12 @@ def label_line_languages(
             & (reliable | other_script | (settle_language(detected, claimed) == claimed))
         )
     )
-    foreign_mode = detected.filter(pl.col("_is_foreign") & reliable).mode().min().over("dump_id")
+    modes = detected.filter(pl.col("_is_foreign") & reliable).mode()
+    foreign_mode = (  # the dump's most common reliable foreign language; none on a tie
+        pl.when(modes.min().over("dump_id") == modes.max().over("dump_id")).then(
+            modes.min().over("dump_id")
+        )
+    )
     context = pl.coalesce(pl.col("context_language"), foreign_mode)
     is_english = is_body & ~pl.col("_is_foreign")
     is_reliable_english = is_english & reliable & (detected == ORIGINAL_LANGUAGE)

@@ -11,6 +11,7 @@ from flows.pipeline import run_pipeline
 from flows.stages.language import detect_text_language
 from flows.stages.parse import claimed_language
 from flows.stages.read import load_raw_dumps
+from flows.stages.translations import label_line_languages, mark_translations
 from tests.conftest import REAL_DATA, dump_of
 
 CASES = REAL_DATA.parent.parent / "cases" / "realworld"
@@ -143,3 +144,61 @@ def test_yes_it_does_is_published_english_without_afrikaans_probability() -> Non
         "en",
         True,
     )
+
+
+def test_a_line_of_card_names_stays_in_its_english_ruling() -> None:
+    tables = run_pipeline(
+        dump_of(
+            "Clarifications officielles de Wizards of the Coast. La traduction FR ci-dessous.",
+            "07 juin 2024 · source : wotc",
+            "Each of these Slivers has a different ability:",
+            "Sliver Queen, Sliver Overlord, Sliver Legion",
+            "Die Karte kann nicht mehr als zwei bleibende Karten enttappen lassen.",
+        ),
+        TODAY,
+    )[1]
+    assert tables["rulings"]["text"].to_list() == [
+        "Each of these Slivers has a different ability: Sliver Queen, Sliver Overlord, Sliver Legion"
+    ]
+    # a German line under a header that claims French is still no part of the English ruling
+    assert tables["ruling_translations"]["language"].to_list() == ["de"]
+    assert tables["dumps"]["has_claimed_translation"].to_list() == [False]
+
+
+def test_close_calls_without_a_claim_take_the_dumps_most_common_foreign_language() -> None:
+    head = "June 7, 2024 · source: wotc"
+    lines = pl.DataFrame(
+        {
+            "dump_id": ["d"] * 10,
+            "line_number": list(range(1, 11)),
+            "line": ["Official rulings.", head, "E1", "P1", head, "E2", "P2", head, "E3", "P3"],
+            "kind": ["header"] + ["date_source", "body", "body"] * 3,
+            "entry_line": [None, 2, 2, 2, 5, 5, 5, 8, 8, 8],
+        }
+    )
+    languages = pl.DataFrame(
+        {
+            "text": ["E1", "E2", "E3", "P1", "P2", "P3"],
+            "language": ["en", "en", "en", "pt", "es", "pt"],  # P2: pt-BR that langdetect reads es
+            "language_probability": [0.99, 0.99, 0.99, 0.98, 0.97, 0.96],
+            "is_reliable": [True] * 6,
+        }
+    )
+    dumps = pl.DataFrame(
+        {"dump_id": ["d"], "header_language": ["en"], "claimed_translation_language": [None]},
+        schema_overrides={"claimed_translation_language": pl.String},
+    )
+    labelled = mark_translations(label_line_languages(lines, languages, dumps))
+    translations = labelled.filter(pl.col("kind") == "translation")
+    assert translations.select(
+        "line", "language", "language_is_inferred", "language_probability"
+    ).rows() == [("P1", "pt", False, 0.98), ("P2", "pt", True, None), ("P3", "pt", False, 0.96)]
+    originals = labelled.filter(pl.col("kind") == "body")
+    assert originals.select("line", "language", "language_is_inferred").rows() == [
+        ("E1", "en", False),
+        ("E2", "en", False),
+        ("E3", "en", False),
+    ]
+    # one pt and one es line tie: no context, each keeps its own language
+    tied = label_line_languages(lines.filter(pl.col("line") != "P3"), languages, dumps)
+    assert tied.filter(pl.col("line").is_in(["P1", "P2"]))["language"].to_list() == ["pt", "es"]
