@@ -129,6 +129,10 @@ def detect_text_language(text: str) -> Detection:
 
 #: Languages always weighed by their words (the sites' Latin and Cyrillic ones).
 SITE_LANGUAGES = ("fr", "de", "es", "it", "pt", "ru")
+#: Mean log10 frequency of words this common in English (`Energy counters
+#: aren't mana.`: -2.9) settles a clear langdetect en without weighing others:
+#: a foreign language would need a lead of MIN_LEXICAL_LEAD over it, above -2.5.
+COMMON_ENGLISH = -3.5
 #: langdetect's guesses from this probability on are weighed too.
 MIN_CANDIDATE_PROBABILITY = 0.01
 
@@ -144,18 +148,20 @@ def _weigh_words(text: str, top: str, probabilities: dict[str, float], is_clear:
     Text in another script than Latin is never English.
     """
     words = _words(text)
+    is_latin = _is_latin(text)
+    english = _lexical_score(words, ENGLISH) if is_latin else -math.inf
+    if top == ENGLISH and is_clear and english >= COMMON_ENGLISH:
+        return ENGLISH, probabilities[ENGLISH], True  # no other language's words can be commoner
     guesses = [lang for lang, p in probabilities.items() if p >= MIN_CANDIDATE_PROBABILITY]
     candidates = {top, *NEIGHBOURS.get(top, ()), *guesses, *SITE_LANGUAGES} - {ENGLISH}
     scores = {
         lang: _lexical_score(words, lang) for lang in candidates if lang in _WORDFREQ_LANGUAGES
     }
     best = max(scores, key=lambda lang: (scores[lang], lang == top, lang))
-    is_latin = _is_latin(text)
     if scores[best] <= UNKNOWN_WORD + 1:  # no known word: langdetect's word alone
         if is_latin:
             return ENGLISH, probabilities.get(ENGLISH), top == ENGLISH and is_clear
         return top, probabilities[top], is_clear
-    english = _lexical_score(words, ENGLISH) if is_latin else -math.inf
     lead = scores[best] - english
     if lead <= 0:
         return ENGLISH, probabilities.get(ENGLISH), top == ENGLISH and is_clear
