@@ -264,7 +264,7 @@ def bench_run(
 
 
 eval_app = typer.Typer(
-    epilog="Example: ruling-dumps eval dedup",
+    epilog="Example: ruling-dumps eval dedup && ruling-dumps eval languages --per-language 1000",
     add_completion=False,
     no_args_is_help=True,
     help="Evaluate stages against real data; results are recorded under bench/.",
@@ -305,6 +305,40 @@ def eval_dedup(
         f"typo recall: {recall['recall']:.2%} of {recall['variants']}; "
         f"dedup: {measured['dedup_seconds']} s on {measured['distinct_texts']} texts"
     )
+
+
+@eval_app.command("languages")
+def eval_languages(
+    real: RealOption = Path("../shared/data/real"),
+    per_language: Annotated[
+        int, typer.Option("--per-language", min=1, help="Foreign card texts per language.")
+    ] = 1000,
+    english_sample: Annotated[
+        int | None,
+        typer.Option("--english-sample", min=1, help="English rulings (default: every one)."),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Same seed, same samples.")] = 0,
+    processes: Annotated[int, typer.Option("--processes", min=1, help="langdetect processes.")] = 2,
+    results: Annotated[Path, typer.Option("--results", help="JSON file for the results.")] = Path(
+        "bench/eval-languages.json"
+    ),
+) -> None:
+    """Measure language labels on real rulings, translations and stubs; write RESULTS (+ .md).
+
+    Example:
+
+        ruling-dumps eval languages --per-language 1000 --results bench/eval-languages.json
+    """
+    import json
+
+    from flows.evaluate_languages import evaluate_languages, results_markdown
+
+    measured = evaluate_languages(real, per_language, english_sample, seed, processes)
+    results.parent.mkdir(parents=True, exist_ok=True)
+    results.write_text(json.dumps(measured, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    report = results_markdown(measured)
+    results.with_suffix(".md").write_text(report, encoding="utf-8")
+    typer.echo(report.split("\n## ")[0])
 
 
 def _fail(exc: Exception) -> None:

@@ -105,7 +105,14 @@ class PublishedRuling(pa.DataFrameModel):
     )
     language: pl.String = pa.Field(str_matches=_LANGUAGE, description="language of the text")
     language_probability: pl.Float64 = pa.Field(
-        nullable=True, ge=0, le=1, description="langdetect probability, 0-1"
+        nullable=True,
+        ge=0,
+        le=1,
+        description="langdetect probability of `language`, 0-1; null when the label is inferred",
+    )
+    language_is_inferred: pl.Boolean = pa.Field(
+        description="no reliable evidence for `language`: English by default, or a close call "
+        "settled by the dump's claimed language or script"
     )
     first_published_on: pl.Date = pa.Field(description="earliest date of an occurrence")
     last_published_on: pl.Date = pa.Field(description="latest date of an occurrence")
@@ -131,6 +138,9 @@ class PublishedVariant(pa.DataFrameModel):
     )
     language: pl.String = pa.Field(
         str_matches=_LANGUAGE, description="most common language of its occurrences"
+    )
+    language_is_inferred: pl.Boolean = pa.Field(
+        description="every occurrence in `language` had an inferred label (see rulings)"
     )
     occurrence_count: pl.Int64 = pa.Field(ge=1, description="occurrences with this comparison key")
 

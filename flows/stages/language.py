@@ -1,26 +1,33 @@
-"""Detect the language of texts with langdetect, once per distinct text.
+"""Detect the language of texts with langdetect and word frequencies, once per distinct text.
 
 langdetect is random unless seeded: `DetectorFactory.seed = 0` makes each text's
 result the same on every run and in any call order (each detection reseeds).
-langdetect is unreliable on short strings (it reads the seeds' stat line
-`CMC 2F/E 1/3` as Catalan, single game words as Danish or Italian, and short
-Han-only Chinese as Korean), so each result says whether it is reliable, and
-callers fall back to a prior (`resolve_language`) where it is not. CJK
+langdetect is unreliable on short strings and on names (it reads the seeds'
+stat line `CMC 2F/E 1/3` as Catalan, `Regicide can't target colorless
+creatures.` as Catalan, a list of card names as Danish, real pt-BR card text
+as Spanish), so a result in Latin or Cyrillic script is weighed by word
+frequencies (wordfreq): another language than English needs its words to be
+clearly more frequent in it than in English. Each result says whether it is
+reliable; callers fall back to a prior where it is not, and settle
+neighbours' close calls with the dump's context (`settle_language`). CJK
 languages are settled by script: Hangul is Korean, kana Japanese, Han alone
-Chinese, Simplified or Traditional by hanzidentifier.
+Chinese, Simplified or Traditional by hanzidentifier ("zh" when it cannot tell).
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import multiprocessing
 import re
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 
 import hanzidentifier
+import langdetect.detector_factory
 import polars as pl
-from langdetect import DetectorFactory, detect_langs
+import wordfreq
+from langdetect import DetectorFactory
 from langdetect.detector_factory import init_factory
 from langdetect.lang_detect_exception import LangDetectException
 
@@ -28,6 +35,7 @@ logger = logging.getLogger(__name__)
 
 DetectorFactory.seed = 0
 init_factory()  # load the language profiles now (once per process, and before forks)
+_factory = langdetect.detector_factory._factory
 
 #: Language code for a text with no letters (ISO 639-2 "undetermined").
 UNDETERMINED = "und"
@@ -42,36 +50,172 @@ MIN_SCRIPT_LETTERS = 6
 #: (language, probability, is_reliable)
 Detection = tuple[str, float | None, bool]
 
+#: Chinese whose characters are all shared by Simplified and Traditional
+#: (hanzidentifier BOTH): the dump's script decides (`settle_language`).
+CHINESE = "zh"
+
+#: Rulings are published in English; every other language needs evidence.
+ENGLISH = "en"
+
+#: langdetect's neighbours: languages it confuses on real card text (pt-BR
+#: read as es, Russian as bg, Spanish as it). The lexicon (`_lexical_score`)
+#: and the dump's context choose among a detected language and these.
+NEIGHBOURS: dict[str, tuple[str, ...]] = {
+    "es": ("pt", "it", "ca", "gl"),
+    "pt": ("es", "gl", "ca"),
+    "it": ("es", "pt", "ca"),
+    "ca": ("es", "pt", "it", "fr"),
+    "gl": ("pt", "es"),
+    "ro": ("it", "es", "pt", "fr"),
+    "fr": ("ca",),
+    "bg": ("ru", "mk", "uk"),
+    "ru": ("bg", "uk", "mk"),
+    "uk": ("ru", "bg"),
+    "mk": ("bg", "ru"),
+    "zh-cn": ("zh-tw", "ja"),
+    "zh-tw": ("zh-cn", "ja"),
+    CHINESE: ("zh-cn", "zh-tw", "ja"),
+}
+
+#: A foreign language needs its words to be this much more frequent than as
+#: English (mean log10 word frequency, wordfreq) ...
+MIN_LEXICAL_LEAD = 0.5
+#: Under MIN_LETTERS letters, or a close langdetect call, the lexical lead must be this.
+MIN_SHORT_LEXICAL_LEAD = 1.5
+
 _LETTER = re.compile(r"[^\W\d_]")
 _HANGUL = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+#: A word as written: letters, with inner apostrophes and hyphens.
+_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
+_SYMBOL = re.compile(r"\{[^}]*\}")
+#: Languages scored by word frequency (CJK ones are settled by script; their
+#: word lists need a segmenter).
+_WORDFREQ_LANGUAGES = frozenset(wordfreq.available_languages()) - {"ja", "ko", "zh"}
 
 
 def detect_text_language(text: str) -> Detection:
     """Return `(language, probability, is_reliable)` for one text; never raises.
 
     language is an ISO 639-1 code as langdetect writes it ("en", "fr",
-    "zh-cn", "zh-tw"); probability langdetect's 0–1 estimate for that language
-    (None when langdetect did not rank it: a CJK language settled by script).
-    A text with no letters gives `("und", None, False)`.
+    "zh-cn", "zh-tw"), or "zh" for Chinese whose characters are shared by
+    both scripts; probability langdetect's 0–1 probability of that language
+    (None when langdetect did not rank it). A text with no letters gives
+    `("und", None, False)`. An all-caps text is read case-folded, and
+    `{symbols}` are left out (`{T}: Agrega {G}.` is Spanish, not Tagalog).
+
+    A text in Latin or Cyrillic script is then weighed by its words
+    (`_weigh_words`): a language other than English needs positive evidence
+    from word frequencies, which names (rare in every language), symbols and
+    numbers do not give. When the words are more English than langdetect's
+    pick (`Regicide can't target colorless creatures.` is ca to langdetect),
+    the result is ("en", p, False): English by default, never reliably
+    another language.
     """
-    letters = len(_LETTER.findall(text))
-    by_script = _language_by_script(text)
-    try:
-        guesses = detect_langs(text)
-    except LangDetectException:
-        return (by_script or UNDETERMINED), None, False
+    folded = _SYMBOL.sub(" ", _fold_capitals(text))
+    letters = len(_LETTER.findall(folded))
+    by_script = _language_by_script(folded)
+    probabilities = _probabilities(folded)
     if by_script:
-        prob = next((g.prob for g in guesses if g.lang == by_script), None)
-        return by_script, prob, letters >= MIN_SCRIPT_LETTERS
-    lead = guesses[0].prob - (guesses[1].prob if len(guesses) > 1 else 0.0)
-    return guesses[0].lang, float(guesses[0].prob), letters >= MIN_LETTERS and lead >= MIN_MARGIN
+        return by_script, probabilities.get(by_script), letters >= MIN_SCRIPT_LETTERS
+    if not probabilities:
+        return UNDETERMINED, None, False
+    ranked = sorted(probabilities.items(), key=lambda item: (-item[1], item[0]))
+    top, top_prob = ranked[0]
+    lead = top_prob - (ranked[1][1] if len(ranked) > 1 else 0.0)
+    return _weigh_words(folded, top, probabilities, letters >= MIN_LETTERS and lead >= MIN_MARGIN)
+
+
+#: Languages always weighed by their words (the sites' Latin and Cyrillic ones).
+SITE_LANGUAGES = ("fr", "de", "es", "it", "pt", "ru")
+#: Mean log10 frequency of words this common in English (`Energy counters
+#: aren't mana.`: -2.9) settles a clear langdetect en without weighing others:
+#: a foreign language would need a lead of MIN_LEXICAL_LEAD over it, above -2.5.
+COMMON_ENGLISH = -3.5
+#: langdetect's guesses from this probability on are weighed too.
+MIN_CANDIDATE_PROBABILITY = 0.01
+
+
+def _weigh_words(text: str, top: str, probabilities: dict[str, float], is_clear: bool) -> Detection:
+    """The language whose words `text` uses most, when that is clearly not English.
+
+    Candidates: langdetect's `top` and its NEIGHBOURS, its other guesses from
+    MIN_CANDIDATE_PROBABILITY, and SITE_LANGUAGES (wordfreq's languages only).
+    The best scored (mean log10 word frequency) must beat English by
+    MIN_LEXICAL_LEAD when langdetect agrees clearly (`is_clear`, same
+    language), else by MIN_SHORT_LEXICAL_LEAD; below that, English by default.
+    Text in another script than Latin is never English.
+    """
+    words = _words(text)
+    is_latin = _is_latin(text)
+    english = _lexical_score(words, ENGLISH) if is_latin else -math.inf
+    if top == ENGLISH and is_clear and english >= COMMON_ENGLISH:
+        return ENGLISH, probabilities[ENGLISH], True  # no other language's words can be commoner
+    guesses = [lang for lang, p in probabilities.items() if p >= MIN_CANDIDATE_PROBABILITY]
+    candidates = {top, *NEIGHBOURS.get(top, ()), *guesses, *SITE_LANGUAGES} - {ENGLISH}
+    scores = {
+        lang: _lexical_score(words, lang) for lang in candidates if lang in _WORDFREQ_LANGUAGES
+    }
+    best = max(scores, key=lambda lang: (scores[lang], lang == top, lang))
+    if scores[best] <= UNKNOWN_WORD + 1:  # no known word: langdetect's word alone
+        if is_latin:
+            return ENGLISH, probabilities.get(ENGLISH), top == ENGLISH and is_clear
+        return top, probabilities[top], is_clear
+    lead = scores[best] - english
+    if lead <= 0:
+        return ENGLISH, probabilities.get(ENGLISH), top == ENGLISH and is_clear
+    needed = MIN_LEXICAL_LEAD if is_clear and best == top else MIN_SHORT_LEXICAL_LEAD
+    if lead < needed and top == ENGLISH:
+        return ENGLISH, probabilities[ENGLISH], False
+    return best, probabilities.get(best), lead >= needed
+
+
+#: log10 frequency given to a word a language's list does not hold.
+UNKNOWN_WORD = -8.0
+
+
+def _words(text: str) -> list[str]:
+    """Case-folded words of `text`, `{symbols}` and numbers left out."""
+    return [w.casefold().replace("’", "'") for w in _WORD.findall(_SYMBOL.sub(" ", text))]
+
+
+def _is_latin(text: str) -> bool:
+    """True when most letters of `text` are Latin (the script of the English originals)."""
+    letters = _LETTER.findall(text)
+    return 2 * sum(c < "\u0250" for c in letters) >= len(letters)
+
+
+def _lexical_score(words: list[str], lang: str) -> float:
+    """Mean log10 frequency of `words` in `lang` (wordfreq; unknown words count 1e-8)."""
+    if not words:
+        return UNKNOWN_WORD
+    floor = 10**UNKNOWN_WORD
+    return sum(math.log10(max(wordfreq.word_frequency(w, lang), floor)) for w in words) / len(words)
+
+
+def _fold_capitals(text: str) -> str:
+    """`text` lowercased when most of its cased letters are capitals (an all-caps header)."""
+    cased = [c for c in text if c.isupper() or c.islower()]
+    upper = sum(c.isupper() for c in cased)
+    return text.lower() if len(cased) >= 4 and upper >= 0.8 * len(cased) else text
+
+
+def _probabilities(text: str) -> dict[str, float]:
+    """langdetect's probability of every language it ranks above 0 (seeded); {} without letters."""
+    detector = _factory.create()
+    detector.append(text)
+    try:
+        detector.get_probabilities()
+    except LangDetectException:
+        return {}
+    return {lang: p for lang, p in zip(detector.langlist, detector.langprob, strict=True) if p > 0}
 
 
 def _language_by_script(text: str) -> str | None:
     """ko, ja or zh-* when CJK letters are at least half the text's letters, else None.
 
+    Han text that hanzidentifier finds in both scripts gives CHINESE ("zh").
     (An English ruling quoting the card name 牙長獣の仔 stays English.)
     """
     hangul, kana, han = (len(p.findall(text)) for p in (_HANGUL, _KANA, _HAN))
@@ -82,8 +226,11 @@ def _language_by_script(text: str) -> str | None:
     if kana:
         return "ja"
     if han:
-        return "zh-tw" if hanzidentifier.identify(text) == hanzidentifier.TRADITIONAL else "zh-cn"
+        return _HAN_SCRIPTS.get(hanzidentifier.identify(text), CHINESE)
     return None
+
+
+_HAN_SCRIPTS = {hanzidentifier.TRADITIONAL: "zh-tw", hanzidentifier.SIMPLIFIED: "zh-cn"}
 
 
 #: Below this many texts, detection stays in the calling process.
@@ -170,3 +317,37 @@ def resolve_language(detected: pl.Expr, is_reliable: pl.Expr, prior: pl.Expr) ->
 def resolve_is_inferred(is_reliable: pl.Expr, prior: pl.Expr) -> pl.Expr:
     """True where `resolve_language` took the prior instead of the detected language."""
     return ~is_reliable & prior.is_not_null()
+
+
+#: "detected>context" pairs where the dump's context language wins (NEIGHBOURS).
+_NEIGHBOUR_PAIRS = [f"{found}>{near}" for found, nears in NEIGHBOURS.items() for near in nears]
+
+
+def settle_language(detected: pl.Expr, context: pl.Expr) -> pl.Expr:
+    """`detected`, or the dump's `context` language where the two are NEIGHBOURS.
+
+    langdetect confuses neighbours (real pt-BR card text reads es, Russian bg,
+    Han-only Japanese zh), and hanzidentifier cannot tell the script of Han
+    text whose characters both scripts share ("zh"): the language the header
+    claims, or the dump's script, decides. "zh" with no Chinese context is
+    "zh-cn" (marked inferred by `settle_is_inferred`).
+    """
+    is_pair = pl.concat_str(detected, context, separator=">").is_in(_NEIGHBOUR_PAIRS)
+    return (
+        pl.when(is_pair)
+        .then(context)
+        .when(detected == CHINESE)
+        .then(pl.lit("zh-cn"))
+        .otherwise(detected)
+    )
+
+
+def settle_is_inferred(detected: pl.Expr, context: pl.Expr) -> pl.Expr:
+    """True where `settle_language` did not keep the detected language as it was."""
+    return settle_language(detected, context).ne_missing(detected) | (detected == CHINESE)
+
+
+def han_script(text: str) -> str | None:
+    """ "zh-tw" or "zh-cn" when `text`'s Han characters are of one script, else None."""
+    han = "".join(_HAN.findall(text))
+    return _HAN_SCRIPTS.get(hanzidentifier.identify(han)) if han else None

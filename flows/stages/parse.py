@@ -96,17 +96,15 @@ def starts_with_date(line: pl.Expr) -> pl.Expr:
 def _ambiguous_dates(is_head: pl.Expr, first_head: pl.Expr) -> pl.Expr:
     """True on a numeric day/month-first head of a dump whose language does not fix the order.
 
-    The dump's language is the one its header names (CLAIMED_LANGUAGE_PATTERN);
+    The dump's language is the one a header line names (`claimed_language`);
     it fixes the order when it is one of `dates.day_first_languages`.
     """
     claimed = (
         pl.when(pl.col("line_number") < first_head)
-        .then(pl.col("line").str.extract(CLAIMED_LANGUAGE_PATTERN, 1))
+        .then(claimed_language(pl.col("line")))
         .drop_nulls()
         .first()
         .over("dump_id")
-        .replace(COUNTRY_LANGUAGES)
-        .str.to_lowercase()
     )
     day_first = claimed.is_in(list(day_first_languages())).fill_null(False)
     numeric = pl.col("line").str.contains(NUMERIC_DAY_MONTH_SHAPE)
@@ -311,14 +309,42 @@ def assemble_entries(resolved: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-#: Codes a header may name as its translation (`La traduction FR …`): ISO 639-1,
-#: and the country codes sites also write (JP, CN, TW, KR, BR). Not `\b`: CJK
-#: letters are word characters, and `以下ZH翻译` must match.
-CLAIMED_LANGUAGE_PATTERN = (
-    r"(?:^|[^A-Za-z])(FR|DE|ES|IT|PT|JA|ZH|KO|RU|JP|CN|TW|KR|BR)(?:[^A-Za-z]|$)"
+#: Codes a header may name as its translation's language: ISO 639-1, and the
+#: country codes sites also write (JP, CN, TW, KR, BR).
+_CODES = "FR|DE|ES|IT|PT|JA|ZH|KO|RU|JP|CN|TW|KR|BR"
+#: Words for "translation" a code may stand beside (`traduction FR`, `DE-Übersetzung`).
+_TRANSLATION_WORDS = (
+    "traduction|traducción|traduccion|traduzione|tradução|traducao|translation|übersetzung"
+    "|перевод|翻訳|翻译|翻譯|译文|譯文|번역"
 )
+#: A code is a language only in such a context, never as an ordinary word
+#: (`OFICIALES DE`, `READ IT`), markup (`<BR>`) or a set code (`[CN2]`):
+#: alone in parentheses (`(ES)`), or joined to a translation word (`DE-Übersetzung`,
+#: `TW翻譯`, `KO 번역`) ...
+CLAIMED_LANGUAGE_PATTERNS = (
+    rf"\(\s*({_CODES})\s*\)",
+    rf"(?:^|[^A-Za-z])({_CODES})\s*[-‐]?\s*(?i:{_TRANSLATION_WORDS})",
+)
+#: ... or after a translation word (`La traduction FR`, `Перевод RU`), in a
+#: header that is not all capitals (where `TRADUCCIÓN DE` is Spanish "of").
+CLAIMED_AFTER_WORD_PATTERN = rf"(?i:{_TRANSLATION_WORDS})\s+({_CODES})(?:[^A-Za-z]|$)"
+#: The Japanese word for translation claims Japanese when no code is named.
+JAPANESE_TRANSLATION_WORD = "翻訳"
 #: Country code -> ISO 639-1 language code.
 COUNTRY_LANGUAGES = {"JP": "JA", "CN": "ZH", "TW": "ZH", "KR": "KO", "BR": "PT"}
+
+
+def claimed_language(header_text: pl.Expr) -> pl.Expr:
+    """The lowercased ISO code a header names as its translation's language, else null."""
+    has_lowercase = header_text.str.contains(r"\p{Ll}")
+    code = pl.coalesce(
+        *[header_text.str.extract(p, 1) for p in CLAIMED_LANGUAGE_PATTERNS],
+        pl.when(has_lowercase).then(header_text.str.extract(CLAIMED_AFTER_WORD_PATTERN, 1)),
+        pl.when(header_text.str.contains(JAPANESE_TRANSLATION_WORD, literal=True)).then(
+            pl.lit("JA")
+        ),
+    )
+    return code.replace(COUNTRY_LANGUAGES).str.to_lowercase()
 
 
 def describe_headers(dumps: pl.DataFrame, resolved: pl.DataFrame) -> pl.DataFrame:
@@ -332,8 +358,9 @@ def describe_headers(dumps: pl.DataFrame, resolved: pl.DataFrame) -> pl.DataFram
         One row per row of `dumps`:
         dump_id (String), header_text (String: header lines joined by "\\n",
         "" when none), claimed_translation_language (String: lowercased ISO
-        code the header names, e.g. "fr" from seed line 1 "La traduction FR",
-        "ja" from "JP"; null when it names none).
+        code the header names in a translation context, e.g. "fr" from seed
+        line 1 "La traduction FR", "es" from "(ES)", "zh" from "TW翻譯";
+        null when it names none: see `claimed_language`).
     """
     headers = (
         resolved.filter(pl.col("kind") == "header")
@@ -346,9 +373,6 @@ def describe_headers(dumps: pl.DataFrame, resolved: pl.DataFrame) -> pl.DataFram
         .join(headers, on="dump_id", how="left")
         .with_columns(pl.col("header_text").fill_null(""))
         .with_columns(
-            claimed_translation_language=pl.col("header_text")
-            .str.extract(CLAIMED_LANGUAGE_PATTERN, 1)
-            .replace(COUNTRY_LANGUAGES)
-            .str.to_lowercase(),
+            claimed_translation_language=claimed_language(pl.col("header_text")),
         )
     )

@@ -5,27 +5,49 @@ from __future__ import annotations
 import polars as pl
 
 from flows.stages.dedupe import normalize_text
-from flows.stages.language import resolve_is_inferred, resolve_language
+from flows.stages.language import (
+    resolve_is_inferred,
+    resolve_language,
+    settle_is_inferred,
+    settle_language,
+)
 from flows.stages.parse import STAT_LINE_PATTERN
 
 
 def _with_language(
-    frame: pl.DataFrame, text_column: str, languages: pl.DataFrame, prior: pl.Expr | None = None
+    frame: pl.DataFrame,
+    text_column: str,
+    languages: pl.DataFrame,
+    prior: pl.Expr | None = None,
+    context: pl.Expr | None = None,
 ) -> pl.DataFrame:
     """Join `languages` on normalized `text_column`; resolve unreliable results to `prior`.
 
-    Adds language (String), language_probability (Float64), language_is_inferred (Boolean).
+    A detected language that `context` (the dump's language) neighbours, or
+    Chinese of either script, is settled by `language.settle_language`.
+
+    Adds language (String), language_probability (Float64: of `language`,
+    null when inferred), language_is_inferred (Boolean).
     """
-    lookup = languages.rename({"text": "_key", "language": "_detected"})
+    lookup = languages.rename({"text": "_key", "language": "_found"})
     prior = pl.lit(None, dtype=pl.String) if prior is None else prior
+    context = prior if context is None else context
+    found = pl.col("_found")
     return (
         frame.with_columns(_key=normalize_text(pl.col(text_column)))
         .join(lookup, on="_key", how="left")
+        .with_columns(_detected=settle_language(found, context))
         .with_columns(
             language=resolve_language(pl.col("_detected"), pl.col("is_reliable"), prior),
-            language_is_inferred=resolve_is_inferred(pl.col("is_reliable"), prior),
+            language_is_inferred=resolve_is_inferred(pl.col("is_reliable"), prior)
+            | (pl.col("is_reliable") & settle_is_inferred(found, context)),
         )
-        .drop("_key", "_detected", "is_reliable")
+        .with_columns(
+            language_probability=pl.when(~pl.col("language_is_inferred")).then(
+                pl.col("language_probability")
+            )
+        )
+        .drop("_key", "_found", "_detected", "is_reliable")
     )
 
 
@@ -33,7 +55,8 @@ def describe_dump_headers(headers: pl.DataFrame, languages: pl.DataFrame) -> pl.
     """Add each header's language, the prior of the dump's short texts.
 
     Where langdetect is unreliable on the header (a short disclaimer), the
-    language the header names as its translation's is used instead.
+    language the header names as its translation's is used instead. An
+    all-caps header is read case-folded (`detect_text_language`).
 
     Needs:
         headers: dump_id, header_text, claimed_translation_language.
@@ -88,20 +111,25 @@ def build_variants(occurrences: pl.DataFrame) -> pl.DataFrame:
     A variant's text is its most frequent body as written (`text_raw`,
     trimmed; ties: the smallest), never the comparison key: `20½` stays
     `20½` and `Commander™` stays `Commander™` (case c20). Its language is the
-    most common language of its occurrences (ties: the smallest code); its
+    most common language of its occurrences (ties: the smallest code); it is
+    inferred when every occurrence in that language was inferred; its
     probability the highest among those.
 
     Needs:
-        variant_id, ruling_id, language, text_raw, _language_probability,
-        _is_representative.
+        variant_id, ruling_id, language, language_is_inferred, text_raw,
+        _language_probability, _is_representative.
 
     Returns:
         variant_id, ruling_id, text (String, as written), language,
-        occurrence_count (Int64), plus working columns `_language_probability`,
+        language_is_inferred (Boolean), occurrence_count (Int64), plus working
+        columns `_language_probability` (null when inferred),
         `_is_representative`; sorted by variant_id.
     """
     by_variant_language = occurrences.group_by("variant_id", "language").agg(
-        _language_probability=pl.col("_language_probability").max()
+        language_is_inferred=pl.col("language_is_inferred").all(),
+        _language_probability=pl.col("_language_probability")
+        .filter(~pl.col("language_is_inferred"))
+        .max(),
     )
     written = (
         occurrences.group_by("variant_id", _written=pl.col("text_raw").str.strip_chars())
@@ -121,8 +149,8 @@ def build_variants(occurrences: pl.DataFrame) -> pl.DataFrame:
         .join(written, on="variant_id", how="left")
         .join(by_variant_language, on=["variant_id", "language"], how="left")
         .select(
-            "variant_id", "ruling_id", "text", "language", "occurrence_count",
-            "_language_probability", "_is_representative",
+            "variant_id", "ruling_id", "text", "language", "language_is_inferred",
+            "occurrence_count", "_language_probability", "_is_representative",
         )
         .sort("variant_id")
     )  # fmt: skip
@@ -131,22 +159,27 @@ def build_variants(occurrences: pl.DataFrame) -> pl.DataFrame:
 def build_rulings(occurrences: pl.DataFrame, variants: pl.DataFrame) -> pl.DataFrame:
     """One row per ruling: the `rulings` table.
 
-    The ruling's text, language and probability are those of its
-    representative variant (`dedupe.cluster_variants`: the most frequent
-    variant, ties: the smallest comparison key), its text as written.
+    The ruling's text, language, language_is_inferred and probability are
+    those of its representative variant (`dedupe.cluster_variants`: the most
+    frequent variant, ties: the smallest comparison key), its text as written.
 
     Needs:
         occurrences: ruling_id, variant_id, dump_id, published_on.
-        variants: variant_id, ruling_id, text, language, _language_probability,
-            _is_representative.
+        variants: variant_id, ruling_id, text, language, language_is_inferred,
+            _language_probability, _is_representative.
 
     Returns:
-        ruling_id, text, language, language_probability (Float64),
+        ruling_id, text, language, language_is_inferred (Boolean),
+        language_probability (Float64: of `language`; null when inferred),
         first_published_on, last_published_on (Date), occurrence_count,
         dump_count, variant_count (Int64); sorted by ruling_id.
     """
     representative = variants.filter(pl.col("_is_representative")).select(
-        "ruling_id", "text", "language", language_probability="_language_probability"
+        "ruling_id",
+        "text",
+        "language",
+        "language_is_inferred",
+        language_probability="_language_probability",
     )
     spread = occurrences.group_by("ruling_id").agg(
         first_published_on=pl.col("published_on").min(),
@@ -158,7 +191,8 @@ def build_rulings(occurrences: pl.DataFrame, variants: pl.DataFrame) -> pl.DataF
     return (
         representative.join(spread, on="ruling_id")
         .select(
-            "ruling_id", "text", "language", "language_probability", "first_published_on",
+            "ruling_id", "text", "language", "language_probability", "language_is_inferred",
+            "first_published_on",
             "last_published_on", "occurrence_count", "dump_count", "variant_count",
         )
         .sort("ruling_id")
@@ -170,17 +204,27 @@ def build_card_stubs(
 ) -> pl.DataFrame:
     """Add each stub text's language (prior: the dump's header language): `card_stubs`.
 
+    A close call between neighbours (`language.settle_language`) goes to the
+    language the header claims, else the header's language.
+
     Needs:
-        stubs: from `stubs.parse_card_stubs`. dumps: dump_id, header_language.
+        stubs: from `stubs.parse_card_stubs`.
+        dumps: dump_id, header_language, claimed_translation_language.
 
     Returns:
         dump_id, line_number, mana_value, power, toughness, text, language,
         language_is_inferred, is_truncated; sorted by dump_id, line_number.
     """
-    with_prior = stubs.join(dumps.select("dump_id", "header_language"), on="dump_id", how="left")
+    with_prior = stubs.join(
+        dumps.select("dump_id", "header_language", "claimed_translation_language"),
+        on="dump_id",
+        how="left",
+    )
     has_text = pl.col("text").is_not_null()
+    claimed, header = pl.col("claimed_translation_language"), pl.col("header_language")
+    context = pl.when(claimed.is_null() | (claimed == "zh")).then(header).otherwise(claimed)
     return (
-        _with_language(with_prior, "text", languages, prior=pl.col("header_language"))
+        _with_language(with_prior, "text", languages, prior=header, context=context)
         .with_columns(
             language=pl.when(has_text).then(pl.col("language")),
             language_is_inferred=pl.when(has_text).then(pl.col("language_is_inferred"))

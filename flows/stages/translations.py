@@ -10,34 +10,88 @@ from __future__ import annotations
 import polars as pl
 
 from flows.stages.dedupe import normalize_text
-from flows.stages.language import resolve_is_inferred, resolve_language
+from flows.stages.language import (
+    CHINESE,
+    UNDETERMINED,
+    han_script,
+    settle_is_inferred,
+    settle_language,
+)
 
 #: Rulings are published in English; translations are made from it.
 ORIGINAL_LANGUAGE = "en"
 
 
+def dump_context_languages(resolved: pl.DataFrame, dumps: pl.DataFrame) -> pl.DataFrame:
+    """Each dump's context language: what decides langdetect's close calls there.
+
+    The language the header claims (a claimed "zh" takes the script of the
+    dump's header and date·source lines: Traditional gives "zh-tw",
+    Simplified "zh-cn"), else the header's language when it is not English.
+
+    Needs:
+        resolved: dump_id, line, kind (one row per line).
+        dumps: dump_id, claimed_translation_language, header_language.
+
+    Returns:
+        dump_id (String), context_language (String, null when the dump has none).
+    """
+    claims_chinese = dumps.filter(pl.col("claimed_translation_language") == CHINESE)["dump_id"]
+    scripts = (
+        resolved.filter(
+            pl.col("kind").is_in(["header", "date_source"])
+            & pl.col("dump_id").is_in(claims_chinese.implode())
+        )
+        .group_by("dump_id")
+        .agg(_framing=pl.col("line").str.join(" "))
+        .with_columns(_han=pl.col("_framing").map_elements(han_script, return_dtype=pl.String))
+    )
+    claimed = pl.col("claimed_translation_language")
+    header = pl.col("header_language")
+    return (
+        dumps.select("dump_id", "claimed_translation_language", "header_language")
+        .join(scripts.select("dump_id", "_han"), on="dump_id", how="left")
+        .select(
+            "dump_id",
+            context_language=pl.when(claimed == CHINESE)
+            .then(pl.col("_han"))
+            .when(claimed.is_not_null())
+            .then(claimed)
+            .when(~header.is_in([ORIGINAL_LANGUAGE, UNDETERMINED, CHINESE]))
+            .then(header),
+        )
+    )
+
+
 def label_line_languages(
     resolved: pl.DataFrame, languages: pl.DataFrame, dumps: pl.DataFrame
 ) -> pl.DataFrame:
-    """Add each body line's language, with a prior where detection is unreliable.
+    """Add each body line's language: English unless there is evidence of another.
 
-    The prior for a dump's body lines is ORIGINAL_LANGUAGE when one of them is
-    reliably English (the seeds: a French header over English rulings), else
-    the dump's most common reliable body language, else its header language.
+    A body line is foreign on positive evidence only: it is mostly in another
+    script than Latin (the English originals'), or `language.detect_text_language`
+    finds it reliably in another language (its words, not its names or
+    numbers), or finds it (unreliably: a short line such as `X peut valoir
+    zéro.`) in the language the header claims. A foreign line's language is
+    settled by the dump's context (`dump_context_languages`, then the dump's
+    most common reliable foreign language, unless two tie:
+    `language.settle_language`). Every other
+    body line is English: reliably (inferred false) when langdetect says so,
+    else by default (inferred true).
 
     Needs:
         resolved: dump_id, line_number, line, kind (one row per line);
             line_normalized (`dedupe.normalize_text` of body lines) when present.
         languages: text (normalized), language, language_probability, is_reliable.
-        dumps: dump_id, header_language.
+        dumps: dump_id, header_language, claimed_translation_language.
 
     Adds (on body lines; null elsewhere):
-        language (String), language_probability (Float64),
-        language_is_inferred (Boolean: the prior was used),
-        _is_reliable (Boolean).
+        language (String), language_probability (Float64: of `language`; null
+        when inferred), language_is_inferred (Boolean),
+        _is_foreign (Boolean: the line may translate its entry's original).
     """
     lookup = languages.rename(
-        {"text": "_key", "language": "_detected", "is_reliable": "_is_reliable"}
+        {"text": "_key", "language": "_detected", "language_probability": "_probability"}
     )
     is_body = pl.col("kind") == "body"
     key = (
@@ -45,57 +99,77 @@ def label_line_languages(
         if "line_normalized" in resolved.columns
         else normalize_text(pl.col("line"))
     )
-    with_detected = resolved.with_columns(_key=pl.when(is_body).then(key)).join(
-        lookup, on="_key", how="left"
+    words = pl.col("line").str.replace_all(r"\{[^}]*\}", " ")  # `{T}` is no Latin evidence
+    letters = words.str.count_matches(r"\p{L}")
+    other_script = words.str.count_matches(r"[\p{L}--\p{Latin}]") * 2 > letters
+    detected, reliable = pl.col("_detected"), pl.col("is_reliable").fill_null(False)
+    claimed = pl.col("claimed_translation_language")
+    with_detected = (
+        resolved.with_columns(_key=pl.when(is_body).then(key))
+        .join(lookup, on="_key", how="left")
+        .join(dump_context_languages(resolved, dumps), on="dump_id", how="left")
+        .join(dumps.select("dump_id", "claimed_translation_language"), on="dump_id", how="left")
+        .with_columns(
+            _is_foreign=is_body
+            & ~detected.is_in([ORIGINAL_LANGUAGE, UNDETERMINED]).fill_null(True)
+            & (reliable | other_script | (settle_language(detected, claimed) == claimed))
+        )
     )
-    reliable_body = is_body & pl.col("_is_reliable").fill_null(False)
-    body_prior = (
-        pl.when((reliable_body & (pl.col("_detected") == ORIGINAL_LANGUAGE)).any().over("dump_id"))
-        .then(pl.lit(ORIGINAL_LANGUAGE))
-        .otherwise(pl.col("_detected").filter(reliable_body).mode().min().over("dump_id"))
+    modes = detected.filter(pl.col("_is_foreign") & reliable).mode()
+    foreign_mode = (  # the dump's most common reliable foreign language; none on a tie
+        pl.when(modes.min().over("dump_id") == modes.max().over("dump_id")).then(
+            modes.min().over("dump_id")
+        )
     )
-    labelled = with_detected.join(
-        dumps.select("dump_id", "header_language"), on="dump_id", how="left"
-    ).with_columns(
-        _prior=pl.coalesce(body_prior, pl.col("header_language")),
-        _is_reliable=pl.col("_is_reliable").fill_null(False),
+    context = pl.coalesce(pl.col("context_language"), foreign_mode)
+    is_english = is_body & ~pl.col("_is_foreign")
+    is_reliable_english = is_english & reliable & (detected == ORIGINAL_LANGUAGE)
+    inferred = (
+        pl.when(pl.col("_is_foreign"))
+        .then(~reliable | settle_is_inferred(detected, context))
+        .when(is_body)
+        .then(~is_reliable_english)
     )
-    return labelled.with_columns(
-        language=pl.when(is_body).then(
-            resolve_language(pl.col("_detected"), pl.col("_is_reliable"), pl.col("_prior"))
-        ),
-        language_probability=pl.when(is_body).then(pl.col("language_probability")),
-        language_is_inferred=pl.when(is_body).then(
-            resolve_is_inferred(pl.col("_is_reliable"), pl.col("_prior"))
-        ),
-    ).drop("_key", "_detected", "header_language", "_prior")
+    return with_detected.with_columns(
+        language=pl.when(pl.col("_is_foreign"))
+        .then(settle_language(detected, context))
+        .when(is_body)
+        .then(pl.lit(ORIGINAL_LANGUAGE)),
+        language_is_inferred=inferred,
+        language_probability=pl.when(is_body & ~inferred).then(pl.col("_probability")),
+    ).drop(
+        "_key",
+        "_detected",
+        "_probability",
+        "is_reliable",
+        "context_language",
+        "claimed_translation_language",
+    )
 
 
 def mark_translations(labelled: pl.DataFrame) -> pl.DataFrame:
-    """Turn body lines that translate their entry's original into `translation` lines.
+    """Turn foreign body lines of an entry that has an English original into `translation` lines.
 
-    A body line is a translation when its language is reliably detected and
-    is not ORIGINAL_LANGUAGE, and its entry has a line in ORIGINAL_LANGUAGE
-    (so every entry keeps its original): lines above or below the original
-    alike, in the language the header claims or another (a German line under
-    a header that claims French is still no part of the English ruling).
+    A body line is a translation when `label_line_languages` found it foreign
+    and its entry keeps a line that is not (so every entry keeps its
+    original): lines above or below the original alike, in the language the
+    header claims or another (a German line under a header that claims French
+    is still no part of the English ruling).
 
     Needs:
         labelled: the output of `label_line_languages` (with entry_line).
 
     Returns:
-        `labelled` with kind "translation" on those lines; drops _is_reliable.
+        `labelled` with kind "translation" on those lines; drops _is_foreign.
     """
     is_body = pl.col("kind") == "body"
-    has_original = (
-        (is_body & (pl.col("language") == ORIGINAL_LANGUAGE)).any().over("dump_id", "entry_line")
-    )
-    is_translation = (
-        is_body & pl.col("_is_reliable") & (pl.col("language") != ORIGINAL_LANGUAGE) & has_original
-    )
+    foreign = pl.col("_is_foreign").fill_null(False)
+    has_original = (is_body & ~foreign).any().over("dump_id", "entry_line")
     return labelled.with_columns(
-        kind=pl.when(is_translation).then(pl.lit("translation")).otherwise(pl.col("kind"))
-    ).drop("_is_reliable")
+        kind=pl.when(is_body & foreign & has_original)
+        .then(pl.lit("translation"))
+        .otherwise(pl.col("kind"))
+    ).drop("_is_foreign")
 
 
 def build_translations(marked: pl.DataFrame, occurrences: pl.DataFrame) -> pl.DataFrame:

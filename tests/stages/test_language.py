@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import gzip
+
 import polars as pl
 
-from flows.stages.language import detect_languages, detect_text_language
+from flows.stages.language import (
+    detect_languages,
+    detect_text_language,
+    han_script,
+    settle_is_inferred,
+    settle_language,
+)
+from tests.conftest import REAL_DATA, needs_real_data
 
 ENGLISH = "Energy counters are a kind of counter that a player may have. They're not associated with any specific permanents."
 FRENCH = "Au début du combat pendant votre tour, vous pouvez payer"
@@ -65,3 +74,86 @@ def test_cjk_by_script() -> None:
         ]
         == ["zh-cn", "zh-tw", "ja", "ko"]
     )
+
+
+def test_neighbours_are_settled_by_the_dumps_context() -> None:
+    pairs = pl.DataFrame(
+        {
+            "detected": ["es", "bg", "it", "zh", "zh", "zh-cn", "es", "de", "en"],
+            "context": ["pt", "ru", "es", "zh-tw", None, "ja", None, "fr", "fr"],
+        }
+    )
+    settled = pairs.select(
+        language=settle_language(pl.col("detected"), pl.col("context")),
+        inferred=settle_is_inferred(pl.col("detected"), pl.col("context")),
+    )
+    assert settled["language"].to_list() == [
+        "pt", "ru", "es", "zh-tw", "zh-cn", "ja", "es", "de", "en"
+    ]  # fmt: skip
+    assert settled["inferred"].to_list() == [
+        True,
+        True,
+        True,
+        True,
+        True,
+        True,
+        False,
+        False,
+        False,
+    ]
+
+
+def test_han_script_of_a_dumps_framing_lines() -> None:
+    assert (
+        han_script("以下為威世智官方裁定，TW翻譯由人工智慧自動產生。 2024年6月7日 · 來源：wotc")
+        == "zh-tw"
+    )
+    assert han_script("威世智官方规则释疑。以下ZH译文为机器自动生成。") == "zh-cn"
+    assert han_script("Clarifications officielles") is None
+
+
+def test_an_all_caps_text_is_read_case_folded() -> None:
+    header = "ACLARACIONES OFICIALES DE WIZARDS OF THE COAST. TRADUCCIÓN AL ESPAÑOL (ES) GENERADA AUTOMÁTICAMENTE."
+    assert detect_text_language(header)[:3:2] == ("es", True)
+
+
+def test_symbols_are_no_evidence() -> None:
+    assert detect_text_language("{T}: Agrega {G}{G}{G}.")[::2] == ("es", True)  # langdetect: tl
+
+
+@needs_real_data
+def test_real_english_rulings_are_never_reliably_another_language() -> None:
+    texts = (
+        pl.read_ndjson(REAL_DATA / "derived" / "mtgjson_v5_rulings.jsonl")["comment"]
+        .unique()
+        .sort()
+        .sample(400, seed=11)
+        .str.split("\n")
+        .explode()
+    )
+    found = detect_languages(texts)
+    foreign = found.filter((pl.col("language") != "en") & pl.col("is_reliable"))
+    assert foreign.height == 0, foreign.rows()[:5]
+
+
+@needs_real_data
+def test_real_foreign_card_texts_are_found_in_their_language() -> None:
+    cards = pl.read_ndjson(
+        gzip.decompress((REAL_DATA / "derived" / "mtgjson_v5_foreign_cards.jsonl.gz").read_bytes()),
+        infer_schema_length=None,
+    )
+    expected = {"French": "fr", "German": "de", "Spanish": "es", "Italian": "it", "Russian": "ru"}
+    sample = (
+        cards.filter(pl.col("language").is_in(list(expected)) & pl.col("text").is_not_null())
+        .with_columns(pl.col("text").str.replace_all(r"\s+", " "))
+        .unique(["language", "text"])
+        .sort("language", "text")
+        .group_by("language", maintain_order=True)
+        .agg(pl.col("text").sample(40, seed=11))
+        .explode("text")
+    )
+    found = sample.join(detect_languages(sample["text"]), on="text")
+    right = found.filter(
+        pl.col("is_reliable") & (pl.col("language_right") == pl.col("language").replace(expected))
+    )
+    assert right.height >= 0.97 * sample.height

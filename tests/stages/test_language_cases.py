@@ -1,0 +1,204 @@
+"""Language labels on the real-world cases c05–c11 (`../shared/cases/realworld/CASES.md`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import polars as pl
+import pytest
+
+from flows.pipeline import run_pipeline
+from flows.stages.language import detect_text_language
+from flows.stages.parse import claimed_language
+from flows.stages.read import load_raw_dumps
+from flows.stages.translations import label_line_languages, mark_translations
+from tests.conftest import REAL_DATA, dump_of
+
+CASES = REAL_DATA.parent.parent / "cases" / "realworld"
+needs_cases = pytest.mark.skipif(not CASES.is_dir(), reason=f"cases not found at {CASES}")
+TODAY = dt.date(2026, 11, 30)
+R1 = "Energy counters aren't mana. They don't go away as steps, phases, and turns end."
+
+
+def tables_of(case: str) -> dict[str, pl.DataFrame]:
+    """The validated tables of one case dump."""
+    return run_pipeline(load_raw_dumps(CASES, [case]), TODAY)[1]
+
+
+@needs_cases
+def test_c05_english_rulings_stay_english() -> None:
+    tables = tables_of("c05_english_misread.txt")
+    assert tables["rulings"].sort("text")["language"].to_list() == ["en", "en"]
+    assert tables["ruling_translations"].height == 0
+    regicide = tables["rulings"].filter(pl.col("text").str.starts_with("Regicide"))
+    # langdetect says ca: no word evidence for it, so English by default, inferred, no probability
+    assert regicide.select("language_is_inferred", "language_probability").row(0) == (True, None)
+
+
+@needs_cases
+def test_c06_two_english_lines_are_one_ruling() -> None:
+    tables = tables_of("c06_two_line_english.txt")
+    assert tables["rulings"]["text"].to_list() == [
+        "X can be zero to destroy no lands.\nIf X is 0, the spell still resolves, "
+        "but no lands are destroyed and nothing else happens."
+    ]
+    assert tables["ruling_translations"].height == 0
+
+
+@needs_cases
+def test_c07_a_short_translation_is_separated() -> None:
+    tables = tables_of("c07_short_translation.txt")
+    assert tables["rulings"].select("text", "language").rows() == [("X can be zero.", "en")]
+    assert tables["ruling_translations"].select("language", "text").rows() == [
+        ("fr", "X peut valoir zéro.")
+    ]
+
+
+@needs_cases
+def test_c08_an_all_caps_header_is_read_in_its_language() -> None:
+    dumps = tables_of("c08_caps_header_es.txt")["dumps"]
+    assert dumps.select(
+        "header_language", "claimed_translation_language", "has_claimed_translation"
+    ).row(0) == ("es", "es", True)
+
+
+@needs_cases
+def test_c09_portuguese_translation_is_pt() -> None:
+    tables = tables_of("c09_pt_translation.txt")
+    assert tables["ruling_translations"]["language"].to_list() == ["pt"]
+    assert tables["dumps"].select("claimed_translation_language", "has_claimed_translation").row(
+        0
+    ) == ("pt", True)
+
+
+@needs_cases
+def test_c10_russian_translation_is_ru() -> None:
+    tables = tables_of("c10_ru_translation.txt")
+    assert tables["ruling_translations"]["language"].to_list() == ["ru"]
+    assert tables["dumps"]["has_claimed_translation"].to_list() == [True]
+    assert tables["rulings"]["text"].to_list() == [R1]
+
+
+@needs_cases
+def test_c11_shared_han_characters_take_the_dumps_traditional_script() -> None:
+    tables = tables_of("c11_zhtw_shared_chars.txt")
+    assert detect_text_language("你不能使用地。")[0] == "zh"  # hanzidentifier: BOTH
+    assert tables["ruling_translations"].select("language", "text").rows() == [
+        ("zh-tw", "你不能使用地。")
+    ]
+    assert tables["dumps"]["has_claimed_translation"].to_list() == [True]
+
+
+@pytest.mark.parametrize(
+    ("header", "claimed"),
+    [
+        ("La traduction FR ci-dessous est générée automatiquement (IA).", "fr"),
+        ("TRADUCCIÓN AL ESPAÑOL (ES) GENERADA AUTOMÁTICAMENTE.", "es"),
+        ("Die DE-Übersetzung unten wurde automatisch erstellt.", "de"),
+        ("以下のJA翻訳は自動生成されたものです。", "ja"),
+        ("以下の翻訳は自動生成されたものです。", "ja"),
+        ("以下為威世智官方裁定，TW翻譯由人工智慧自動產生。", "zh"),
+        ("A tradução BR abaixo é automática.", "pt"),
+        ("아래 KO 번역은 자동으로 생성되었습니다.", "ko"),
+        ("ACLARACIONES OFICIALES DE WIZARDS OF THE COAST.", None),  # DE: Spanish "of"
+        ("PLEASE READ IT BEFORE POSTING", None),
+        ("Official rulings<BR>reproduced as published", None),
+        ("Rulings for [CN2] Commander Legends", None),
+        ("TRADUCCIÓN DE WIZARDS OF THE COAST", None),
+    ],
+)
+def test_a_claimed_language_needs_a_translation_context(header: str, claimed: str | None) -> None:
+    found = pl.select(claimed_language(pl.lit(header))).item()
+    assert found == claimed
+
+
+@pytest.mark.parametrize(
+    "english",
+    [
+        "Regicide can't target colorless creatures.",  # langdetect: ca
+        "This is not optional.",  # langdetect on the generated corpus: de
+        "X can be zero to destroy no lands.",  # langdetect: es
+        "Sliver Queen, Sliver Overlord, Sliver Legion",  # langdetect: da, p ~1
+        "Yes, it does.",  # langdetect: af 0.571
+    ],
+)
+def test_english_is_never_reliably_another_language(english: str) -> None:
+    language, _, is_reliable = detect_text_language(english)
+    assert language == "en" or not is_reliable
+
+
+def test_yes_it_does_is_published_english_without_afrikaans_probability() -> None:
+
+    tables = run_pipeline(
+        dump_of(
+            "Clarifications officielles de Wizards of the Coast. La traduction FR ci-dessous.",
+            "07 juin 2024 · source : wotc",
+            "Yes, it does.",
+        ),
+        TODAY,
+    )[1]
+    assert tables["rulings"].select("language", "language_probability", "language_is_inferred").row(
+        0
+    ) == ("en", None, True)
+    assert tables["ruling_variants"].select("language", "language_is_inferred").row(0) == (
+        "en",
+        True,
+    )
+
+
+def test_a_line_of_card_names_stays_in_its_english_ruling() -> None:
+    tables = run_pipeline(
+        dump_of(
+            "Clarifications officielles de Wizards of the Coast. La traduction FR ci-dessous.",
+            "07 juin 2024 · source : wotc",
+            "Each of these Slivers has a different ability:",
+            "Sliver Queen, Sliver Overlord, Sliver Legion",
+            "Die Karte kann nicht mehr als zwei bleibende Karten enttappen lassen.",
+        ),
+        TODAY,
+    )[1]
+    assert tables["rulings"]["text"].to_list() == [
+        "Each of these Slivers has a different ability:\nSliver Queen, Sliver Overlord, Sliver Legion"
+    ]
+    # a German line under a header that claims French is still no part of the English ruling
+    assert tables["ruling_translations"]["language"].to_list() == ["de"]
+    assert tables["dumps"]["has_claimed_translation"].to_list() == [False]
+
+
+def test_close_calls_without_a_claim_take_the_dumps_most_common_foreign_language() -> None:
+    head = "June 7, 2024 · source: wotc"
+    lines = pl.DataFrame(
+        {
+            "dump_id": ["d"] * 10,
+            "line_number": list(range(1, 11)),
+            "line": ["Official rulings.", head, "E1", "P1", head, "E2", "P2", head, "E3", "P3"],
+            "kind": ["header"] + ["date_source", "body", "body"] * 3,
+            "entry_line": [None, 2, 2, 2, 5, 5, 5, 8, 8, 8],
+        }
+    )
+    languages = pl.DataFrame(
+        {
+            "text": ["E1", "E2", "E3", "P1", "P2", "P3"],
+            "language": ["en", "en", "en", "pt", "es", "pt"],  # P2: pt-BR that langdetect reads es
+            "language_probability": [0.99, 0.99, 0.99, 0.98, 0.97, 0.96],
+            "is_reliable": [True] * 6,
+        }
+    )
+    dumps = pl.DataFrame(
+        {"dump_id": ["d"], "header_language": ["en"], "claimed_translation_language": [None]},
+        schema_overrides={"claimed_translation_language": pl.String},
+    )
+    labelled = mark_translations(label_line_languages(lines, languages, dumps))
+    translations = labelled.filter(pl.col("kind") == "translation")
+    assert translations.select(
+        "line", "language", "language_is_inferred", "language_probability"
+    ).rows() == [("P1", "pt", False, 0.98), ("P2", "pt", True, None), ("P3", "pt", False, 0.96)]
+    originals = labelled.filter(pl.col("kind") == "body")
+    assert originals.select("line", "language", "language_is_inferred").rows() == [
+        ("E1", "en", False),
+        ("E2", "en", False),
+        ("E3", "en", False),
+    ]
+    # one pt and one es line tie: no context, each keeps its own language
+    tied = label_line_languages(lines.filter(pl.col("line") != "P3"), languages, dumps)
+    assert tied.filter(pl.col("line").is_in(["P1", "P2"]))["language"].to_list() == ["pt", "es"]
