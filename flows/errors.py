@@ -23,3 +23,7 @@ class PublishError(RulingsError):
 
 class RunLockedError(RulingsError):
     """Another run is publishing into the same output dir."""
+
+
+class CatalogError(RulingsError):
+    """The card catalog is missing, unreadable, not JSON, or not MTGJSON's layout."""
