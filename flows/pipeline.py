@@ -15,6 +15,8 @@ import polars as pl
 
 from flows.errors import ContractError
 from flows.stages import dates, dedupe, language, parse, read, stubs, tables, translations
+from flows.stages.attribution import CatalogIndex, add_attribution
+from flows.stages.ruling_cards import build_ruling_cards
 from flows.stages.state import LANGUAGE_SCHEMA, REGISTRY_SCHEMA, ParsedFiles
 from flows.stages.validate import validate_table
 from schemas import TABLE_MODELS
@@ -199,11 +201,16 @@ def combine_languages(
 
 
 def build_tables(
-    parsed: ParsedDumps, languages: pl.DataFrame, registry: pl.DataFrame | None = None
+    parsed: ParsedDumps,
+    languages: pl.DataFrame,
+    registry: pl.DataFrame | None = None,
+    catalog: CatalogIndex | None = None,
 ) -> BuiltTables:
     """Separate translations, deduplicate rulings and build every published table.
 
     `registry` (variant_id, ruling_id of earlier runs) keeps published ruling ids stable.
+    `catalog` (`attribution.index_catalog`) attributes dumps to cards and fills
+    `ruling_cards`; without it, dumps get names only and `ruling_cards` is empty.
     """
     headers = tables.describe_dump_headers(parsed["headers"], languages)
     lines = translations.mark_translations(
@@ -229,7 +236,9 @@ def build_tables(
         "ruling_translations": ruling_translations,
         "card_stubs": tables.build_card_stubs(parsed["stubs"], headers, languages),
         "rejects": tables.build_rejects(lines, parsed["file_rejects"]),
+        "ruling_cards": build_ruling_cards(variant_table, catalog and catalog["rulings"]),
     }
+    add_attribution(published, catalog)
     return BuiltTables(tables=published, lines=lines, registry=registry)
 
 

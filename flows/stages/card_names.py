@@ -27,16 +27,19 @@ _SUBJECT_AFTER = re.compile(
     r"|does|doesn't|triggers|resolves|remains|stays|isn't)\b)"
 )
 #: Capitalized words that start sentences or name rules terms, never a card name alone.
-STOP_WORDS = frozenset(
-    "A An The If When Whenever As At Although Because Once Use Some Any Each Every It Its This That"
-    " These Those They Their You Your Similarly Notably Specifically Rather In For On To After"
-    " Before While Unless Then All No Other Another One Two Three Keep Potential Energy Reconfigure"
-    " Equipment Aura Auras Vehicle Vehicles Saga Sagas Token Tokens Creature Creatures Player Players"
-    " Planeswalker Planeswalkers Battle Battles Land Lands Artifact Artifacts Enchantment"
-    " Instant Sorcery Legendary Basic Snow World Tribal Class Treasure Food Clue Blood Also However"
-    " Since Even Only Both Either Neither Here There What Which Who How Note Otherwise Instead"
-    " Likewise Similarly Normally Usually Remember Players Opponents Counters Mana Phyrexian".split()
+_STOP_WORDS_TEXT = (
+    "A An The If When Whenever As At Although Because Once Use Some Any Each Every It "
+    "Its This That These Those They Their You Your Similarly Notably Specifically "
+    "Rather In For On To After Before While Unless Then All No Other Another One Two "
+    "Three Keep Potential Energy Reconfigure Equipment Aura Auras Vehicle Vehicles "
+    "Saga Sagas Token Tokens Creature Creatures Player Players Planeswalker "
+    "Planeswalkers Battle Battles Land Lands Artifact Artifacts Enchantment Instant "
+    "Sorcery Legendary Basic Snow World Tribal Class Treasure Food Clue Blood Also "
+    "However Since Even Only Both Either Neither Here There What Which Who How Note "
+    "Otherwise Instead Likewise Similarly Normally Usually Remember Players Opponents "
+    "Counters Mana Phyrexian"
 )
+STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split(" "))
 
 
 def find_name_mentions(texts: pl.Series) -> pl.DataFrame:
@@ -110,10 +113,20 @@ def index_catalog_names(cards: pl.DataFrame) -> pl.DataFrame:
         full name); one row per name, only names of exactly one oracle_id.
     """
     named = cards.filter(pl.col("oracle_id").is_not_null()).select("oracle_id", "name", "face_name")
-    aliases = pl.concat([
-        named.select("oracle_id", catalog_name="name", name="name"),
-        named.select("oracle_id", catalog_name="name", name="face_name"),
-        named.select("oracle_id", catalog_name="name", name=pl.col("name").str.extract(r"^([^,/]+),")),
-        named.select("oracle_id", catalog_name="name", name=pl.col("face_name").str.extract(r"^([^,]+),")),
-    ]).drop_nulls().unique()  # fmt: skip
-    return aliases.filter(pl.col("oracle_id").n_unique().over("name") == 1).unique("name").sort("name")
+    short = r"^([^,/]+),"  # `Satya, Aetherflux Genius` -> Satya
+    aliases = (
+        pl.concat(
+            named.select("oracle_id", catalog_name="name", name=name)
+            for name in (
+                pl.col("name"),
+                pl.col("face_name"),
+                pl.col("name").str.extract(short),
+                pl.col("face_name").str.extract(short),
+            )
+        )
+        .drop_nulls()
+        .unique()
+    )
+    return (
+        aliases.filter(pl.col("oracle_id").n_unique().over("name") == 1).unique("name").sort("name")
+    )

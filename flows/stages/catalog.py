@@ -36,10 +36,17 @@ CATALOG_CACHE_VERSION = "1"
 
 #: MTGJSON foreignData language names -> the ISO codes the pipeline uses.
 MTGJSON_LANGUAGES = {
-    "French": "fr", "German": "de", "Spanish": "es", "Italian": "it",
-    "Portuguese (Brazil)": "pt", "Japanese": "ja", "Chinese Simplified": "zh-cn",
-    "Chinese Traditional": "zh-tw", "Korean": "ko", "Russian": "ru",
-}  # fmt: skip
+    "French": "fr",
+    "German": "de",
+    "Spanish": "es",
+    "Italian": "it",
+    "Portuguese (Brazil)": "pt",
+    "Japanese": "ja",
+    "Chinese Simplified": "zh-cn",
+    "Chinese Traditional": "zh-tw",
+    "Korean": "ko",
+    "Russian": "ru",
+}
 
 CARD_SCHEMA = {
     "uuid": pl.String,
@@ -139,7 +146,10 @@ def read_catalog(path: Path) -> Catalog:
             f"catalog {path} has no sets under `data`; expected MTGJSON AllPrintings or set files"
         )
     return Catalog(
-        **{name: pl.DataFrame(rows[name], schema=schema, orient="row") for name, schema in _TABLES.items()}  # type: ignore[typeddict-item]
+        **{
+            name: pl.DataFrame(rows[name], schema=schema, orient="row")
+            for name, schema in _TABLES.items()
+        }  # type: ignore[typeddict-item]
     )
 
 
@@ -161,15 +171,24 @@ def _extract_set(set_code: str, set_data: Any, rows: dict[str, list[dict[str, An
         })  # fmt: skip
         for ruling in card.get("rulings") or []:
             rows["rulings"].append(
-                {"uuid": uuid, "oracle_id": oracle_id, "date": ruling.get("date"),
-                 "text": ruling.get("text")}  # fmt: skip
+                {
+                    "uuid": uuid,
+                    "oracle_id": oracle_id,
+                    "date": ruling.get("date"),
+                    "text": ruling.get("text"),
+                }
             )
         for foreign in card.get("foreignData") or []:
             language = MTGJSON_LANGUAGES.get(foreign.get("language"))
             if language and foreign.get("text"):
                 rows["foreign"].append(
-                    {"uuid": uuid, "oracle_id": oracle_id, "language": language,
-                     "name": foreign.get("name"), "text": foreign.get("text")}  # fmt: skip
+                    {
+                        "uuid": uuid,
+                        "oracle_id": oracle_id,
+                        "language": language,
+                        "name": foreign.get("name"),
+                        "text": foreign.get("text"),
+                    }
                 )
 
 
@@ -190,7 +209,9 @@ def _iter_sets(path: Path) -> Iterator[tuple[str, Any]]:
 
 def _set_files(folder: Path) -> list[Path]:
     files = sorted(
-        p for p in folder.iterdir() if p.is_file() and p.name.endswith((".json", ".json.gz", ".json.xz"))
+        p
+        for p in folder.iterdir()
+        if p.is_file() and p.name.endswith((".json", ".json.gz", ".json.xz"))
     )
     if not files:
         raise CatalogError(f"catalog folder {folder} holds no MTGJSON set file (*.json[.gz|.xz])")
