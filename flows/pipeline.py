@@ -265,9 +265,9 @@ def validate_tables(built: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
 
 
 def run_pipeline(
-    raw_dumps: pl.DataFrame, today: dt.date
+    raw_dumps: pl.DataFrame, today: dt.date, catalog: CatalogIndex | None = None
 ) -> tuple[BuiltTables, dict[str, pl.DataFrame]]:
     """All steps but I/O: raw dumps to lines and validated tables (for tests and runners)."""
     parsed = parse_dumps(raw_dumps, today)
-    built = build_tables(parsed, detect_languages(parsed)["languages"])
+    built = build_tables(parsed, detect_languages(parsed)["languages"], catalog=catalog)
     return built, validate_tables(built["tables"])

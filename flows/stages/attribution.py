@@ -217,7 +217,12 @@ def attribute_dumps(
 
 
 def _combine(named: pl.DataFrame, by_rulings: pl.DataFrame, by_stub: pl.DataFrame) -> pl.DataFrame:
-    """One attribution per dump from the three kinds of evidence; none where they disagree."""
+    """One attribution per dump from the three kinds of evidence.
+
+    Rulings and stub on two cards, or a subject name of another catalog card:
+    no card. A subject name the catalog does not know beats a catalog match
+    (the name alone is kept, oracle_id null).
+    """
     evidence = (
         named.select("dump_id", _name="card_name", _n_oid="oracle_id", _n_name="catalog_name",
                      _n_score="name_score")
@@ -230,25 +235,29 @@ def _combine(named: pl.DataFrame, by_rulings: pl.DataFrame, by_stub: pl.DataFram
     card = pl.coalesce("_r_oid", "_s_oid")
     rulings_stub_agree = pl.col("_r_oid").is_null() | pl.col("_s_oid").is_null()
     rulings_stub_agree = rulings_stub_agree | (pl.col("_r_oid") == pl.col("_s_oid"))
-    name_agrees = pl.col("_name").is_null() | card.is_null() | pl.col("_n_oid").eq_missing(card)
-    agrees = rulings_stub_agree & name_agrees
+    other_card_named = (
+        pl.col("_n_oid").is_not_null() & card.is_not_null() & (pl.col("_n_oid") != card)
+    )
+    # The subject is a card the catalog does not know: the catalog match came
+    # from rulings it shares with catalog cards; keep the name alone.
+    unknown_named = pl.col("_name").is_not_null() & pl.col("_n_oid").is_null() & card.is_not_null()
+    evidence = evidence.filter(rulings_stub_agree & ~other_card_named).with_columns(
+        pl.when(~unknown_named).then(pl.col(c)).name.keep()
+        for c in ("_r_oid", "_r_name", "_r_score", "_s_oid", "_s_name", "_s_score")
+    )
     how = (
         pl.when(pl.col("_r_oid").is_not_null()).then(pl.lit("rulings"))
         .when(pl.col("_s_oid").is_not_null()).then(pl.lit("stub"))
         .otherwise(pl.lit("name"))
     )  # fmt: skip
     doubt = [(1 - pl.col(c).fill_null(0.0)) for c in ("_r_score", "_s_score", "_n_score")]
-    return (
-        evidence.filter(agrees)
-        .select(
-            "dump_id",
-            card_name=pl.coalesce("_r_name", "_s_name", "_n_name", "_name"),
-            oracle_id=pl.coalesce(card, "_n_oid"),
-            card_attribution=how,
-            card_attribution_score=(1 - doubt[0] * doubt[1] * doubt[2]).round(3),
-        )
-        .sort("dump_id")
-    )
+    return evidence.select(
+        "dump_id",
+        card_name=pl.coalesce("_r_name", "_s_name", "_n_name", "_name"),
+        oracle_id=pl.coalesce(card, "_n_oid"),
+        card_attribution=how,
+        card_attribution_score=(1 - doubt[0] * doubt[1] * doubt[2]).round(3),
+    ).sort("dump_id")
 
 
 def add_attribution(published: dict[str, pl.DataFrame], index: CatalogIndex | None) -> None:
