@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.table import Table
 
 from flows.errors import RulingsError
+from flows.stages.catalog import load_catalog
 from flows.stages.read import list_dump_paths
 from flows.stages.runlock import hold_run_lock
 from flows.stages.write import check_output_dir, verify_snapshot
@@ -49,6 +50,14 @@ OutputOption = Annotated[Path, typer.Option("--output", help="Folder for snapsho
 RetentionOption = Annotated[
     int, typer.Option("--retention", min=1, help="How many snapshots to keep.")
 ]
+CatalogOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--catalog",
+        help="MTGJSON AllPrintings.json (.xz, .gz) or folder of set files: attribute dumps "
+        "to cards (parsed once, cached under OUTPUT/state/catalog/).",
+    ),
+]
 
 
 @app.command()
@@ -70,6 +79,7 @@ def run(
             "--dask-workers", min=1, help="Start a local Dask cluster of N worker processes."
         ),
     ] = None,
+    catalog: CatalogOption = None,
 ) -> None:
     """Run the nightly job once: parse the dumps in RAW, publish a snapshot in OUTPUT.
 
@@ -87,7 +97,8 @@ def run(
         list_dump_paths(raw)
         check_output_dir(output)
         with hold_run_lock(output):  # fail at once, before Prefect starts (the flow locks again)
-            pass
+            if catalog:  # a bad catalog fails here; a good one is cached for the flow
+                load_catalog(catalog, output / "state" / "catalog")
     except RulingsError as exc:
         _fail(exc)
     for name, value in QUIET_PREFECT_DEFAULTS.items():
@@ -103,9 +114,13 @@ def run(
 
     try:
         if dask_address or dask_workers:
-            result = run_on_dask(raw, output, retention, dask_address, dask_workers or 2)
+            result = run_on_dask(
+                raw, output, retention, dask_address, dask_workers or 2, catalog=catalog
+            )
         else:
-            result = rulings_flow(raw_dir=raw, output_dir=output, retention=retention)
+            result = rulings_flow(
+                raw_dir=raw, output_dir=output, retention=retention, catalog=catalog
+            )
     except (RulingsError, OSError) as exc:
         _fail(exc)
     console.print(_summary(result))
@@ -141,6 +156,7 @@ def serve(
     retention: RetentionOption = 7,
     cron: Annotated[str, typer.Option("--cron", help="When to run (cron).")] = "0 3 * * *",
     timezone: Annotated[str, typer.Option("--timezone", help="Time zone of --cron.")] = "UTC",
+    catalog: CatalogOption = None,
 ) -> None:
     """Serve the nightly deployment: run on a schedule against a Prefect server.
 
@@ -153,11 +169,16 @@ def serve(
     """
     if not os.environ.get("PREFECT_API_URL"):
         _fail(RulingsError("serve needs PREFECT_API_URL (start a server: prefect server start)"))
+    if catalog:
+        try:
+            load_catalog(catalog, output / "state" / "catalog")
+        except RulingsError as exc:
+            _fail(exc)
     for name, value in QUIET_PREFECT_DEFAULTS.items():
         os.environ.setdefault(name, value)
     from flows.rulings_flow import nightly_deployment, serve_nightly
 
-    serve_nightly(nightly_deployment(raw, output, retention, cron, timezone))
+    serve_nightly(nightly_deployment(raw, output, retention, cron, timezone, catalog))
 
 
 bench_app = typer.Typer(

@@ -33,6 +33,8 @@ import flows
 from flows import pipeline
 from flows.errors import RulingsError
 from flows.stages import language, manifest, read, report, state, write
+from flows.stages.attribution import CatalogIndex, index_catalog
+from flows.stages.catalog import load_catalog
 from flows.stages.runlock import hold_run_lock
 from schemas import SCHEMA_VERSION
 
@@ -125,12 +127,22 @@ def detect_languages_task(texts: pl.Series, processes: int) -> pl.DataFrame:
     return language.detect_languages(texts, processes=processes)
 
 
+@task(**_IO_RETRIES)
+def load_catalog_task(catalog: Path, output_dir: Path) -> tuple[CatalogIndex, bool]:
+    """The catalog's lookups, from `state/catalog/` when this catalog was read before."""
+    tables, reused = load_catalog(catalog, output_dir / "state" / "catalog")
+    return index_catalog(tables), reused
+
+
 @task(cache_policy=NO_CACHE)
 def build_tables_task(
-    parsed: pipeline.ParsedDumps, languages: pl.DataFrame, registry: pl.DataFrame
+    parsed: pipeline.ParsedDumps,
+    languages: pl.DataFrame,
+    registry: pl.DataFrame,
+    catalog: CatalogIndex | None = None,
 ) -> pipeline.BuiltTables:
     """Separate translations, deduplicate rulings (ids from the registry), build every table."""
-    return pipeline.build_tables(parsed, languages, registry)
+    return pipeline.build_tables(parsed, languages, registry, catalog)
 
 
 @task(cache_policy=NO_CACHE)
@@ -184,6 +196,7 @@ def rulings_flow(
     language_batches: int = 1,
     processes: int = 0,
     batch_files: int = BATCH_FILES,
+    catalog: Path | None = None,
 ) -> dict[str, Any]:
     """Turn the dumps in `raw_dir` into a validated snapshot under `output_dir`.
 
@@ -197,6 +210,9 @@ def rulings_flow(
         processes: langdetect processes per detection task (0: one per core;
             1 on Dask workers, which are processes already).
         batch_files: files per parse task.
+        catalog: an MTGJSON AllPrintings.json(.xz|.gz) or folder of set files:
+            dumps are attributed to its cards and `ruling_cards` is filled
+            (its tables are cached under `state/catalog/` by sha256).
 
     Returns:
         The run's manifest (as written to `manifest.json`), with `snapshot`:
@@ -212,6 +228,9 @@ def rulings_flow(
     started_at = dt.datetime.now(dt.UTC)
     run_id = started_at.strftime("%Y%m%dT%H%M%S%fZ")
     with hold_run_lock(output_dir):
+        catalog_index, catalog_reused = (
+            load_catalog_task(catalog, output_dir) if catalog else (None, True)
+        )
         inputs = load_inputs_task(raw_dir, output_dir)
         cached = inputs["state"]["parsed"]
         known_ids = cached["dumps"]["dump_id"] if cached else pl.Series("dump_id", [], pl.String)
@@ -234,7 +253,9 @@ def rulings_flow(
             for chunk in _chunks(new_texts, language_batches)
         ]
         detected = pipeline.combine_languages(reused, [f.result() for f in fresh], new_texts)
-        built = build_tables_task(parsed, detected["languages"], inputs["state"]["registry"])
+        built = build_tables_task(
+            parsed, detected["languages"], inputs["state"]["registry"], catalog_index
+        )
         published = validate_tables_task(built["tables"])
         run_manifest = manifest.build_manifest(
             run_id=run_id,
@@ -253,6 +274,7 @@ def rulings_flow(
                 **work,
                 "languages_detected": detected["detected"],
                 "languages_reused": detected["reused"],
+                **({"catalog_parsed": int(not catalog_reused)} if catalog else {}),
             },
         )
         markdown = report.build_report(run_manifest, published)
@@ -280,6 +302,7 @@ def run_on_dask(
     retention: int = DEFAULT_RETENTION,
     address: str | None = None,
     workers: int = 2,
+    catalog: Path | None = None,
 ) -> dict[str, Any]:
     """Run `rulings_flow` with its parse and language batches on a Dask cluster.
 
@@ -303,6 +326,7 @@ def run_on_dask(
             retention=retention,
             language_batches=batches,
             processes=1,
+            catalog=catalog,
         )
         return result
 
@@ -323,6 +347,7 @@ def nightly_deployment(
     retention: int = DEFAULT_RETENTION,
     cron: str = NIGHTLY_CRON,
     timezone: str = NIGHTLY_TIMEZONE,
+    catalog: Path | None = None,
 ) -> RunnerDeployment:
     """The `nightly` deployment of `rulings_flow`: on `cron` in `timezone`, these parameters."""
     return rulings_flow.to_deployment(
@@ -332,6 +357,7 @@ def nightly_deployment(
             "raw_dir": str(raw_dir.resolve()),
             "output_dir": str(output_dir.resolve()),
             "retention": retention,
+            **({"catalog": str(catalog.resolve())} if catalog else {}),
         },
         description="Nightly refresh of the ruling tables under output/latest.",
         version=flows.__version__,

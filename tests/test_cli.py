@@ -81,7 +81,7 @@ def test_run_then_validate_in_a_subprocess(tmp_path: Path) -> None:
     assert manifest["line_accounting"]["lines_read"] == 154
     check = runner.invoke(app, ["validate", "--output", str(tmp_path / "out")])
     assert check.exit_code == 0
-    assert "all 7 tables match the contract and the manifest" in check.output
+    assert "all 8 tables match the contract and the manifest" in check.output
     (tmp_path / "out" / "latest" / "rulings.jsonl").write_text("{}\n")
     tampered = runner.invoke(app, ["validate", "--output", str(tmp_path / "out")])
     assert tampered.exit_code == 1

@@ -140,7 +140,8 @@ def read_catalog(path: Path) -> Catalog:
             sets += 1
     except (ijson.JSONError, json.JSONDecodeError, lzma.LZMAError, gzip.BadGzipFile, EOFError,
             UnicodeDecodeError) as exc:  # fmt: skip
-        raise CatalogError(f"catalog {path} is not readable MTGJSON JSON: {exc}") from exc
+        reason = " ".join(str(exc).split())  # yajl's messages span lines
+        raise CatalogError(f"catalog {path} is not readable MTGJSON JSON: {reason}") from exc
     if not sets:
         raise CatalogError(
             f"catalog {path} has no sets under `data`; expected MTGJSON AllPrintings or set files"
