@@ -281,3 +281,8 @@ def _summary(result: dict[str, Any]) -> Table:
 def main() -> None:
     """Console script entry point (`ruling-dumps`)."""
     app()
+
+
+from flows.cli_eval import eval_app  # noqa: E402  (registered after the other commands)
+
+app.add_typer(eval_app, name="eval")

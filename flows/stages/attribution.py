@@ -22,7 +22,12 @@ from typing import TypedDict
 import polars as pl
 from rapidfuzz.distance import Levenshtein
 
-from flows.stages.card_names import find_name_mentions, index_catalog_names, pick_subject_names
+from flows.stages.card_names import (
+    find_name_mentions,
+    index_catalog_names,
+    index_catalog_terms,
+    pick_subject_names,
+)
 from flows.stages.catalog import Catalog
 from flows.stages.dedupe import MAX_EDITS, MIN_SIMILARITY, PROTECTED_TOKENS, normalize_text
 from flows.stages.stub_match import attribute_by_stub, index_catalog_texts
@@ -116,23 +121,34 @@ def _is_near(a: str, b: str) -> bool:
     return edits <= MAX_EDITS and 1 - edits / max(len(a), len(b)) >= MIN_SIMILARITY
 
 
-def attribute_by_rulings(dump_texts: pl.DataFrame, catalog_rulings: pl.DataFrame) -> pl.DataFrame:
+def attribute_by_rulings(
+    dump_texts: pl.DataFrame,
+    catalog_rulings: pl.DataFrame,
+    names: pl.DataFrame,
+    matches: pl.DataFrame | None = None,
+) -> pl.DataFrame:
     """The card whose catalog rulings best explain each dump's rulings.
 
     Each matched catalog text t weighs 1/card_count(t); a card's evidence E is
     the sum over the dump's texts it carries. The best card needs a matched
     text carried by at most MAX_SPECIFIC cards and a score
     (E_best - E_second) / (sum of the dump's matched weights) * (1 - 0.1**E_best)
-    of at least MIN_RULINGS_SCORE.
+    of at least MIN_RULINGS_SCORE, and one of its matched rulings must name
+    it (a full, face or short name from `names`): a card whose rulings never
+    name it shares them with cards the catalog may not know (a new card with
+    the same generic rulings), so they cannot pin it.
 
     Needs:
         dump_texts: dump_id, text (normalized English rulings, one row per distinct pair).
         catalog_rulings: `index_catalog_rulings` output.
+        names: `card_names.index_catalog_names` output.
+        matches: `match_catalog_texts` of the dump texts (computed when None).
 
     Returns:
         dump_id, oracle_id, card_name, rulings_score (Float64 0-1); attributed dumps only.
     """
-    matches = match_catalog_texts(dump_texts["text"], catalog_rulings["text"])
+    if matches is None:
+        matches = match_catalog_texts(dump_texts["text"], catalog_rulings["text"])
     evidence = (
         dump_texts.join(matches, on="text")
         .select("dump_id", "catalog_text")
@@ -159,9 +175,18 @@ def attribute_by_rulings(dump_texts: pl.DataFrame, catalog_rulings: pl.DataFrame
             (pl.col("_e") - pl.col("_second")) / pl.col("_total") * (1 - 0.1 ** pl.col("_e"))
         ).round(3)
     )
-    return scored.filter(
-        pl.col("_specific") & (pl.col("rulings_score") >= MIN_RULINGS_SCORE)
-    ).select("dump_id", "oracle_id", "card_name", "rulings_score")
+    kept = scored.filter(pl.col("_specific") & (pl.col("rulings_score") >= MIN_RULINGS_SCORE))
+    named = (
+        kept.select("dump_id", "oracle_id")
+        .join(evidence.select("dump_id", "oracle_id", "catalog_text"), on=["dump_id", "oracle_id"])
+        .join(names.select("oracle_id", alias="name"), on="oracle_id")
+        .filter(pl.col("catalog_text").str.contains(pl.col("alias"), literal=True))
+        .select("dump_id")
+        .unique()
+    )
+    return kept.join(named, on="dump_id", how="semi").select(
+        "dump_id", "oracle_id", "card_name", "rulings_score"
+    )
 
 
 class CatalogIndex(TypedDict):
@@ -170,6 +195,7 @@ class CatalogIndex(TypedDict):
     rulings: pl.DataFrame  # `index_catalog_rulings`
     texts: pl.DataFrame  # `stub_match.index_catalog_texts`
     names: pl.DataFrame  # `card_names.index_catalog_names`
+    terms: pl.Series  # `card_names.index_catalog_terms`
 
 
 def index_catalog(catalog: Catalog) -> CatalogIndex:
@@ -178,6 +204,7 @@ def index_catalog(catalog: Catalog) -> CatalogIndex:
         rulings=index_catalog_rulings(catalog["rulings"], catalog["cards"]),
         texts=index_catalog_texts(catalog["cards"], catalog["foreign"]),
         names=index_catalog_names(catalog["cards"]),
+        terms=index_catalog_terms(catalog["cards"]),
     )
 
 
@@ -204,14 +231,20 @@ def attribute_dumps(
         .select("dump_id", text=normalize_text(pl.col("text_raw")))
         .unique()
     )
-    named = pick_subject_names(dump_texts, find_name_mentions(dump_texts["text"]))
     if index is None:
+        named = pick_subject_names(dump_texts, find_name_mentions(dump_texts["text"]))
         return named.select(
             "dump_id", "card_name", oracle_id=pl.lit(None, pl.String),
             card_attribution=pl.lit("name"), card_attribution_score="name_score",
         ).sort("dump_id")  # fmt: skip
+    matches = match_catalog_texts(dump_texts["text"], index["rulings"]["text"])
+    # Names in rulings the catalog gives several cards (bolster's `Abzan Skycaptain`)
+    # are examples, not the dump's card.
+    shared = index["rulings"].filter(pl.col("card_count") > 1).select(catalog_text="text")
+    own_texts = dump_texts.join(matches.join(shared, on="catalog_text"), on="text", how="anti")
+    named = pick_subject_names(own_texts, find_name_mentions(own_texts["text"]), index["terms"])
     named = named.join(index["names"].rename({"name": "card_name"}), on="card_name", how="left")
-    by_rulings = attribute_by_rulings(dump_texts, index["rulings"])
+    by_rulings = attribute_by_rulings(dump_texts, index["rulings"], index["names"], matches)
     by_stub = attribute_by_stub(stubs, index["texts"])
     return _combine(named, by_rulings, by_stub)
 

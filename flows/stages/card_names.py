@@ -26,20 +26,26 @@ _SUBJECT_AFTER = re.compile(
     r"|attacks|blocks|copies|deals|gets|gains|leaves|will|won't|can|can't|could|would|must|may"
     r"|does|doesn't|triggers|resolves|remains|stays|isn't)\b)"
 )
-#: Capitalized words that start sentences or name rules terms, never a card name alone.
-_STOP_WORDS_TEXT = (
-    "A An The If When Whenever As At Although Because Once Use Some Any Each Every It "
-    "Its This That These Those They Their You Your Similarly Notably Specifically "
-    "Rather In For On To After Before While Unless Then All No Other Another One Two "
-    "Three Keep Potential Energy Reconfigure Equipment Aura Auras Vehicle Vehicles "
-    "Saga Sagas Token Tokens Creature Creatures Player Players Planeswalker "
-    "Planeswalkers Battle Battles Land Lands Artifact Artifacts Enchantment Instant "
-    "Sorcery Legendary Basic Snow World Tribal Class Treasure Food Clue Blood Also "
-    "However Since Even Only Both Either Neither Here There What Which Who How Note "
-    "Otherwise Instead Likewise Similarly Normally Usually Remember Players Opponents "
-    "Counters Mana Phyrexian"
+#: Capitalized words that start sentences: stripped from the front of a name.
+_LEADING_TEXT = (
+    "A An The If When Whenever As At Although Because Once Use Some Any Each Every It Its "
+    "This That These Those They Their You Your Similarly Notably Specifically Rather In For "
+    "On To After Before While Unless Then All No Other Another One Two Three Keep Potential "
+    "Also However Since Even Only Both Either Neither Here There What Which Who How Note "
+    "Otherwise Instead Likewise Normally Usually Remember"
 )
-STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split(" "))
+LEADING_WORDS = frozenset(_LEADING_TEXT.split(" "))
+#: Rules terms: never a card name alone (with a catalog, its subtypes and keywords too).
+_TERMS_TEXT = (
+    "Energy Reconfigure Equipment Aura Vehicle Saga Token Creature Player Planeswalker Battle "
+    "Land Artifact Enchantment Instant Sorcery Legendary Basic Snow World Tribal Class "
+    "Treasure Food Clue Blood Opponent Counter Mana Phyrexian Colorless"
+)
+RULES_TERMS = frozenset(_TERMS_TEXT.split(" "))
+
+
+def _is_rules_term(name: str) -> bool:
+    return name in LEADING_WORDS or name in RULES_TERMS or name.removesuffix("s") in RULES_TERMS
 
 
 def find_name_mentions(texts: pl.Series) -> pl.DataFrame:
@@ -55,10 +61,10 @@ def find_name_mentions(texts: pl.Series) -> pl.DataFrame:
     for text in texts.drop_nulls().unique().to_list():
         for match in _NAME.finditer(text):
             words = match.group().split(" ")
-            while words and re.split("['’,]", words[0])[0] in STOP_WORDS:
+            while words and re.split("['’,]", words[0])[0] in LEADING_WORDS:
                 words.pop(0)
             name = " ".join(words).rstrip(",")
-            if len(name) < 3 or name in STOP_WORDS or name.isupper() or name[0].islower():
+            if len(name) < 3 or _is_rules_term(name) or name.isupper() or name[0].islower():
                 continue
             after = text[match.end() :]
             rows.append((text, name, bool(_SUBJECT_AFTER.match(after))))
@@ -67,12 +73,16 @@ def find_name_mentions(texts: pl.Series) -> pl.DataFrame:
     )
 
 
-def pick_subject_names(dump_texts: pl.DataFrame, mentions: pl.DataFrame) -> pl.DataFrame:
+def pick_subject_names(
+    dump_texts: pl.DataFrame, mentions: pl.DataFrame, terms: pl.Series | None = None
+) -> pl.DataFrame:
     """The card each dump is about by the names its rulings use as subject.
 
     Needs:
         dump_texts: dump_id, text (one row per distinct English ruling of a dump).
         mentions: `find_name_mentions` output.
+        terms: lowercase rules terms never taken for a name, nor their plurals
+            (the catalog's subtypes and keywords: Ninja, Rebound); None: RULES_TERMS only.
 
     Returns:
         dump_id, card_name (String), name_mentions (UInt32: all mentions of it),
@@ -80,6 +90,12 @@ def pick_subject_names(dump_texts: pl.DataFrame, mentions: pl.DataFrame) -> pl.D
         only dumps with one clear name (at least one subject mention, strictly
         more mentions than any other subject name).
     """
+    if terms is not None:
+        lowercase = pl.col("name").str.to_lowercase()
+        mentions = mentions.filter(
+            ~lowercase.is_in(terms.implode())
+            & ~lowercase.str.strip_suffix("s").is_in(terms.implode())
+        )
     counts = (
         dump_texts.join(mentions, on="text")
         .group_by("dump_id", "name")
@@ -102,11 +118,23 @@ def pick_subject_names(dump_texts: pl.DataFrame, mentions: pl.DataFrame) -> pl.D
     )
 
 
+def index_catalog_terms(cards: pl.DataFrame) -> pl.Series:
+    """The catalog's subtypes and keywords, lowercase (String): rules words, not card names.
+
+    Needs:
+        cards: subtypes, keywords (List(String)).
+    """
+    terms = pl.concat([cards["subtypes"].explode(), cards["keywords"].explode()])
+    return terms.drop_nulls().str.to_lowercase().unique().sort().rename("term")
+
+
 def index_catalog_names(cards: pl.DataFrame) -> pl.DataFrame:
     """Every name a ruling may use for a catalog card: full, face and short (before a comma).
 
+    Names that are also rules terms (`index_catalog_terms`) are left out.
+
     Needs:
-        cards: oracle_id, name, face_name (`catalog.Catalog["cards"]`).
+        cards: oracle_id, name, face_name, subtypes, keywords (`catalog.Catalog["cards"]`).
 
     Returns:
         name (String), oracle_id (String), catalog_name (String: the card's
@@ -127,6 +155,8 @@ def index_catalog_names(cards: pl.DataFrame) -> pl.DataFrame:
         .drop_nulls()
         .unique()
     )
+    terms = index_catalog_terms(cards)
+    aliases = aliases.filter(~pl.col("name").str.to_lowercase().is_in(terms.implode()))
     return (
         aliases.filter(pl.col("oracle_id").n_unique().over("name") == 1).unique("name").sort("name")
     )

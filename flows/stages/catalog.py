@@ -32,7 +32,7 @@ from flows.errors import CatalogError
 logger = logging.getLogger(__name__)
 
 #: Bump when the extracted tables change (a new column): older caches are ignored.
-CATALOG_CACHE_VERSION = "1"
+CATALOG_CACHE_VERSION = "2"
 
 #: MTGJSON foreignData language names -> the ISO codes the pipeline uses.
 MTGJSON_LANGUAGES = {
@@ -60,6 +60,7 @@ CARD_SCHEMA = {
     "toughness": pl.String,
     "text": pl.String,
     "subtypes": pl.List(pl.String),
+    "keywords": pl.List(pl.String),
 }
 RULING_SCHEMA = {"uuid": pl.String, "oracle_id": pl.String, "date": pl.String, "text": pl.String}
 FOREIGN_SCHEMA = {
@@ -169,6 +170,7 @@ def _extract_set(set_code: str, set_data: Any, rows: dict[str, list[dict[str, An
             "mana_value": None if mana_value is None else float(mana_value),
             "power": card.get("power"), "toughness": card.get("toughness"),
             "text": card.get("text"), "subtypes": card.get("subtypes") or [],
+            "keywords": card.get("keywords") or [],
         })  # fmt: skip
         for ruling in card.get("rulings") or []:
             rows["rulings"].append(
