@@ -275,6 +275,8 @@ def _summary(result: dict[str, Any]) -> Table:
     for change in ("added", "changed", "removed"):
         table.add_row(f"files {change} since previous", str(len(result["since_previous"][change])))
     table.add_row("snapshot", result["snapshot"])
+    if "report_html" in result:
+        table.add_row("report (charts)", result["report_html"])
     return table
 
 

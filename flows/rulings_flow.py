@@ -32,11 +32,12 @@ from prefect.utilities.annotations import quote
 import flows
 from flows import pipeline
 from flows.errors import RulingsError
-from flows.stages import language, manifest, read, report, state, write
+from flows.stages import language, manifest, read, report, report_html, state, write
 from flows.stages.attribution import CatalogIndex, index_catalog
 from flows.stages.catalog import load_catalog
 from flows.stages.runlock import hold_run_lock
 from schemas import SCHEMA_VERSION
+from schemas.json_schema import json_schema_documents
 
 #: Deployment defaults: the nightly refresh at 03:00 UTC, the last 7 snapshots kept.
 NIGHTLY_CRON = "0 3 * * *"
@@ -157,10 +158,15 @@ def write_snapshot_task(
     run_manifest: dict[str, Any],
     output_dir: Path,
     report_markdown: str,
+    documents: dict[str, str] | None = None,
 ) -> Path:
-    """Write the complete snapshot folder, report.md included (I/O, retried on OSError)."""
+    """Write the complete snapshot folder, report.md and `documents` included (I/O, retried)."""
     return write.write_snapshot(
-        published, run_manifest, output_dir, run_manifest["run_id"], {"report.md": report_markdown}
+        published,
+        run_manifest,
+        output_dir,
+        run_manifest["run_id"],
+        {"report.md": report_markdown, **(documents or {})},
     )
 
 
@@ -279,15 +285,23 @@ def rulings_flow(
         )
         markdown = report.build_report(run_manifest, published)
         # quote(): Prefect would walk the manifest's 100,000 inputs item by item.
-        snapshot = write_snapshot_task(published, quote(run_manifest), output_dir, markdown)
+        documents = {
+            "report.html": report_html.build_report_html(run_manifest, published),
+            **json_schema_documents(),  # typed readers work on empty tables too
+        }
+        snapshot = write_snapshot_task(
+            published, quote(run_manifest), output_dir, markdown, documents
+        )
         switch_latest_task(output_dir, snapshot)
         save_state_task(output_dir, parsed_files, detected["languages"], built["registry"], run_id)
         prune_snapshots_task(output_dir, max(1, retention))
     create_markdown_artifact(
-        markdown=markdown, key="ruling-dumps-report", description=f"ruling-dumps run {run_id}"
+        markdown=f"{markdown}\nCharts: `{snapshot / 'report.html'}`\n",
+        key="ruling-dumps-report",
+        description=f"ruling-dumps run {run_id}",
     )
     logger.info("published %s: %s", snapshot, run_manifest["rows"])
-    return {**run_manifest, "snapshot": str(snapshot)}
+    return {**run_manifest, "snapshot": str(snapshot), "report_html": str(snapshot / "report.html")}
 
 
 def _chunks(texts: pl.Series, parts: int) -> list[pl.Series]:
