@@ -7,6 +7,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -140,3 +141,12 @@ def small_catalog_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 with gzip.open(folder / f"{code}.json.gz", "wt", encoding="utf-8") as out:
                     json.dump(document, out)
     return folder
+
+
+@pytest.fixture(scope="session")
+def small_index(small_catalog_dir: Path) -> Any:
+    """The attribution lookups (`attribution.CatalogIndex`) of the small catalog."""
+    from flows.stages.attribution import index_catalog
+    from flows.stages.catalog import read_catalog
+
+    return index_catalog(read_catalog(small_catalog_dir))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-from pathlib import Path
 
 import polars as pl
 import pytest
@@ -11,7 +10,7 @@ from polars.testing import assert_frame_equal
 
 from flows.pipeline import run_pipeline
 from flows.stages.attribution import CatalogIndex, index_catalog
-from flows.stages.catalog import load_catalog, read_catalog
+from flows.stages.catalog import load_catalog
 from flows.stages.read import load_raw_dumps
 from tests.conftest import REAL_CATALOG, SEED_DIR, TODAY, dump_of, needs_real_catalog
 
@@ -33,11 +32,6 @@ def seed_cards(rows: dict[str, tuple[str, str | None, str]]) -> pl.DataFrame:
         schema={c: pl.String for c in COLUMNS},
         orient="row",
     )
-
-
-@pytest.fixture(scope="session")
-def small_index(small_catalog_dir: Path) -> CatalogIndex:
-    return index_catalog(read_catalog(small_catalog_dir))
 
 
 @pytest.fixture(scope="session")
