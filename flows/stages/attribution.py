@@ -243,10 +243,46 @@ def attribute_dumps(
     shared = index["rulings"].filter(pl.col("card_count") > 1).select(catalog_text="text")
     own_texts = dump_texts.join(matches.join(shared, on="catalog_text"), on="text", how="anti")
     named = pick_subject_names(own_texts, find_name_mentions(own_texts["text"]), index["terms"])
-    named = named.join(index["names"].rename({"name": "card_name"}), on="card_name", how="left")
+    named = _check_names(named, dump_texts, matches, index)
     by_rulings = attribute_by_rulings(dump_texts, index["rulings"], index["names"], matches)
     by_stub = attribute_by_stub(stubs, index["texts"])
     return _combine(named, by_rulings, by_stub)
+
+
+def _check_names(
+    named: pl.DataFrame, dump_texts: pl.DataFrame, matches: pl.DataFrame, index: CatalogIndex
+) -> pl.DataFrame:
+    """Look the subject names up in the catalog (full and face names; a short name
+    keeps oracle_id null: a newer legend may share it). A name of a catalog card
+    that has catalog rulings, none of which the dump carries, is an example
+    (`such as Sisters of Stone Death`), not the dump's card: dropped.
+
+    Adds: oracle_id, catalog_name (null when the name is not a catalog card).
+    """
+    full_names = (
+        index["names"]
+        .filter(~pl.col("is_short"))
+        .select(card_name="name", oracle_id="oracle_id", catalog_name="catalog_name")
+    )
+    carried = (
+        dump_texts.join(matches, on="text")
+        .join(
+            index["rulings"].select(catalog_text="text", oracle_id="oracle_id"), on="catalog_text"
+        )
+        .select("dump_id", "oracle_id", _carried=pl.lit(True))
+        .unique()
+    )
+    with_rulings = index["rulings"]["oracle_id"].unique()
+    return (
+        named.join(full_names, on="card_name", how="left")
+        .join(carried, on=["dump_id", "oracle_id"], how="left")
+        .filter(
+            pl.col("oracle_id").is_null()
+            | ~pl.col("oracle_id").is_in(with_rulings.implode())
+            | pl.col("_carried").fill_null(False)
+        )
+        .drop("_carried")
+    )
 
 
 def _combine(named: pl.DataFrame, by_rulings: pl.DataFrame, by_stub: pl.DataFrame) -> pl.DataFrame:

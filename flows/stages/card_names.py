@@ -138,18 +138,20 @@ def index_catalog_names(cards: pl.DataFrame) -> pl.DataFrame:
 
     Returns:
         name (String), oracle_id (String), catalog_name (String: the card's
-        full name); one row per name, only names of exactly one oracle_id.
+        full name), is_short (Boolean: a legend's short name, `Satya`, which a
+        newer legend may share); one row per name, only names of exactly one
+        oracle_id.
     """
     named = cards.filter(pl.col("oracle_id").is_not_null()).select("oracle_id", "name", "face_name")
     short = r"^([^,/]+),"  # `Satya, Aetherflux Genius` -> Satya
     aliases = (
         pl.concat(
-            named.select("oracle_id", catalog_name="name", name=name)
-            for name in (
-                pl.col("name"),
-                pl.col("face_name"),
-                pl.col("name").str.extract(short),
-                pl.col("face_name").str.extract(short),
+            named.select("oracle_id", catalog_name="name", name=name, is_short=pl.lit(is_short))
+            for name, is_short in (
+                (pl.col("name"), False),
+                (pl.col("face_name"), False),
+                (pl.col("name").str.extract(short), True),
+                (pl.col("face_name").str.extract(short), True),
             )
         )
         .drop_nulls()
@@ -158,5 +160,8 @@ def index_catalog_names(cards: pl.DataFrame) -> pl.DataFrame:
     terms = index_catalog_terms(cards)
     aliases = aliases.filter(~pl.col("name").str.to_lowercase().is_in(terms.implode()))
     return (
-        aliases.filter(pl.col("oracle_id").n_unique().over("name") == 1).unique("name").sort("name")
+        aliases.filter(pl.col("oracle_id").n_unique().over("name") == 1)
+        .sort("name", "is_short")
+        .unique("name", keep="first")
+        .sort("name")
     )

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import polars as pl
 
-#: A stub prefix shorter than this (normalized characters) is too weak to match.
+#: A stub prefix shorter than this (normalized characters) is too weak to match ...
 MIN_PREFIX_CHARS = 20
+#: ... and so is one with fewer letters than this outside mana symbols (`{T}: Add {C}.`
+#: starts hundreds of lands).
+MIN_PREFIX_LETTERS = 12
 
 
 def fold_card_text(text: pl.Expr) -> pl.Expr:
@@ -70,7 +73,10 @@ def attribute_by_stub(stubs: pl.DataFrame, catalog_texts: pl.DataFrame) -> pl.Da
     prefixes = (
         stubs.filter(pl.col("text").is_not_null())
         .with_columns(_prefix=fold_card_text(pl.col("text")))
-        .filter(pl.col("_prefix").str.len_chars() >= MIN_PREFIX_CHARS)
+        .filter(
+            (pl.col("_prefix").str.len_chars() >= MIN_PREFIX_CHARS)
+            & (_letters(pl.col("_prefix")) >= MIN_PREFIX_LETTERS)
+        )
     )
     candidates = (
         prefixes.with_columns(_key=pl.col("_prefix").str.slice(0, MIN_PREFIX_CHARS))
@@ -102,3 +108,8 @@ def attribute_by_stub(stubs: pl.DataFrame, catalog_texts: pl.DataFrame) -> pl.Da
 def _same_or_unknown(column: str, unknown: pl.Expr) -> pl.Expr:
     """The stub's `column` equals the catalog's, or the stub's is `unknown`."""
     return unknown | pl.col(column).eq_missing(pl.col(f"{column}_catalog"))
+
+
+def _letters(text: pl.Expr) -> pl.Expr:
+    """Letters of `text` outside mana symbols such as {T} and {2}{R} (UInt32)."""
+    return text.str.replace_all(r"\{[^}]*\}", "").str.count_matches(r"\p{L}")

@@ -101,15 +101,46 @@ def test_stub_with_other_stats_names_no_card(small_index: CatalogIndex) -> None:
     assert attributed(raw, small_index)["card_attribution"].to_list() == [None]
 
 
-def test_rulings_and_a_different_subject_name_give_no_card(small_index: CatalogIndex) -> None:
-    """Demon of Dark Schemes' own ruling, but the bodies are about another card: no card."""
+DEMON_RULINGS = [
+    line
+    for line in (SEED_DIR / "002_14b9121c30f5c5b3.txt").read_text().splitlines()
+    if "Demon" in line
+]
+GEARHULK_RULING = (
+    "If you cast the card, you do so as part of the resolution of Torrential Gearhulk's triggered"
+    " ability. You can't wait to cast it later in the turn. Timing restrictions (such as"
+    " “Cast [this card] only during combat”) still apply."
+)
+
+
+def test_rulings_and_another_named_card_give_no_card(small_index: CatalogIndex) -> None:
+    """Demon of Dark Schemes' four rulings lead, but the bodies are about Torrential Gearhulk
+    (named five times to the Demon's four, one of its rulings there): no card."""
+    raw = dump_of(
+        "Clarifications",
+        *(line for ruling in DEMON_RULINGS for line in (DATE, ruling)),
+        DATE, GEARHULK_RULING,
+        DATE, "Torrential Gearhulk's controller chooses the card.",
+        DATE, "Torrential Gearhulk's ability doesn't target a creature card.",
+        DATE, "Torrential Gearhulk's triggered ability resolves first.",
+        DATE, "Torrential Gearhulk's ability can target any instant card.",
+    )  # fmt: skip
+    assert attributed(raw, small_index)["card_attribution"].to_list() == [None]
+
+
+def test_a_named_catalog_card_without_its_rulings_is_an_example(small_index: CatalogIndex) -> None:
+    """Torrential Gearhulk named twice, but none of its catalog rulings: the Demon's ruling wins."""
     raw = dump_of(
         "Clarifications", DATE,
         "If Demon of Dark Schemes dies at the same time as another creature, its second triggered ability triggers.",
         DATE, "Torrential Gearhulk's triggered ability resolves first.",
-        DATE, "Torrential Gearhulk's ability can target any creature.",
+        DATE, "Torrential Gearhulk's ability can target any instant card.",
     )  # fmt: skip
-    assert attributed(raw, small_index)["card_attribution"].to_list() == [None]
+    assert attributed(raw, small_index).drop("path", "card_attribution_score").row(0) == (
+        "Demon of Dark Schemes",
+        DEMON,
+        "rulings",
+    )
 
 
 @needs_real_catalog
