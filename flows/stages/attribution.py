@@ -255,7 +255,9 @@ def _check_names(
     """Look the subject names up in the catalog (full and face names; a short name
     keeps oracle_id null: a newer legend may share it). A name of a catalog card
     that has catalog rulings, none of which the dump carries, is an example
-    (`such as Sisters of Stone Death`), not the dump's card: dropped.
+    (`such as Sisters of Stone Death`), not the dump's card: dropped. A name
+    gets its oracle_id only when the dump carries one of that card's rulings
+    (`Sisay` is also a Vanguard card without rulings: the name alone is kept).
 
     Adds: oracle_id, catalog_name (null when the name is not a catalog card).
     """
@@ -273,7 +275,7 @@ def _check_names(
         .unique()
     )
     with_rulings = index["rulings"]["oracle_id"].unique()
-    return (
+    checked = (
         named.join(full_names, on="card_name", how="left")
         .join(carried, on=["dump_id", "oracle_id"], how="left")
         .filter(
@@ -281,8 +283,12 @@ def _check_names(
             | ~pl.col("oracle_id").is_in(with_rulings.implode())
             | pl.col("_carried").fill_null(False)
         )
-        .drop("_carried")
     )
+    confirmed = pl.col("_carried").fill_null(False)
+    return checked.with_columns(
+        oracle_id=pl.when(confirmed).then("oracle_id"),
+        catalog_name=pl.when(confirmed).then("catalog_name"),
+    ).drop("_carried")
 
 
 def _combine(named: pl.DataFrame, by_rulings: pl.DataFrame, by_stub: pl.DataFrame) -> pl.DataFrame:

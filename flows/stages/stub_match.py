@@ -9,6 +9,8 @@ stub has them, and a catalog text that starts with the stub's text.
 
 from __future__ import annotations
 
+import os
+
 import polars as pl
 
 #: A stub prefix shorter than this (normalized characters) is too weak to match ...
@@ -16,6 +18,8 @@ MIN_PREFIX_CHARS = 20
 #: ... and so is one with fewer letters than this outside mana symbols (`{T}: Add {C}.`
 #: starts hundreds of lands).
 MIN_PREFIX_LETTERS = 12
+#: Letters the stub must have after it parts from every other card's text.
+MIN_TAIL_LETTERS = 8
 
 
 def fold_card_text(text: pl.Expr) -> pl.Expr:
@@ -66,9 +70,10 @@ def attribute_by_stub(stubs: pl.DataFrame, catalog_texts: pl.DataFrame) -> pl.Da
 
     Returns:
         dump_id, oracle_id, card_name, stub_score (Float64: 0.5 plus the prefix
-        length / 200, at most 0.95); only dumps whose stubs match exactly one
-        oracle_id. A stub in a reliably detected language is matched against
-        that language's texts only.
+        length / 200, at most 0.95); only dumps whose stub matches exactly one
+        oracle_id and goes on for MIN_TAIL_LETTERS letters after it parts from
+        every other card's text. A stub in a reliably detected language is
+        matched against that language's texts only.
     """
     prefixes = (
         stubs.filter(pl.col("text").is_not_null())
@@ -78,30 +83,57 @@ def attribute_by_stub(stubs: pl.DataFrame, catalog_texts: pl.DataFrame) -> pl.Da
             & (_letters(pl.col("_prefix")) >= MIN_PREFIX_LETTERS)
         )
     )
-    candidates = (
-        prefixes.with_columns(_key=pl.col("_prefix").str.slice(0, MIN_PREFIX_CHARS))
-        .join(catalog_texts, on=["_key", "mana_value"], suffix="_catalog")
-        .filter(
-            pl.col("text_catalog").str.starts_with(pl.col("_prefix"))
-            & _same_or_unknown("power", pl.col("power").is_null())
-            & _same_or_unknown("toughness", pl.col("toughness").is_null())
-            & _same_or_unknown("language", pl.col("language_is_inferred"))
-        )
-    )  # fmt: skip
-    found = candidates.group_by("dump_id").agg(
-        pl.col("oracle_id").unique(),
-        pl.col("card_name").first(),
-        _chars=pl.col("_prefix").str.len_chars().max(),
+    keyed = prefixes.with_columns(_key=pl.col("_prefix").str.slice(0, MIN_PREFIX_CHARS))
+    same_start = keyed.join(catalog_texts, on="_key", suffix="_catalog").filter(
+        _same_or_unknown("language", pl.col("language_is_inferred"))
     )
+    candidates = same_start.filter(
+        pl.col("text_catalog").str.starts_with(pl.col("_prefix"))
+        & pl.col("mana_value").eq_missing(pl.col("mana_value_catalog"))
+        & _same_or_unknown("power", pl.col("power").is_null())
+        & _same_or_unknown("toughness", pl.col("toughness").is_null())
+    )
+    found = (
+        candidates.group_by("dump_id", "_prefix")
+        .agg(pl.col("oracle_id").unique(), pl.col("card_name").first())
+        .filter(pl.col("oracle_id").list.len() == 1)
+        .with_columns(pl.col("oracle_id").list.first())
+    )
+    distinct = _distinct_tail(found, same_start)
     return (
-        found.filter(pl.col("oracle_id").list.len() == 1)
+        found.join(distinct, on="dump_id", how="left")
+        .filter(_letters(pl.col("_tail").fill_null(pl.col("_prefix"))) >= MIN_TAIL_LETTERS)
         .select(
             "dump_id",
-            oracle_id=pl.col("oracle_id").list.first(),
-            card_name="card_name",
-            stub_score=(0.5 + pl.col("_chars") / 200).clip(upper_bound=0.95).round(3),
+            "oracle_id",
+            "card_name",
+            stub_score=(0.5 + pl.col("_prefix").str.len_chars() / 200)
+            .clip(upper_bound=0.95)
+            .round(3),
         )
+        .unique("dump_id", keep="none")
         .sort("dump_id")
+    )
+
+
+def _distinct_tail(found: pl.DataFrame, same_start: pl.DataFrame) -> pl.DataFrame:
+    """dump_id, _tail: the stub's text after its longest common start with another card's text.
+
+    A stub that only repeats what other cards print too (`{T}: Add {C}.`) and
+    ends where they part says nothing about which of them it is.
+    """
+    rivals = same_start.join(found.select("dump_id", _card="oracle_id"), on="dump_id").filter(
+        pl.col("oracle_id") != pl.col("_card")
+    )
+    shared = [
+        len(os.path.commonprefix([a, b]))  # noqa: RUF071 (characters, not paths)
+        for a, b in zip(rivals["_prefix"].to_list(), rivals["text_catalog"].to_list(), strict=True)
+    ]
+    return (
+        rivals.with_columns(_shared=pl.Series(shared, dtype=pl.Int64))
+        .group_by("dump_id", "_prefix")
+        .agg(pl.col("_shared").max())
+        .select("dump_id", _tail=pl.col("_prefix").str.slice(pl.col("_shared")))
     )
 
 
