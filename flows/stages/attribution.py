@@ -242,71 +242,90 @@ def attribute_dumps(
     # are examples, not the dump's card.
     shared = index["rulings"].filter(pl.col("card_count") > 1).select(catalog_text="text")
     own_texts = dump_texts.join(matches.join(shared, on="catalog_text"), on="text", how="anti")
-    named = pick_subject_names(own_texts, find_name_mentions(own_texts["text"]), index["terms"])
-    named = _check_names(named, dump_texts, matches, index)
+    mentions = find_name_mentions(own_texts["text"])
+    carried = _carried_cards(dump_texts, matches, index["rulings"])
+    examples = _example_names(own_texts, mentions, carried, index)
+    named = pick_subject_names(own_texts, mentions, index["terms"], examples)
+    named = _look_up_names(named, carried, index)
     by_rulings = attribute_by_rulings(dump_texts, index["rulings"], index["names"], matches)
     by_stub = attribute_by_stub(stubs, index["texts"])
     return _combine(named, by_rulings, by_stub)
 
 
-def _check_names(
-    named: pl.DataFrame, dump_texts: pl.DataFrame, matches: pl.DataFrame, index: CatalogIndex
+def _carried_cards(
+    dump_texts: pl.DataFrame, matches: pl.DataFrame, catalog_rulings: pl.DataFrame
 ) -> pl.DataFrame:
-    """Look the subject names up in the catalog (full and face names; a short name
-    keeps oracle_id null: a newer legend may share it). A name of a catalog card
-    that has catalog rulings, none of which the dump carries, is an example
-    (`such as Sisters of Stone Death`), not the dump's card: dropped. A name
-    gets its oracle_id only when the dump carries one of that card's rulings
-    (`Sisay` is also a Vanguard card without rulings: the name alone is kept).
-
-    Adds: oracle_id, catalog_name (null when the name is not a catalog card).
-    """
-    full_names = (
-        index["names"]
-        .filter(~pl.col("is_short"))
-        .select(card_name="name", oracle_id="oracle_id", catalog_name="catalog_name")
-    )
-    carried = (
+    """dump_id, oracle_id: the catalog cards that carry at least one of the dump's rulings."""
+    return (
         dump_texts.join(matches, on="text")
-        .join(
-            index["rulings"].select(catalog_text="text", oracle_id="oracle_id"), on="catalog_text"
-        )
-        .select("dump_id", "oracle_id", _carried=pl.lit(True))
+        .join(catalog_rulings.select(catalog_text="text", oracle_id="oracle_id"), on="catalog_text")
+        .select("dump_id", "oracle_id")
         .unique()
     )
-    with_rulings = index["rulings"]["oracle_id"].unique()
-    checked = (
-        named.join(full_names, on="card_name", how="left")
-        .join(carried, on=["dump_id", "oracle_id"], how="left")
-        .filter(
-            pl.col("oracle_id").is_null()
-            | ~pl.col("oracle_id").is_in(with_rulings.implode())
-            | pl.col("_carried").fill_null(False)
+
+
+def _example_names(
+    dump_texts: pl.DataFrame, mentions: pl.DataFrame, carried: pl.DataFrame, index: CatalogIndex
+) -> pl.DataFrame:
+    """dump_id, name: names of catalog cards that have catalog rulings, none of which the
+    dump carries: examples (`such as Sisters of Stone Death`), not the dump's card."""
+    with_rulings = index["rulings"].select("oracle_id").unique()
+    return (
+        dump_texts.join(mentions, on="text")
+        .select("dump_id", "name")
+        .unique()
+        .join(index["names"].filter(~pl.col("is_short")).select("name", "oracle_id"), on="name")
+        .join(with_rulings, on="oracle_id", how="semi")
+        .join(carried, on=["dump_id", "oracle_id"], how="anti")
+        .select("dump_id", "name")
+    )
+
+
+def _look_up_names(named: pl.DataFrame, carried: pl.DataFrame, index: CatalogIndex) -> pl.DataFrame:
+    """Add oracle_id and catalog_name to each picked name when it is the full or face name
+    of a catalog card whose rulings the dump carries (a short name, `Satya`, may belong
+    to a newer legend: null), and _n_any: the oracle_id any alias gives the name."""
+    full_names = index["names"].filter(~pl.col("is_short"))
+    confirmed = full_names.select(
+        card_name="name", oracle_id="oracle_id", catalog_name="catalog_name"
+    )
+    return (
+        named.join(confirmed, on="card_name", how="left")
+        .join(carried.with_columns(_carried=pl.lit(True)), on=["dump_id", "oracle_id"], how="left")
+        .with_columns(
+            oracle_id=pl.when(pl.col("_carried")).then("oracle_id"),
+            catalog_name=pl.when(pl.col("_carried")).then("catalog_name"),
+        )
+        .drop("_carried")
+        .join(
+            index["names"].select(card_name="name", _n_any="oracle_id"), on="card_name", how="left"
         )
     )
-    confirmed = pl.col("_carried").fill_null(False)
-    return checked.with_columns(
-        oracle_id=pl.when(confirmed).then("oracle_id"),
-        catalog_name=pl.when(confirmed).then("catalog_name"),
-    ).drop("_carried")
 
 
 def _combine(named: pl.DataFrame, by_rulings: pl.DataFrame, by_stub: pl.DataFrame) -> pl.DataFrame:
     """One attribution per dump from the three kinds of evidence.
 
-    Rulings and stub on two cards, or a subject name of another catalog card:
-    no card. A subject name the catalog does not know beats a catalog match
-    (the name alone is kept, oracle_id null).
+    Rulings count only when the rulings' subject name is their card. Rulings
+    and stub on two cards, or a subject name of another catalog card: no card.
+    A subject name the catalog does not know beats a catalog match (the name
+    alone is kept). A name alone never gets an oracle_id.
     """
     evidence = (
-        named.select("dump_id", _name="card_name", _n_oid="oracle_id", _n_name="catalog_name",
-                     _n_score="name_score")
+        named.select("dump_id", "_n_any", _name="card_name", _n_oid="oracle_id",
+                     _n_name="catalog_name", _n_score="name_score")
         .join(by_rulings.rename({"oracle_id": "_r_oid", "card_name": "_r_name",
                                  "rulings_score": "_r_score"}), on="dump_id", how="full",
               coalesce=True)
         .join(by_stub.rename({"oracle_id": "_s_oid", "card_name": "_s_name",
                               "stub_score": "_s_score"}), on="dump_id", how="full", coalesce=True)
     )  # fmt: skip
+    # Rulings pin a card only when the rulings' subject is that card.
+    subject_is_card = pl.col("_n_any").eq_missing(pl.col("_r_oid"))
+    evidence = evidence.with_columns(
+        pl.when(subject_is_card).then(pl.col(c)).name.keep()
+        for c in ("_r_oid", "_r_name", "_r_score")
+    )
     card = pl.coalesce("_r_oid", "_s_oid")
     rulings_stub_agree = pl.col("_r_oid").is_null() | pl.col("_s_oid").is_null()
     rulings_stub_agree = rulings_stub_agree | (pl.col("_r_oid") == pl.col("_s_oid"))
@@ -328,8 +347,8 @@ def _combine(named: pl.DataFrame, by_rulings: pl.DataFrame, by_stub: pl.DataFram
     doubt = [(1 - pl.col(c).fill_null(0.0)) for c in ("_r_score", "_s_score", "_n_score")]
     return evidence.select(
         "dump_id",
-        card_name=pl.coalesce("_r_name", "_s_name", "_n_name", "_name"),
-        oracle_id=pl.coalesce(card, "_n_oid"),
+        card_name=pl.coalesce("_r_name", "_s_name", "_name"),
+        oracle_id=card,
         card_attribution=how,
         card_attribution_score=(1 - doubt[0] * doubt[1] * doubt[2]).round(3),
     ).sort("dump_id")

@@ -74,7 +74,10 @@ def find_name_mentions(texts: pl.Series) -> pl.DataFrame:
 
 
 def pick_subject_names(
-    dump_texts: pl.DataFrame, mentions: pl.DataFrame, terms: pl.Series | None = None
+    dump_texts: pl.DataFrame,
+    mentions: pl.DataFrame,
+    terms: pl.Series | None = None,
+    excluded: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """The card each dump is about by the names its rulings use as subject.
 
@@ -83,6 +86,7 @@ def pick_subject_names(
         mentions: `find_name_mentions` output.
         terms: lowercase rules terms never taken for a name, nor their plurals
             (the catalog's subtypes and keywords: Ninja, Rebound); None: RULES_TERMS only.
+        excluded: dump_id, name pairs that are not candidates (example cards).
 
     Returns:
         dump_id, card_name (String), name_mentions (UInt32: all mentions of it),
@@ -101,6 +105,7 @@ def pick_subject_names(
         .group_by("dump_id", "name")
         .agg(mentions=pl.len(), subject=pl.col("is_subject").sum())
         .filter(pl.col("subject") > 0)
+        .join(excluded if excluded is not None else no_names(), on=["dump_id", "name"], how="anti")
         .sort(["dump_id", "mentions", "name"], descending=[False, True, False])
     )
     ranked = counts.group_by("dump_id", maintain_order=True).agg(
@@ -116,6 +121,11 @@ def pick_subject_names(
             pl.col("name_mentions") / (pl.col("name_mentions") + pl.col("_second") + 1)
         ).round(3),
     )
+
+
+def no_names() -> pl.DataFrame:
+    """An empty dump_id, name frame (nothing excluded)."""
+    return pl.DataFrame(schema={"dump_id": pl.String, "name": pl.String})
 
 
 def index_catalog_terms(cards: pl.DataFrame) -> pl.Series:

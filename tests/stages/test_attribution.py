@@ -113,9 +113,11 @@ GEARHULK_RULING = (
 )
 
 
-def test_rulings_and_another_named_card_give_no_card(small_index: CatalogIndex) -> None:
+def test_rulings_of_a_card_that_is_not_the_subject_give_no_oracle_id(
+    small_index: CatalogIndex,
+) -> None:
     """Demon of Dark Schemes' four rulings lead, but the bodies are about Torrential Gearhulk
-    (named five times to the Demon's four, one of its rulings there): no card."""
+    (named five times to the Demon's four, one of its rulings there): the name, no oracle_id."""
     raw = dump_of(
         "Clarifications",
         *(line for ruling in DEMON_RULINGS for line in (DATE, ruling)),
@@ -125,7 +127,11 @@ def test_rulings_and_another_named_card_give_no_card(small_index: CatalogIndex) 
         DATE, "Torrential Gearhulk's triggered ability resolves first.",
         DATE, "Torrential Gearhulk's ability can target any instant card.",
     )  # fmt: skip
-    assert attributed(raw, small_index)["card_attribution"].to_list() == [None]
+    assert attributed(raw, small_index).drop("path", "card_attribution_score").row(0) == (
+        "Torrential Gearhulk",
+        None,
+        "name",
+    )
 
 
 def test_a_named_catalog_card_without_its_rulings_is_an_example(small_index: CatalogIndex) -> None:
