@@ -93,12 +93,13 @@ def run(
 
         ruling-dumps run --raw raw --output output
     """
+    catalog_reused = True
     try:
         list_dump_paths(raw)
         check_output_dir(output)
         with hold_run_lock(output):  # fail at once, before Prefect starts (the flow locks again)
             if catalog:  # a bad catalog fails here; a good one is cached for the flow
-                load_catalog(catalog, output / "state" / "catalog")
+                catalog_reused = load_catalog(catalog, output / "state" / "catalog")[1]
     except RulingsError as exc:
         _fail(exc)
     for name, value in QUIET_PREFECT_DEFAULTS.items():
@@ -123,6 +124,8 @@ def run(
             )
     except (RulingsError, OSError) as exc:
         _fail(exc)
+    if catalog:
+        result["catalog"] = "read from its cache" if catalog_reused else "parsed and cached"
     console.print(_summary(result))
 
 
@@ -275,6 +278,8 @@ def _summary(result: dict[str, Any]) -> Table:
     for change in ("added", "changed", "removed"):
         table.add_row(f"files {change} since previous", str(len(result["since_previous"][change])))
     table.add_row("snapshot", result["snapshot"])
+    if "catalog" in result:
+        table.add_row("catalog", result["catalog"])
     if "report_html" in result:
         table.add_row("report (charts)", result["report_html"])
     return table

@@ -17,6 +17,7 @@ only when the evidence it has agrees (a wrong card is worse than none):
 
 from __future__ import annotations
 
+import logging
 from typing import TypedDict
 
 import polars as pl
@@ -31,6 +32,8 @@ from flows.stages.card_names import (
 from flows.stages.catalog import Catalog
 from flows.stages.dedupe import MAX_EDITS, MIN_SIMILARITY, PROTECTED_TOKENS, normalize_text
 from flows.stages.stub_match import attribute_by_stub, index_catalog_texts
+
+logger = logging.getLogger(__name__)
 
 #: A ruling carried by at most this many cards is card-specific evidence.
 MAX_SPECIFIC = 3
@@ -362,3 +365,7 @@ def add_attribution(published: dict[str, pl.DataFrame], index: CatalogIndex | No
     """
     found = attribute_dumps(published["ruling_occurrences"], published["card_stubs"], index)
     published["dumps"] = published["dumps"].join(found, on="dump_id", how="left")
+    logger.info(
+        "attributed %d of %d dumps to a card (%d with an oracle_id)",
+        found.height, published["dumps"].height, found["oracle_id"].count(),
+    )  # fmt: skip
