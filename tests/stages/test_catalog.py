@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import gzip
+import json
 import lzma
 import shutil
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -95,3 +97,15 @@ def test_real_all_printings(tmp_path: Path) -> None:
     assert catalog["cards"].height == 59_634
     assert catalog["rulings"].height == 114_243
     assert catalog["cards"]["set_code"].n_unique() == 549  # 579 sets, 30 of them without cards
+
+
+@pytest.mark.parametrize("compress", [None, gzip.compress, lzma.compress], ids=["json", "gz", "xz"])
+def test_all_printings_plain_gz_xz(small_catalog_dir: Path, tmp_path: Path, compress: Any) -> None:
+    """AllPrintings layout ({"meta", "data": {"KLD": set}}) read plain, gzip or xz: 278 printings."""
+    kld = json.loads(gzip.decompress((small_catalog_dir / "KLD.json.gz").read_bytes()))["data"]
+    content = json.dumps({"meta": {"version": "5.2.0"}, "data": {"KLD": kld}}).encode()
+    path = tmp_path / "AllPrintings.json"
+    path.write_bytes(compress(content) if compress else content)
+    catalog = read_catalog(path)
+    assert catalog["cards"].height == 278
+    assert catalog["rulings"].height == 814
