@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from flows.stages.attribution import match_catalog_texts
+from flows.stages.rulings_match import match_catalog_texts
 
 RULING_CARD_SCHEMA = {
     "ruling_id": pl.String,
@@ -20,11 +20,11 @@ def build_ruling_cards(
     """One row per (ruling_id, oracle_id) that the catalog says carries the ruling.
 
     A ruling matches a catalog ruling when one of its variants equals it
-    (normalized) or is its near-duplicate (`attribution.match_catalog_texts`).
+    (normalized) or is its near-duplicate (`rulings_match.match_catalog_texts`).
 
     Needs:
         variants: variant_id, ruling_id, text (`ruling_variants`).
-        catalog_rulings: `attribution.index_catalog_rulings` output; None without a catalog.
+        catalog_rulings: `rulings_match.index_catalog_rulings` output; None without a catalog.
 
     Returns:
         RULING_CARD_SCHEMA: ruling_id, oracle_id, card_name, catalog_date (the
