@@ -36,6 +36,7 @@ from rich.console import Console
 from rich.table import Table
 
 from flows.errors import RulingsError, ServerStartError
+from flows.stages.catalog import load_catalog
 from flows.stages.read import MAX_FILE_BYTES, list_dump_paths
 from flows.stages.runlock import hold_run_lock
 from flows.stages.write import (
@@ -84,6 +85,14 @@ MaxFileMbOption = Annotated[
         "--max-file-mb", min=1, help="Files larger than this (MiB) are not read (a read reject)."
     ),
 ]
+CatalogOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--catalog",
+        help="MTGJSON AllPrintings.json (.xz, .gz) or folder of set files: attribute dumps "
+        "to cards (parsed once, cached under OUTPUT/state/catalog/).",
+    ),
+]
 
 
 @app.command()
@@ -106,6 +115,7 @@ def run(
             "--dask-workers", min=1, help="Start a local Dask cluster of N worker processes."
         ),
     ] = None,
+    catalog: CatalogOption = None,
 ) -> None:
     """Run the nightly job once: parse the dumps in RAW, publish a snapshot in OUTPUT.
 
@@ -125,6 +135,10 @@ def run(
         check_raw_output_overlap(raw, output)
         check_output_dir(output)
         with hold_run_lock(output):  # from the first second until publishing ends
+            # a bad catalog fails here, before Prefect starts; a good one is cached for the flow
+            catalog_reused = (
+                load_catalog(catalog, output / "state" / "catalog")[1] if catalog else True
+            )
             _set_quiet_defaults()
             _show_progress()
             logging.getLogger("flows.cli").info(
@@ -139,7 +153,13 @@ def run(
 
             if dask_address or dask_workers:
                 result = run_on_dask(
-                    raw, output, retention, dask_address, dask_workers or 2, max_file_mb * 2**20
+                    raw,
+                    output,
+                    retention,
+                    dask_address,
+                    dask_workers or 2,
+                    max_file_mb * 2**20,
+                    catalog=catalog,
                 )
             else:
                 result = rulings_flow(
@@ -147,7 +167,10 @@ def run(
                     output_dir=output,
                     retention=retention,
                     max_file_bytes=max_file_mb * 2**20,
+                    catalog=catalog,
                 )
+        if catalog:
+            result["catalog"] = "read from its cache" if catalog_reused else "parsed and cached"
         _print_summary(result)
 
 
@@ -178,6 +201,7 @@ def serve(
     retention: RetentionOption = 7,
     cron: Annotated[str, typer.Option("--cron", help="When to run (cron).")] = "0 3 * * *",
     timezone: Annotated[str, typer.Option("--timezone", help="Time zone of --cron.")] = "UTC",
+    catalog: CatalogOption = None,
 ) -> None:
     """Serve the nightly deployment: run on a schedule against a Prefect server.
 
@@ -191,11 +215,13 @@ def serve(
     with _one_line_errors():
         if not os.environ.get("PREFECT_API_URL"):
             raise RulingsError("serve needs PREFECT_API_URL (start a server: prefect server start)")
+        if catalog:  # a bad catalog fails here, before anything is served
+            load_catalog(catalog, output / "state" / "catalog")
         _guard_children()
         _set_quiet_defaults()
         from flows.rulings_flow import nightly_deployment, serve_nightly
 
-        serve_nightly(nightly_deployment(raw, output, retention, cron, timezone))
+        serve_nightly(nightly_deployment(raw, output, retention, cron, timezone, catalog))
 
 
 bench_app = typer.Typer(
@@ -457,6 +483,10 @@ def _summary_rows(result: dict[str, Any]) -> list[tuple[str, str]]:
     if result.get("state_recovered"):
         rows.append(("state recovered", result["state_recovered"]))
     rows.append(("snapshot", result["snapshot"]))
+    if "catalog" in result:
+        rows.append(("catalog", result["catalog"]))
+    if "report_html" in result:
+        rows.append(("report (charts)", result["report_html"]))
     return rows
 
 
@@ -479,3 +509,8 @@ def main() -> None:
     global _GUARD_CHILDREN
     _GUARD_CHILDREN = True
     app()
+
+
+from flows.cli_eval import eval_app  # noqa: E402  (registered after the other commands)
+
+app.add_typer(eval_app, name="eval")

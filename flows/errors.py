@@ -27,3 +27,7 @@ class RunLockedError(RulingsError):
 
 class ServerStartError(RulingsError):
     """Prefect's temporary local server did not start in time."""
+
+
+class CatalogError(RulingsError):
+    """The card catalog is missing, unreadable, not JSON, or not MTGJSON's layout."""

@@ -25,6 +25,8 @@ from flows.stages import (
     tables,
     translations,
 )
+from flows.stages.attribution import CatalogIndex, add_attribution
+from flows.stages.ruling_cards import build_ruling_cards
 from flows.stages.state import LANGUAGE_SCHEMA, REGISTRY_SCHEMA, ParsedFiles
 from flows.stages.validate import validate_table
 from schemas import TABLE_MODELS
@@ -216,11 +218,16 @@ def combine_languages(
 
 
 def build_tables(
-    parsed: ParsedDumps, languages: pl.DataFrame, registry: pl.DataFrame | None = None
+    parsed: ParsedDumps,
+    languages: pl.DataFrame,
+    registry: pl.DataFrame | None = None,
+    catalog: CatalogIndex | None = None,
 ) -> BuiltTables:
     """Separate translations, deduplicate rulings and build every published table.
 
     `registry` (variant_id, ruling_id of earlier runs) keeps published ruling ids stable.
+    `catalog` (`attribution.index_catalog`) attributes dumps to cards and fills
+    `ruling_cards`; without it, dumps get names only and `ruling_cards` is empty.
     """
     headers = tables.describe_dump_headers(parsed["headers"], languages)
     lines = translations.mark_translations(
@@ -249,7 +256,9 @@ def build_tables(
         "ruling_translations": ruling_translations,
         "card_stubs": tables.build_card_stubs(parsed["stubs"], headers, languages),
         "rejects": tables.build_rejects(lines, parsed["file_rejects"]),
+        "ruling_cards": build_ruling_cards(variant_table, catalog and catalog["rulings"]),
     }
+    add_attribution(published, catalog)
     return BuiltTables(
         tables=published, lines=lines, registry=ids["registry"], ruling_ids=ids["stats"]
     )
@@ -278,9 +287,9 @@ def validate_tables(built: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
 
 
 def run_pipeline(
-    raw_dumps: pl.DataFrame, today: dt.date
+    raw_dumps: pl.DataFrame, today: dt.date, catalog: CatalogIndex | None = None
 ) -> tuple[BuiltTables, dict[str, pl.DataFrame]]:
     """All steps but I/O: raw dumps to lines and validated tables (for tests and runners)."""
     parsed = parse_dumps(raw_dumps, today)
-    built = build_tables(parsed, detect_languages(parsed)["languages"])
+    built = build_tables(parsed, detect_languages(parsed)["languages"], catalog=catalog)
     return built, validate_tables(built["tables"])

@@ -35,9 +35,12 @@ from prefect.utilities.annotations import quote
 import flows
 from flows import pipeline
 from flows.hooks import pause_point
-from flows.stages import language, manifest, read, report, state, write
+from flows.stages import language, manifest, read, report, report_html, state, write
+from flows.stages.attribution import CatalogIndex, index_catalog
+from flows.stages.catalog import load_catalog
 from flows.stages.runlock import hold_run_lock
 from schemas import SCHEMA_VERSION
+from schemas.json_schema import json_schema_documents
 
 #: Deployment defaults: the nightly refresh at 03:00 UTC, the last 7 snapshots kept.
 NIGHTLY_CRON = "0 3 * * *"
@@ -150,12 +153,22 @@ def detect_languages_task(texts: pl.Series, processes: int) -> pl.DataFrame:
     return language.detect_languages(texts, processes=processes)
 
 
+@task(**_IO_RETRIES)
+def load_catalog_task(catalog: Path, output_dir: Path) -> tuple[CatalogIndex, bool]:
+    """The catalog's lookups, from `state/catalog/` when this catalog was read before."""
+    tables, reused = load_catalog(catalog, output_dir / "state" / "catalog")
+    return index_catalog(tables), reused
+
+
 @task(cache_policy=NO_CACHE)
 def build_tables_task(
-    parsed: pipeline.ParsedDumps, languages: pl.DataFrame, registry: pl.DataFrame
+    parsed: pipeline.ParsedDumps,
+    languages: pl.DataFrame,
+    registry: pl.DataFrame,
+    catalog: CatalogIndex | None = None,
 ) -> pipeline.BuiltTables:
     """Separate translations, deduplicate rulings (ids from the registry), build every table."""
-    return pipeline.build_tables(parsed, languages, registry)
+    return pipeline.build_tables(parsed, languages, registry, catalog)
 
 
 @task(cache_policy=NO_CACHE)
@@ -170,10 +183,15 @@ def write_snapshot_task(
     run_manifest: dict[str, Any],
     output_dir: Path,
     report_markdown: str,
+    documents: dict[str, str] | None = None,
 ) -> Path:
-    """Write the complete snapshot folder, report.md included (I/O, retried on OSError)."""
+    """Write the complete snapshot folder, report.md and `documents` included (I/O, retried)."""
     return write.write_snapshot(
-        published, run_manifest, output_dir, run_manifest["run_id"], {"report.md": report_markdown}
+        published,
+        run_manifest,
+        output_dir,
+        run_manifest["run_id"],
+        {"report.md": report_markdown, **(documents or {})},
     )
 
 
@@ -217,6 +235,7 @@ def rulings_flow(
     batch_files: int = BATCH_FILES,
     max_file_bytes: int = read.MAX_FILE_BYTES,
     one_line_outcome: bool = False,
+    catalog: Path | None = None,
 ) -> dict[str, Any]:
     """Turn the dumps in `raw_dir` into a validated snapshot under `output_dir`.
 
@@ -234,6 +253,9 @@ def rulings_flow(
             with their size; default 64 MB).
         one_line_outcome: print one line on stderr when the run ends (run id,
             rows, snapshot; or `error: ...`): the served nightly runs do.
+        catalog: an MTGJSON AllPrintings.json(.xz|.gz) or folder of set files:
+            dumps are attributed to its cards and `ruling_cards` is filled
+            (its tables are cached under `state/catalog/` by sha256).
 
     Returns:
         The run's manifest (as written to `manifest.json`), with `snapshot`:
@@ -259,18 +281,23 @@ def rulings_flow(
                 processes or os.cpu_count() or 1,
                 batch_files,
                 max_file_bytes,
+                catalog,
             )
     except Exception as exc:
         if one_line_outcome:
             _say(f"error: run {run_id} failed, nothing published: {exc}")
         raise
-    _post_report(result["report"], run_id)
+    _post_report(f"{result['report']}\nCharts: `{result['snapshot'] / 'report.html'}`\n", run_id)
     if one_line_outcome:
         _say(
             f"run {run_id} published {result['manifest']['rows']['rulings']} rulings "
             f"({sum(result['manifest']['rows'].values())} rows) to {result['snapshot']}"
         )
-    return {**result["manifest"], "snapshot": str(result["snapshot"])}
+    return {
+        **result["manifest"],
+        "snapshot": str(result["snapshot"]),
+        "report_html": str(result["snapshot"] / "report.html"),
+    }
 
 
 def _run(
@@ -283,8 +310,12 @@ def _run(
     processes: int,
     batch_files: int,
     max_file_bytes: int,
+    catalog: Path | None,
 ) -> dict[str, Any]:
     """The flow's steps under the run lock; see `rulings_flow`."""
+    catalog_index, catalog_reused = (
+        load_catalog_task(catalog, output_dir) if catalog else (None, True)
+    )
     inputs = load_inputs_task(raw_dir, output_dir)
     cached = inputs["state"]["parsed"]
     known_ids = cached["dumps"]["dump_id"] if cached else pl.Series("dump_id", [], pl.String)
@@ -309,7 +340,9 @@ def _run(
         for chunk in _chunks(new_texts, language_batches)
     ]
     detected = pipeline.combine_languages(reused, [f.result() for f in fresh], new_texts)
-    built = build_tables_task(parsed, detected["languages"], inputs["state"]["registry"])
+    built = build_tables_task(
+        parsed, detected["languages"], inputs["state"]["registry"], catalog_index
+    )
     published = validate_tables_task(built["tables"])
     run_manifest = manifest.build_manifest(
         run_id=run_id,
@@ -329,12 +362,17 @@ def _run(
             **work,
             "languages_detected": detected["detected"],
             "languages_reused": detected["reused"],
+            **({"catalog_parsed": int(not catalog_reused)} if catalog else {}),
         },
     )
     run_manifest["state_recovered"] = inputs["state"]["recovered"]
     markdown = report.build_report(run_manifest, published) + _recovery_note(inputs["state"])
     # quote(): Prefect would walk the manifest's 100,000 inputs item by item.
-    snapshot = write_snapshot_task(published, quote(run_manifest), output_dir, markdown)
+    documents = {
+        "report.html": report_html.build_report_html(run_manifest, published),
+        **json_schema_documents(),  # typed readers work on empty tables too
+    }
+    snapshot = write_snapshot_task(published, quote(run_manifest), output_dir, markdown, documents)
     pause_point("snapshot_written")
     _publish(output_dir, snapshot, run_id, parsed_files, detected["languages"], built["registry"])
     try:
@@ -427,6 +465,7 @@ def run_on_dask(
     address: str | None = None,
     workers: int = 2,
     max_file_bytes: int = read.MAX_FILE_BYTES,
+    catalog: Path | None = None,
 ) -> dict[str, Any]:
     """Run `rulings_flow` with its parse and language batches on a Dask cluster.
 
@@ -451,6 +490,7 @@ def run_on_dask(
             language_batches=batches,
             processes=1,
             max_file_bytes=max_file_bytes,
+            catalog=catalog,
         )
         return result
 
@@ -480,6 +520,7 @@ def nightly_deployment(
     retention: int = DEFAULT_RETENTION,
     cron: str = NIGHTLY_CRON,
     timezone: str = NIGHTLY_TIMEZONE,
+    catalog: Path | None = None,
 ) -> RunnerDeployment:
     """The `nightly` deployment of `rulings_flow`: on `cron` in `timezone`, these parameters,
     one run at a time, each printing one line when it ends."""
@@ -491,6 +532,7 @@ def nightly_deployment(
             "output_dir": str(output_dir.resolve()),
             "retention": retention,
             "one_line_outcome": True,
+            **({"catalog": str(catalog.resolve())} if catalog else {}),
         },
         description="Nightly refresh of the ruling tables under output/latest.",
         version=flows.__version__,

@@ -8,6 +8,7 @@ from schemas.tables import (
     PublishedOccurrence,
     PublishedReject,
     PublishedRuling,
+    PublishedRulingCard,
     PublishedTranslation,
     PublishedVariant,
 )
@@ -20,6 +21,7 @@ __all__ = [
     "PublishedOccurrence",
     "PublishedReject",
     "PublishedRuling",
+    "PublishedRulingCard",
     "PublishedTranslation",
     "PublishedVariant",
 ]

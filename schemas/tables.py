@@ -15,6 +15,7 @@ SCHEMA_VERSION = "1.3.0"
 
 _SHA256 = r"^[0-9a-f]{64}$"
 _LANGUAGE = r"^([a-z]{2}(-[a-z]{2})?|und)$"
+_UUID = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
 
 
 class PublishedDump(pa.DataFrameModel):
@@ -59,6 +60,23 @@ class PublishedDump(pa.DataFrameModel):
     )
     has_claimed_translation: pl.Boolean = pa.Field(
         description="a translation line in the language the header claims is really there"
+    )
+    card_name: pl.String = pa.Field(
+        nullable=True,
+        description="the card the dump is about (catalog name, else as the rulings name it)",
+    )
+    oracle_id: pl.String = pa.Field(
+        nullable=True,
+        str_matches=_UUID,
+        description="Scryfall oracle id from the catalog; null when not in it",
+    )
+    card_attribution: pl.String = pa.Field(
+        nullable=True,
+        isin=["rulings", "stub", "name"],
+        description="how the card was found: rulings, stub or name; null: no card",
+    )
+    card_attribution_score: pl.Float64 = pa.Field(
+        nullable=True, ge=0, le=1, description="confidence of the attribution, 0-1"
     )
 
     class Config:
@@ -203,6 +221,23 @@ class PublishedReject(pa.DataFrameModel):
         strict = True
 
 
+class PublishedRulingCard(pa.DataFrameModel):
+    """`ruling_cards`: one row per (ruling, catalog card) the catalog says carries the ruling."""
+
+    ruling_id: pl.String = pa.Field(
+        str_matches=_SHA256, description="the ruling (rulings.ruling_id)"
+    )
+    oracle_id: pl.String = pa.Field(str_matches=_UUID, description="Scryfall oracle id of the card")
+    card_name: pl.String = pa.Field(nullable=True, description="the card's name in the catalog")
+    catalog_date: pl.Date = pa.Field(
+        nullable=True, description="the catalog's date for this ruling on this card"
+    )
+
+    class Config:
+        strict = True
+        unique = ["ruling_id", "oracle_id"]
+
+
 #: Table name -> model, in publishing order.
 TABLE_MODELS: dict[str, type[pa.DataFrameModel]] = {
     "dumps": PublishedDump,
@@ -212,4 +247,5 @@ TABLE_MODELS: dict[str, type[pa.DataFrameModel]] = {
     "ruling_translations": PublishedTranslation,
     "card_stubs": PublishedCardStub,
     "rejects": PublishedReject,
+    "ruling_cards": PublishedRulingCard,
 }

@@ -7,6 +7,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -95,6 +96,7 @@ SEED_ROWS = {
     "ruling_translations": 0,
     "card_stubs": 1,
     "rejects": 0,
+    "ruling_cards": 0,  # no catalog
 }
 
 
@@ -113,3 +115,42 @@ def cli_run(tmp_path: Path, output: Path) -> tuple[list[str], dict[str, str]]:
         "--output",
         str(output),
     ], env
+
+
+#: The real MTGJSON AllPrintings (April 2022) beside the real data.
+REAL_CATALOG = REAL_DATA / "mtgjson_v5_AllPrintings_2022-04-25.json.xz"
+needs_real_catalog = pytest.mark.skipif(
+    not REAL_CATALOG.is_file(), reason=f"real catalog not found at {REAL_CATALOG}"
+)
+#: Sets kept in the small catalog: energy (KLD, AER), reconfigure (NEO).
+SMALL_CATALOG_SETS = ("AER", "KLD", "NEO")
+
+
+@pytest.fixture(scope="session")
+def small_catalog_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder of real MTGJSON set files (KLD, AER, NEO as .json.gz) cut from the real catalog."""
+    import gzip
+    import json
+    import lzma
+
+    import ijson
+
+    if not REAL_CATALOG.is_file():
+        pytest.skip(f"real catalog not found at {REAL_CATALOG}")
+    folder = tmp_path_factory.mktemp("catalog-sets")
+    with lzma.open(REAL_CATALOG, "rb") as stream:
+        for code, data in ijson.kvitems(stream, "data", use_float=True):
+            if code in SMALL_CATALOG_SETS:
+                document = {"meta": {"version": "5.2.0+20220425"}, "data": data}
+                with gzip.open(folder / f"{code}.json.gz", "wt", encoding="utf-8") as out:
+                    json.dump(document, out)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def small_index(small_catalog_dir: Path) -> Any:
+    """The attribution lookups (`attribution.CatalogIndex`) of the small catalog."""
+    from flows.stages.attribution import index_catalog
+    from flows.stages.catalog import read_catalog
+
+    return index_catalog(read_catalog(small_catalog_dir))

@@ -1,0 +1,229 @@
+"""Which card is each dump about: by its rulings, its stray stub, or the names its rulings use.
+
+Three kinds of evidence, from strongest to weakest, and a dump gets a card
+only when the evidence it has agrees (a wrong card is worse than none):
+
+- `rulings`: the dump's English rulings matched to the catalog's rulings
+  (normalized exactly, then the near-duplicate rule of `dedupe`). A ruling
+  carried by n cards weighs 1/n: generic ones (energy, reconfigure, cycling,
+  on up to hundreds of cards) say little, a card-specific one pins the card.
+  A card needs a matched ruling carried by at most `MAX_SPECIFIC` cards, the
+  clear lead, a matched ruling naming it (`rulings_match.attribute_by_rulings`)
+  and to be the rulings' subject name.
+- `stub`: the stray stub's mana value, power/toughness and cut text prefix
+  match exactly one catalog card's text in the stub's language (`stub_match`).
+- `name`: the name the rulings use as their subject (`card_names`). It
+  confirms or vetoes the two above; alone it never gets an oracle_id (a card
+  newer than the catalog, a legend's short name).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TypedDict
+
+import polars as pl
+
+from flows.stages.card_names import (
+    find_name_mentions,
+    index_catalog_names,
+    index_catalog_terms,
+    pick_subject_names,
+)
+from flows.stages.catalog import Catalog
+from flows.stages.dedupe import normalize_text
+from flows.stages.rulings_match import (
+    attribute_by_rulings,
+    index_catalog_rulings,
+    match_catalog_texts,
+)
+from flows.stages.stub_match import attribute_by_stub, index_catalog_texts
+
+logger = logging.getLogger(__name__)
+
+ATTRIBUTION_SCHEMA = {
+    "dump_id": pl.String,
+    "card_name": pl.String,
+    "oracle_id": pl.String,
+    "card_attribution": pl.String,
+    "card_attribution_score": pl.Float64,
+}
+
+
+class CatalogIndex(TypedDict):
+    """The catalog's lookups for attribution (built once per run from `catalog.Catalog`)."""
+
+    rulings: pl.DataFrame  # `index_catalog_rulings`
+    texts: pl.DataFrame  # `stub_match.index_catalog_texts`
+    names: pl.DataFrame  # `card_names.index_catalog_names`
+    terms: pl.Series  # `card_names.index_catalog_terms`
+
+
+def index_catalog(catalog: Catalog) -> CatalogIndex:
+    """Build the rulings, text and name lookups from the catalog's tables."""
+    return CatalogIndex(
+        rulings=index_catalog_rulings(catalog["rulings"], catalog["cards"]),
+        texts=index_catalog_texts(catalog["cards"], catalog["foreign"]),
+        names=index_catalog_names(catalog["cards"]),
+        terms=index_catalog_terms(catalog["cards"]),
+    )
+
+
+def attribute_dumps(
+    occurrences: pl.DataFrame, stubs: pl.DataFrame, index: CatalogIndex | None
+) -> pl.DataFrame:
+    """Attribute each dump to a card by rulings, stub or name (see the module doc).
+
+    Evidence that disagrees (rulings and stub on two cards, or a subject name
+    that is not the card the rulings or stub point at) gives no card at all.
+    When several kinds agree, the score is 1 - prod(1 - score) over them.
+
+    Needs:
+        occurrences: dump_id, text_raw, language (`ruling_occurrences`).
+        stubs: `card_stubs`. index: None without a catalog (names only, oracle_id null).
+
+    Returns:
+        ATTRIBUTION_SCHEMA: dump_id, card_name, oracle_id, card_attribution
+        ("rulings", "stub", "name"), card_attribution_score (0-1); one row per
+        attributed dump, sorted by dump_id.
+    """
+    dump_texts = (
+        occurrences.filter(pl.col("language") == "en")
+        .select("dump_id", text=normalize_text(pl.col("text_raw")))
+        .unique()
+    )
+    if index is None:
+        named = pick_subject_names(dump_texts, find_name_mentions(dump_texts["text"]))
+        return named.select(
+            "dump_id", "card_name", oracle_id=pl.lit(None, pl.String),
+            card_attribution=pl.lit("name"), card_attribution_score="name_score",
+        ).sort("dump_id")  # fmt: skip
+    matches = match_catalog_texts(dump_texts["text"], index["rulings"]["text"])
+    # Names in rulings the catalog gives several cards (bolster's `Abzan Skycaptain`)
+    # are examples, not the dump's card.
+    shared = index["rulings"].filter(pl.col("card_count") > 1).select(catalog_text="text")
+    own_texts = dump_texts.join(matches.join(shared, on="catalog_text"), on="text", how="anti")
+    mentions = find_name_mentions(own_texts["text"])
+    carried = _carried_cards(dump_texts, matches, index["rulings"])
+    examples = _example_names(own_texts, mentions, carried, index)
+    named = pick_subject_names(own_texts, mentions, index["terms"], examples)
+    named = _look_up_names(named, carried, index)
+    by_rulings = attribute_by_rulings(dump_texts, index["rulings"], index["names"], matches)
+    by_stub = attribute_by_stub(stubs, index["texts"])
+    return _combine(named, by_rulings, by_stub)
+
+
+def _carried_cards(
+    dump_texts: pl.DataFrame, matches: pl.DataFrame, catalog_rulings: pl.DataFrame
+) -> pl.DataFrame:
+    """dump_id, oracle_id: the catalog cards that carry at least one of the dump's rulings."""
+    return (
+        dump_texts.join(matches, on="text")
+        .join(catalog_rulings.select(catalog_text="text", oracle_id="oracle_id"), on="catalog_text")
+        .select("dump_id", "oracle_id")
+        .unique()
+    )
+
+
+def _example_names(
+    dump_texts: pl.DataFrame, mentions: pl.DataFrame, carried: pl.DataFrame, index: CatalogIndex
+) -> pl.DataFrame:
+    """dump_id, name: names of catalog cards that have catalog rulings, none of which the
+    dump carries: examples (`such as Sisters of Stone Death`), not the dump's card."""
+    with_rulings = index["rulings"].select("oracle_id").unique()
+    return (
+        dump_texts.join(mentions, on="text")
+        .select("dump_id", "name")
+        .unique()
+        .join(index["names"].filter(~pl.col("is_short")).select("name", "oracle_id"), on="name")
+        .join(with_rulings, on="oracle_id", how="semi")
+        .join(carried, on=["dump_id", "oracle_id"], how="anti")
+        .select("dump_id", "name")
+    )
+
+
+def _look_up_names(named: pl.DataFrame, carried: pl.DataFrame, index: CatalogIndex) -> pl.DataFrame:
+    """Add oracle_id and catalog_name to each picked name when it is the full or face name
+    of a catalog card whose rulings the dump carries (a short name, `Satya`, may belong
+    to a newer legend: null), and _n_any: the oracle_id any alias gives the name."""
+    full_names = index["names"].filter(~pl.col("is_short"))
+    confirmed = full_names.select(
+        card_name="name", oracle_id="oracle_id", catalog_name="catalog_name"
+    )
+    return (
+        named.join(confirmed, on="card_name", how="left")
+        .join(carried.with_columns(_carried=pl.lit(True)), on=["dump_id", "oracle_id"], how="left")
+        .with_columns(
+            oracle_id=pl.when(pl.col("_carried")).then("oracle_id"),
+            catalog_name=pl.when(pl.col("_carried")).then("catalog_name"),
+        )
+        .drop("_carried")
+        .join(
+            index["names"].select(card_name="name", _n_any="oracle_id"), on="card_name", how="left"
+        )
+    )
+
+
+def _combine(named: pl.DataFrame, by_rulings: pl.DataFrame, by_stub: pl.DataFrame) -> pl.DataFrame:
+    """One attribution per dump from the three kinds of evidence.
+
+    Rulings count only when the rulings' subject name is their card. Rulings
+    and stub on two cards, or a subject name of another catalog card: no card.
+    A subject name the catalog does not know beats a catalog match (the name
+    alone is kept). A name alone never gets an oracle_id.
+    """
+    evidence = (
+        named.select("dump_id", "_n_any", _name="card_name", _n_oid="oracle_id",
+                     _n_name="catalog_name", _n_score="name_score")
+        .join(by_rulings.rename({"oracle_id": "_r_oid", "card_name": "_r_name",
+                                 "rulings_score": "_r_score"}), on="dump_id", how="full",
+              coalesce=True)
+        .join(by_stub.rename({"oracle_id": "_s_oid", "card_name": "_s_name",
+                              "stub_score": "_s_score"}), on="dump_id", how="full", coalesce=True)
+    )  # fmt: skip
+    # Rulings pin a card only when the rulings' subject is that card.
+    subject_is_card = pl.col("_n_any").eq_missing(pl.col("_r_oid"))
+    evidence = evidence.with_columns(
+        pl.when(subject_is_card).then(pl.col(c)).name.keep()
+        for c in ("_r_oid", "_r_name", "_r_score")
+    )
+    card = pl.coalesce("_r_oid", "_s_oid")
+    rulings_stub_agree = pl.col("_r_oid").is_null() | pl.col("_s_oid").is_null()
+    rulings_stub_agree = rulings_stub_agree | (pl.col("_r_oid") == pl.col("_s_oid"))
+    other_card_named = (
+        pl.col("_n_oid").is_not_null() & card.is_not_null() & (pl.col("_n_oid") != card)
+    )
+    # The subject is a card the catalog does not know: the catalog match came
+    # from rulings it shares with catalog cards; keep the name alone.
+    unknown_named = pl.col("_name").is_not_null() & pl.col("_n_oid").is_null() & card.is_not_null()
+    evidence = evidence.filter(rulings_stub_agree & ~other_card_named).with_columns(
+        pl.when(~unknown_named).then(pl.col(c)).name.keep()
+        for c in ("_r_oid", "_r_name", "_r_score", "_s_oid", "_s_name", "_s_score")
+    )
+    how = (
+        pl.when(pl.col("_r_oid").is_not_null()).then(pl.lit("rulings"))
+        .when(pl.col("_s_oid").is_not_null()).then(pl.lit("stub"))
+        .otherwise(pl.lit("name"))
+    )  # fmt: skip
+    doubt = [(1 - pl.col(c).fill_null(0.0)) for c in ("_r_score", "_s_score", "_n_score")]
+    return evidence.select(
+        "dump_id",
+        card_name=pl.coalesce("_r_name", "_s_name", "_name"),
+        oracle_id=card,
+        card_attribution=how,
+        card_attribution_score=(1 - doubt[0] * doubt[1] * doubt[2]).round(3),
+    ).sort("dump_id")
+
+
+def add_attribution(published: dict[str, pl.DataFrame], index: CatalogIndex | None) -> None:
+    """Add the attribution columns (ATTRIBUTION_SCHEMA) to `published["dumps"]`, in place.
+
+    Needs the built `dumps`, `ruling_occurrences` and `card_stubs` tables;
+    dumps without a card get nulls.
+    """
+    found = attribute_dumps(published["ruling_occurrences"], published["card_stubs"], index)
+    published["dumps"] = published["dumps"].join(found, on="dump_id", how="left")
+    logger.info(
+        "attributed %d of %d dumps to a card (%d with an oracle_id)",
+        found.height, published["dumps"].height, found["oracle_id"].count(),
+    )  # fmt: skip

@@ -1,0 +1,246 @@
+"""Read an MTGJSON card catalog once into tables, cached as Parquet by the file's sha256.
+
+A catalog is what users download from MTGJSON (v5): `AllPrintings.json`
+(plain, `.xz` or `.gz`: `{"meta": …, "data": {"<SET>": {code, cards: […]}}}`)
+or a folder of set files (`<SET>.json[.gz|.xz]`: `{"meta": …, "data": {code, cards}}`).
+AllPrintings is streamed with ijson one set at a time (237 MB of JSON never
+sits in memory whole); set files are small and read with `json`.
+
+The tables land in `<cache_dir>/<sha256>/` (`cards`, `rulings`, `foreign`
+.parquet), so an unchanged catalog is parsed once and read from Parquet on
+every later run.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import logging
+import lzma
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any, TypedDict
+
+import ijson
+import polars as pl
+
+from flows.errors import CatalogError
+
+logger = logging.getLogger(__name__)
+
+#: Bump when the extracted tables change (a new column): older caches are ignored.
+CATALOG_CACHE_VERSION = "2"
+
+#: MTGJSON foreignData language names -> the ISO codes the pipeline uses.
+MTGJSON_LANGUAGES = {
+    "French": "fr",
+    "German": "de",
+    "Spanish": "es",
+    "Italian": "it",
+    "Portuguese (Brazil)": "pt",
+    "Japanese": "ja",
+    "Chinese Simplified": "zh-cn",
+    "Chinese Traditional": "zh-tw",
+    "Korean": "ko",
+    "Russian": "ru",
+}
+
+CARD_SCHEMA = {
+    "uuid": pl.String,
+    "oracle_id": pl.String,
+    "name": pl.String,
+    "face_name": pl.String,
+    "set_code": pl.String,
+    "set_release_date": pl.String,
+    "mana_value": pl.Float64,
+    "power": pl.String,
+    "toughness": pl.String,
+    "text": pl.String,
+    "subtypes": pl.List(pl.String),
+    "keywords": pl.List(pl.String),
+}
+RULING_SCHEMA = {"uuid": pl.String, "oracle_id": pl.String, "date": pl.String, "text": pl.String}
+FOREIGN_SCHEMA = {
+    "uuid": pl.String,
+    "oracle_id": pl.String,
+    "language": pl.String,
+    "name": pl.String,
+    "text": pl.String,
+}
+_TABLES = {"cards": CARD_SCHEMA, "rulings": RULING_SCHEMA, "foreign": FOREIGN_SCHEMA}
+
+
+class Catalog(TypedDict):
+    """The catalog's tables (one row per printing, ruling entry, foreign printing)."""
+
+    cards: pl.DataFrame  # CARD_SCHEMA: one row per printing (uuid)
+    rulings: pl.DataFrame  # RULING_SCHEMA: one row per (printing, ruling)
+    foreign: pl.DataFrame  # FOREIGN_SCHEMA: one row per foreign printing with a language code
+
+
+def hash_catalog(path: Path) -> str:
+    """sha256 hex of the catalog file; for a folder, of its set files' names and bytes.
+
+    Raises:
+        CatalogError: `path` does not exist, or a folder holds no set file.
+    """
+    if path.is_file():
+        return _sha256_file(path)
+    if not path.is_dir():
+        raise CatalogError(f"catalog {path} not found; give an MTGJSON AllPrintings.json(.xz|.gz)")
+    files = _set_files(path)
+    digest = hashlib.sha256()
+    for file in files:
+        digest.update(f"{file.name}\0{_sha256_file(file)}\n".encode())
+    return digest.hexdigest()
+
+
+def load_catalog(path: Path, cache_dir: Path) -> tuple[Catalog, bool]:
+    """The catalog's tables, from the Parquet cache when this exact catalog was read before.
+
+    Args:
+        path: AllPrintings.json (plain, .xz, .gz) or a folder of MTGJSON set files.
+        cache_dir: e.g. `output/state/catalog`; gets `<sha256>/` with the tables.
+
+    Returns:
+        (the tables, True when they came from the cache).
+
+    Raises:
+        CatalogError: missing, unreadable, not JSON, or not MTGJSON's layout.
+    """
+    digest = hash_catalog(path)
+    cached = cache_dir / f"{digest}.v{CATALOG_CACHE_VERSION}"
+    if all((cached / f"{name}.parquet").is_file() for name in _TABLES):
+        return Catalog(**{n: pl.read_parquet(cached / f"{n}.parquet") for n in _TABLES}), True
+    catalog = read_catalog(path)
+    staging = cache_dir / f".{digest}.{os.getpid()}.partial"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    for name in _TABLES:
+        catalog[name].write_parquet(staging / f"{name}.parquet", compression="zstd")  # type: ignore[literal-required]
+    shutil.rmtree(cached, ignore_errors=True)
+    os.rename(staging, cached)
+    logger.info(
+        "catalog %s: %d printings, %d rulings, %d foreign printings (cached as %s)",
+        path, catalog["cards"].height, catalog["rulings"].height, catalog["foreign"].height,
+        cached.name,
+    )  # fmt: skip
+    return catalog, False
+
+
+def read_catalog(path: Path) -> Catalog:
+    """Parse the catalog (no cache): see `load_catalog` for the shapes and errors."""
+    rows: dict[str, list[dict[str, Any]]] = {name: [] for name in _TABLES}
+    sets = 0
+    try:
+        for set_code, set_data in _iter_sets(path):
+            _extract_set(set_code, set_data, rows)
+            sets += 1
+    except (ijson.JSONError, json.JSONDecodeError, lzma.LZMAError, gzip.BadGzipFile, EOFError,
+            UnicodeDecodeError) as exc:  # fmt: skip
+        reason = " ".join(str(exc).split())  # yajl's messages span lines
+        raise CatalogError(f"catalog {path} is not readable MTGJSON JSON: {reason}") from exc
+    if not sets:
+        raise CatalogError(
+            f"catalog {path} has no sets under `data`; expected MTGJSON AllPrintings or set files"
+        )
+    return Catalog(
+        **{
+            name: pl.DataFrame(rows[name], schema=schema, orient="row")
+            for name, schema in _TABLES.items()
+        }  # type: ignore[typeddict-item]
+    )
+
+
+def _extract_set(set_code: str, set_data: Any, rows: dict[str, list[dict[str, Any]]]) -> None:
+    """Append one set's printings, rulings and foreign printings to `rows`."""
+    if not isinstance(set_data, dict) or not isinstance(set_data.get("cards"), list):
+        raise CatalogError(f"catalog set {set_code!r} has no `cards` list; not MTGJSON's layout")
+    for card in set_data["cards"]:
+        uuid = card.get("uuid")
+        oracle_id = (card.get("identifiers") or {}).get("scryfallOracleId")
+        mana_value = card.get("manaValue", card.get("convertedManaCost"))
+        rows["cards"].append({
+            "uuid": uuid, "oracle_id": oracle_id, "name": card.get("name"),
+            "face_name": card.get("faceName"), "set_code": card.get("setCode", set_code),
+            "set_release_date": set_data.get("releaseDate"),
+            "mana_value": None if mana_value is None else float(mana_value),
+            "power": card.get("power"), "toughness": card.get("toughness"),
+            "text": card.get("text"), "subtypes": card.get("subtypes") or [],
+            "keywords": card.get("keywords") or [],
+        })  # fmt: skip
+        for ruling in card.get("rulings") or []:
+            rows["rulings"].append(
+                {
+                    "uuid": uuid,
+                    "oracle_id": oracle_id,
+                    "date": ruling.get("date"),
+                    "text": ruling.get("text"),
+                }
+            )
+        for foreign in card.get("foreignData") or []:
+            language = MTGJSON_LANGUAGES.get(foreign.get("language"))
+            if language and foreign.get("text"):
+                rows["foreign"].append(
+                    {
+                        "uuid": uuid,
+                        "oracle_id": oracle_id,
+                        "language": language,
+                        "name": foreign.get("name"),
+                        "text": foreign.get("text"),
+                    }
+                )
+
+
+def _iter_sets(path: Path) -> Iterator[tuple[str, Any]]:
+    """(set code, set object) for each set of an AllPrintings file or a folder of set files."""
+    if path.is_dir():
+        for file in _set_files(path):
+            with _open(file) as stream:
+                document = json.load(stream)
+            data = document.get("data") if isinstance(document, dict) else None
+            if not isinstance(data, dict):
+                raise CatalogError(f"catalog file {file} has no `data` object; not an MTGJSON set")
+            yield str(data.get("code", file.name.split(".")[0])), data
+        return
+    with _open(path) as stream:
+        yield from ijson.kvitems(stream, "data", use_float=True)
+
+
+def _set_files(folder: Path) -> list[Path]:
+    files = sorted(
+        p
+        for p in folder.iterdir()
+        if p.is_file() and p.name.endswith((".json", ".json.gz", ".json.xz"))
+    )
+    if not files:
+        raise CatalogError(f"catalog folder {folder} holds no MTGJSON set file (*.json[.gz|.xz])")
+    return files
+
+
+def _open(path: Path) -> IO[bytes]:
+    """The file's bytes, decompressed by its magic number (xz, gzip) or as is."""
+    try:
+        with path.open("rb") as probe:
+            magic = probe.read(6)
+    except OSError as exc:
+        raise CatalogError(f"catalog {path} cannot be read: {exc.strerror}") from exc
+    if magic.startswith(b"\xfd7zXZ\x00"):
+        return lzma.open(path, "rb")
+    if magic.startswith(b"\x1f\x8b"):
+        return gzip.open(path, "rb")
+    return path.open("rb")
+
+
+def _sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    try:
+        with path.open("rb") as stream:
+            for block in iter(lambda: stream.read(1 << 20), b""):
+                digest.update(block)
+    except OSError as exc:
+        raise CatalogError(f"catalog {path} cannot be read: {exc.strerror}") from exc
+    return digest.hexdigest()

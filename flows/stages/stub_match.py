@@ -1,0 +1,147 @@
+"""Match a dump's stray card stub (mana value, P/T, cut text) to one catalog card.
+
+The stub is usually the dump's own card, cut (seed 004: `CMC 2F/E 1/3`, `.`,
+`Au début du combat pendant votre tour, vous pouvez payer` is Aurora Shifter's
+French text). Its text prefix is looked up in the catalog's foreign printings
+and English texts: the same mana value, the same power and toughness when the
+stub has them, and a catalog text that starts with the stub's text.
+"""
+
+from __future__ import annotations
+
+import os
+
+import polars as pl
+
+#: A stub prefix shorter than this (normalized characters) is too weak to match ...
+MIN_PREFIX_CHARS = 20
+#: ... and so is one with fewer letters than this outside mana symbols (`{T}: Add {C}.`
+#: starts hundreds of lands).
+MIN_PREFIX_LETTERS = 12
+#: Letters the stub must have after it parts from every other card's text.
+MIN_TAIL_LETTERS = 8
+
+
+def fold_card_text(text: pl.Expr) -> pl.Expr:
+    """Card text folded for prefix matching: NFKC, lowercase, quotes and whitespace folded."""
+    return (
+        text.str.normalize("NFKC")
+        .str.to_lowercase()
+        .str.replace_all(r"[’‘`´]", "'")
+        .str.replace_all(r"[“”«»„]", '"')
+        .str.replace_all(r"\s+", " ")
+        .str.strip_chars()
+    )
+
+
+def index_catalog_texts(cards: pl.DataFrame, foreign: pl.DataFrame) -> pl.DataFrame:
+    """Every printed text of the catalog, English and foreign, keyed for stub lookups.
+
+    Needs:
+        cards: uuid, oracle_id, name, mana_value, power, toughness, text.
+        foreign: uuid, language, text.
+
+    Returns:
+        oracle_id, card_name, language ("en", "fr", …), mana_value (Float64),
+        power, toughness, text (folded), _key (its first MIN_PREFIX_CHARS characters);
+        distinct rows.
+    """
+    stats = cards.select("uuid", "oracle_id", card_name="name", mana_value="mana_value",
+                         power="power", toughness="toughness")  # fmt: skip
+    english = cards.select("uuid", "text", language=pl.lit("en"))
+    texts = pl.concat([english, foreign.select("uuid", "text", "language")])
+    return (
+        texts.drop_nulls("text")
+        .join(stats, on="uuid")
+        .filter(pl.col("oracle_id").is_not_null())
+        .with_columns(text=fold_card_text(pl.col("text")))
+        .with_columns(_key=pl.col("text").str.slice(0, MIN_PREFIX_CHARS))
+        .drop("uuid")
+        .unique()
+    )
+
+
+def attribute_by_stub(stubs: pl.DataFrame, catalog_texts: pl.DataFrame) -> pl.DataFrame:
+    """The one catalog card each dump's stub is a cut copy of.
+
+    Needs:
+        stubs: dump_id, mana_value, power, toughness, text, language,
+            language_is_inferred (`card_stubs`). catalog_texts: `index_catalog_texts`.
+
+    Returns:
+        dump_id, oracle_id, card_name, stub_score (Float64: 0.5 plus the prefix
+        length / 200, at most 0.95); only dumps whose stub matches exactly one
+        oracle_id and goes on for MIN_TAIL_LETTERS letters after it parts from
+        every other card's text. A stub in a reliably detected language is
+        matched against that language's texts only.
+    """
+    prefixes = (
+        stubs.filter(pl.col("text").is_not_null())
+        .with_columns(_prefix=fold_card_text(pl.col("text")))
+        .filter(
+            (pl.col("_prefix").str.len_chars() >= MIN_PREFIX_CHARS)
+            & (_letters(pl.col("_prefix")) >= MIN_PREFIX_LETTERS)
+        )
+    )
+    keyed = prefixes.with_columns(_key=pl.col("_prefix").str.slice(0, MIN_PREFIX_CHARS))
+    same_start = keyed.join(catalog_texts, on="_key", suffix="_catalog").filter(
+        _same_or_unknown("language", pl.col("language_is_inferred"))
+    )
+    candidates = same_start.filter(
+        pl.col("text_catalog").str.starts_with(pl.col("_prefix"))
+        & pl.col("mana_value").eq_missing(pl.col("mana_value_catalog"))
+        & _same_or_unknown("power", pl.col("power").is_null())
+        & _same_or_unknown("toughness", pl.col("toughness").is_null())
+    )
+    found = (
+        candidates.group_by("dump_id", "_prefix")
+        .agg(pl.col("oracle_id").unique(), pl.col("card_name").first())
+        .filter(pl.col("oracle_id").list.len() == 1)
+        .with_columns(pl.col("oracle_id").list.first())
+    )
+    distinct = _distinct_tail(found, same_start)
+    return (
+        found.join(distinct, on="dump_id", how="left")
+        .filter(_letters(pl.col("_tail").fill_null(pl.col("_prefix"))) >= MIN_TAIL_LETTERS)
+        .select(
+            "dump_id",
+            "oracle_id",
+            "card_name",
+            stub_score=(0.5 + pl.col("_prefix").str.len_chars() / 200)
+            .clip(upper_bound=0.95)
+            .round(3),
+        )
+        .unique("dump_id", keep="none")
+        .sort("dump_id")
+    )
+
+
+def _distinct_tail(found: pl.DataFrame, same_start: pl.DataFrame) -> pl.DataFrame:
+    """dump_id, _tail: the stub's text after its longest common start with another card's text.
+
+    A stub that only repeats what other cards print too (`{T}: Add {C}.`) and
+    ends where they part says nothing about which of them it is.
+    """
+    rivals = same_start.join(found.select("dump_id", _card="oracle_id"), on="dump_id").filter(
+        pl.col("oracle_id") != pl.col("_card")
+    )
+    shared = [
+        len(os.path.commonprefix([a, b]))  # noqa: RUF071 (characters, not paths)
+        for a, b in zip(rivals["_prefix"].to_list(), rivals["text_catalog"].to_list(), strict=True)
+    ]
+    return (
+        rivals.with_columns(_shared=pl.Series(shared, dtype=pl.Int64))
+        .group_by("dump_id", "_prefix")
+        .agg(pl.col("_shared").max())
+        .select("dump_id", _tail=pl.col("_prefix").str.slice(pl.col("_shared")))
+    )
+
+
+def _same_or_unknown(column: str, unknown: pl.Expr) -> pl.Expr:
+    """The stub's `column` equals the catalog's, or the stub's is `unknown`."""
+    return unknown | pl.col(column).eq_missing(pl.col(f"{column}_catalog"))
+
+
+def _letters(text: pl.Expr) -> pl.Expr:
+    """Letters of `text` outside mana symbols such as {T} and {2}{R} (UInt32)."""
+    return text.str.replace_all(r"\{[^}]*\}", "").str.count_matches(r"\p{L}")

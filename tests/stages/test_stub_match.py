@@ -1,0 +1,61 @@
+"""Stub matching: mana value, P/T and a text prefix that parts from every other card's text."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from flows.stages.stub_match import attribute_by_stub, index_catalog_texts
+
+#: Real MTGJSON printings (2022 catalog): two lands that start alike.
+SKARRG = "92bac34e-2045-4331-842f-185711c1ac56"
+CLIFFS = "b891a683-2ebc-4e9c-b402-5dd9c1b42b69"
+LANDS = pl.DataFrame(
+    {
+        "uuid": ["u1", "u2"],
+        "oracle_id": [SKARRG, CLIFFS],
+        "name": ["Skarrg, the Rage Pits", "Contested Cliffs"],
+        "mana_value": [0.0, 0.0],
+        "power": [None, None],
+        "toughness": [None, None],
+        "text": [
+            "{T}: Add {C}.\n{R}{G}, {T}: Target creature gets +1/+1 and gains trample until end of turn.",
+            "{T}: Add {C}.\n{R}{G}, {T}: Target Beast creature you control fights target creature an opponent controls. (Each deals damage equal to its power to the other.)",
+        ],
+    },
+    schema_overrides={"power": pl.String, "toughness": pl.String},
+)
+NO_FOREIGN = pl.DataFrame(schema={"uuid": pl.String, "language": pl.String, "text": pl.String})
+
+
+def stub(text: str, mana_value: float = 0.0) -> pl.DataFrame:
+    return pl.DataFrame({
+        "dump_id": ["d"], "mana_value": [mana_value], "power": [None], "toughness": [None],
+        "text": [text], "language": ["en"], "language_is_inferred": [False],
+    }, schema_overrides={"power": pl.String, "toughness": pl.String})  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("text", "lands", "expected"),
+    [
+        ("{T}: Add {C}.\n{R}{G}, {T}: Target creature gets +1/+1 and", LANDS, [SKARRG]),
+        ("{T}: Add {C}.\n{R}{G}, {T}: Target Beast creature you", LANDS, [CLIFFS]),
+        # 12 letters, but only 3 after the text parts from Contested Cliffs': no card ...
+        ("{T}: Add {C}.\n{R}{G}, {T}: Target cre", LANDS, []),
+        # ... unless the catalog does not know the other land.
+        ("{T}: Add {C}.\n{R}{G}, {T}: Target cre", LANDS.head(1), [SKARRG]),
+        # Fewer than 12 letters outside mana symbols: no card even alone in the catalog.
+        ("{T}: Add {C}.\n{R}{G}, {T}: Target ", LANDS.head(1), []),
+    ],
+    ids=["skarrg", "cliffs", "parts-too-late", "rival-unknown", "few-letters"],
+)
+def test_stub_prefix_must_part_from_other_cards(
+    text: str, lands: pl.DataFrame, expected: list[str]
+) -> None:
+    found = attribute_by_stub(stub(text), index_catalog_texts(lands, NO_FOREIGN))
+    assert found["oracle_id"].to_list() == expected
+
+
+def test_stub_with_another_mana_value_matches_nothing() -> None:
+    text = "{T}: Add {C}.\n{R}{G}, {T}: Target creature gets +1/+1 and"
+    assert attribute_by_stub(stub(text, 1.0), index_catalog_texts(LANDS, NO_FOREIGN)).height == 0

@@ -1,0 +1,66 @@
+"""`--catalog` on the CLI and the flow: one `error:` line when bad, cached tables reused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from flows.cli import app
+from flows.rulings_flow import nightly_deployment, rulings_flow
+from tests.conftest import SEED_DIR
+
+runner = CliRunner()
+
+
+@pytest.mark.parametrize("command", ["run", "serve"])
+def test_bad_catalog_is_one_error_line_before_anything_runs(
+    tmp_path: Path, command: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:9/api")  # serve stops before using it
+    catalog = tmp_path / "AllPrintings.json"
+    catalog.write_text("<html>not the catalog</html>")
+    output = tmp_path / "output"
+    result = runner.invoke(
+        app, [command, "--raw", str(SEED_DIR), "--output", str(output), "--catalog", str(catalog)]
+    )
+    assert result.exit_code == 1
+    assert result.output.startswith(f"error: catalog {catalog} is not readable MTGJSON JSON: ")
+    assert result.output.count("\n") == 1
+    assert not (output / "snapshots").exists()
+
+
+def test_deployment_carries_the_catalog(small_catalog_dir: Path, tmp_path: Path) -> None:
+    deployment = nightly_deployment(SEED_DIR, tmp_path, catalog=small_catalog_dir)
+    assert deployment.parameters["catalog"] == str(small_catalog_dir.resolve())
+
+
+@pytest.mark.flow
+def test_flow_with_a_catalog_reuses_its_tables(
+    prefect_harness: None, small_catalog_dir: Path, tmp_path: Path
+) -> None:
+    """First run parses the catalog, the nightly rerun reads the cached Parquet tables."""
+    output = tmp_path / "output"
+    runs = [
+        rulings_flow(raw_dir=SEED_DIR, output_dir=output, catalog=small_catalog_dir)
+        for _ in range(2)
+    ]
+    assert [r["work"]["catalog_parsed"] for r in runs] == [1, 0]
+    assert len(list((output / "state" / "catalog").iterdir())) == 1
+    dumps = pl.read_parquet(output / "latest" / "dumps.parquet").sort("path")
+    assert dumps["oracle_id"].to_list() == [
+        None,
+        None,
+        "2b2f2abd-6c0f-49a5-a44b-f366614c944d",
+        None,
+        None,
+    ]
+    manifest = json.loads((output / "latest" / "manifest.json").read_text())
+    assert (
+        manifest["rows"]["ruling_cards"]
+        == pl.read_parquet(output / "latest" / "ruling_cards.parquet").height
+        > 0
+    )
