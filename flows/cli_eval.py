@@ -1,4 +1,7 @@
-"""`ruling-dumps eval attribution`: attribution accuracy and catalog load against a real catalog."""
+"""`ruling-dumps eval`: measure dedup, language labels and card attribution on real data.
+
+Each command writes its results (JSON, and a markdown summary) under `bench/`.
+"""
 
 from __future__ import annotations
 
@@ -11,12 +14,80 @@ import typer
 from flows.errors import RulingsError
 
 eval_app = typer.Typer(
-    epilog="Example: ruling-dumps eval attribution "
-    "--catalog ../shared/data/real/mtgjson_v5_AllPrintings_2022-04-25.json.xz",
+    epilog="Example: ruling-dumps eval dedup && ruling-dumps eval languages --per-language 1000",
     add_completion=False,
     no_args_is_help=True,
     help="Evaluations against real data, results written under bench/.",
 )
+RealOption = Annotated[Path, typer.Option("--real", help="Real data folder (derived/).")]
+
+
+@eval_app.command("dedup")
+def eval_dedup(
+    real: RealOption = Path("../shared/data/real"),
+    positives: Annotated[
+        int, typer.Option("--positives", min=1, help="Typo variants to make (recall).")
+    ] = 2500,
+    seed: Annotated[int, typer.Option("--seed", help="Same seed, same typo variants.")] = 0,
+    results: Annotated[
+        Path, typer.Option("--results", help="JSON file; a .md summary is written beside it.")
+    ] = Path("bench/eval-dedup.json"),
+) -> None:
+    """Measure dedup on real rulings: hard negatives merged, typo recall, time.
+
+    Reads REAL/derived/mtgjson_v5_rulings.jsonl; writes RESULTS and RESULTS
+    with a .md suffix.
+
+    Example:
+
+        ruling-dumps eval dedup --results bench/eval-dedup.json
+    """
+    from flows.evaluate_dedup import evaluate_dedup, write_results
+
+    rulings = real / "derived" / "mtgjson_v5_rulings.jsonl"
+    if not rulings.is_file():
+        typer.echo(f"error: {rulings} not found; pass --real with the real data folder", err=True)
+        raise typer.Exit(1)
+    measured = evaluate_dedup(rulings, positives, seed)
+    write_results(measured, results, results.with_suffix(".md"))
+    negatives, recall = measured["hard_negatives"], measured["positives"]
+    typer.echo(
+        f"hard negatives merged: {negatives['merged']} of {negatives['pairs']}; "
+        f"typo recall: {recall['recall']:.2%} of {recall['variants']}; "
+        f"dedup: {measured['dedup_seconds']} s on {measured['distinct_texts']} texts"
+    )
+
+
+@eval_app.command("languages")
+def eval_languages(
+    real: RealOption = Path("../shared/data/real"),
+    per_language: Annotated[
+        int, typer.Option("--per-language", min=1, help="Foreign card texts per language.")
+    ] = 1000,
+    english_sample: Annotated[
+        int | None,
+        typer.Option("--english-sample", min=1, help="English rulings (default: every one)."),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Same seed, same samples.")] = 0,
+    processes: Annotated[int, typer.Option("--processes", min=1, help="langdetect processes.")] = 2,
+    results: Annotated[Path, typer.Option("--results", help="JSON file for the results.")] = Path(
+        "bench/eval-languages.json"
+    ),
+) -> None:
+    """Measure language labels on real rulings, translations and stubs; write RESULTS (+ .md).
+
+    Example:
+
+        ruling-dumps eval languages --per-language 1000 --results bench/eval-languages.json
+    """
+    from flows.evaluate_languages import evaluate_languages, results_markdown
+
+    measured = evaluate_languages(real, per_language, english_sample, seed, processes)
+    results.parent.mkdir(parents=True, exist_ok=True)
+    results.write_text(json.dumps(measured, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    report = results_markdown(measured)
+    results.with_suffix(".md").write_text(report, encoding="utf-8")
+    typer.echo(report.split("\n## ")[0])
 
 
 @eval_app.command("attribution")

@@ -105,6 +105,7 @@ def test_run_then_validate_in_a_subprocess(tmp_path: Path) -> None:
         "files changed since previous: 0",
         "files removed since previous: 0",
         f"snapshot: {tmp_path / 'out' / 'snapshots' / snapshot.name}",
+        f"report (charts): {tmp_path / 'out' / 'snapshots' / snapshot.name / 'report.html'}",
     ]
     assert manifest["line_accounting"] == SEED_LINE_ACCOUNTING
     assert manifest["state_recovered"] is None
