@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +32,14 @@ needs_real_data = pytest.mark.skipif(
 #: Seconds a test lets Prefect's temporary server take to start: generous, so that no
 #: test fails because the machine is busy (three starts at once took 50 s on 2 cores).
 SERVER_STARTUP_TIMEOUT = 600
+#: Small dumps of faults found in the field, with their right values in CASES.md
+#: (../shared/cases/realworld beside the project, or RULING_DUMPS_CASES).
+CASES_DIR = Path(
+    os.environ.get("RULING_DUMPS_CASES", REPO.parent / "shared" / "cases" / "realworld")
+)
+needs_cases = pytest.mark.skipif(
+    not CASES_DIR.is_dir(), reason=f"field-fault cases not found at {CASES_DIR}"
+)
 #: The run date the seed tests use (every seed date is before it).
 TODAY = dt.date(2026, 11, 30)
 
@@ -56,6 +65,16 @@ def seed_tables(
 ) -> dict[str, pl.DataFrame]:
     """The six published tables of the seed dumps, keyed by name."""
     return seed_run[1]
+
+
+def copy_seeds(tmp_path: Path, name: str, skip: tuple[str, ...] = ()) -> Path:
+    """A raw folder `tmp_path/name` holding the seed dumps but those named in `skip`."""
+    raw = tmp_path / name
+    raw.mkdir()
+    for seed in sorted(SEED_DIR.glob("*.txt")):
+        if seed.name not in skip:
+            shutil.copy(seed, raw / seed.name)
+    return raw
 
 
 def dump_of(*lines: str, end: str = "\n") -> pl.DataFrame:

@@ -1,18 +1,18 @@
-"""The real-world cases about dates and invisible characters (../shared/cases/realworld,
-copied to tests/cases/realworld): each right value of CASES.md is asserted here."""
+"""The real-world cases about dates and invisible characters (../shared/cases/realworld):
+each right value of CASES.md is asserted here."""
 
 from __future__ import annotations
 
 import datetime as dt
-from pathlib import Path
 
 import polars as pl
 import pytest
 
 from flows.pipeline import run_pipeline
-from tests.conftest import TODAY
+from tests.conftest import CASES_DIR as CASES
+from tests.conftest import TODAY, needs_cases
 
-CASES = Path(__file__).parent / "cases" / "realworld"
+pytestmark = needs_cases
 R1 = "Energy counters aren't mana. They don't go away as steps, phases, and turns end."
 R2 = (
     "An Equipment creature can never become attached to itself. "

@@ -5,11 +5,10 @@ from __future__ import annotations
 import datetime as dt
 
 import polars as pl
-import pytest
 
 from flows.pipeline import run_pipeline
 from flows.stages.decode import REPAIR_MOJIBAKE, REPAIR_REPLACED
-from tests.conftest import REPO, SEED_DIR, TODAY, dump_of
+from tests.conftest import CASES_DIR, SEED_DIR, TODAY, dump_of, needs_cases
 
 SEED = (SEED_DIR / "004_304d898eb3c4b8ca.txt").read_bytes()
 
@@ -67,10 +66,6 @@ def test_unknown_source_is_kept_lowercased() -> None:
 
 # ---- Damaged and mixed encodings are never published as mojibake -----------------------
 
-CASES_DIR = REPO.parent / "shared" / "cases" / "realworld"
-needs_cases = pytest.mark.skipif(
-    not CASES_DIR.is_dir(), reason=f"field-fault cases not found at {CASES_DIR}"
-)
 SEED_003 = (SEED_DIR / "003_321b63c5bd17bae4.txt").read_bytes()
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import shutil
 from pathlib import Path
 
 import polars as pl
@@ -14,7 +13,7 @@ from flows.pipeline import BuiltTables, build_tables, detect_languages, parse_du
 from flows.stages.dedupe import MERGE_RULES_VERSION, normalize_text
 from flows.stages.read import load_raw_dumps
 from flows.stages.state import REGISTRY_SCHEMA
-from tests.conftest import REAL_DATA, SEED_DIR, TODAY
+from tests.conftest import REAL_DATA, TODAY, copy_seeds
 
 THEM_SEED = "003_321b63c5bd17bae4.txt"  # the only seed with "writing them down"
 
@@ -22,15 +21,6 @@ THEM_SEED = "003_321b63c5bd17bae4.txt"  # the only seed with "writing them down"
 def _build(raw: Path, registry: pl.DataFrame | None) -> BuiltTables:
     parsed = parse_dumps(load_raw_dumps(raw), TODAY)
     return build_tables(parsed, detect_languages(parsed)["languages"], registry)
-
-
-def _seeds(tmp_path: Path, name: str, skip: tuple[str, ...] = ()) -> Path:
-    raw = tmp_path / name
-    raw.mkdir()
-    for seed in sorted(SEED_DIR.glob("*.txt")):
-        if seed.name not in skip:
-            shutil.copy(seed, raw / seed.name)
-    return raw
 
 
 def _table_bytes(built: BuiltTables) -> dict[str, bytes]:
@@ -51,7 +41,7 @@ def _keep_track_id(built: BuiltTables) -> str:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, BuiltTables]:
     tmp = tmp_path_factory.mktemp("ids")
-    four, five = _seeds(tmp, "four", skip=(THEM_SEED,)), _seeds(tmp, "five")
+    four, five = copy_seeds(tmp, "four", skip=(THEM_SEED,)), copy_seeds(tmp, "five")
     after_four = _build(four, None)
     return {
         "four": after_four,

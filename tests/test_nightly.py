@@ -24,20 +24,11 @@ from flows.errors import RunLockedError
 from flows.rulings_flow import DEPLOYMENT_NAME, is_transient, nightly_deployment, rulings_flow
 from flows.stages import state, write
 from flows.stages.runlock import hold_run_lock
-from tests.conftest import REPO, SEED_DIR
+from tests.conftest import REPO, SEED_DIR, copy_seeds
 
 runner = CliRunner()
 
 THEM_SEED = "003_321b63c5bd17bae4.txt"  # the only seed with "writing them down"
-
-
-def _raw(tmp_path: Path, name: str, skip: tuple[str, ...] = ()) -> Path:
-    raw = tmp_path / name
-    raw.mkdir()
-    for seed in sorted(SEED_DIR.glob("*.txt")):
-        if seed.name not in skip:
-            shutil.copy(seed, raw / seed.name)
-    return raw
 
 
 def _run(raw: Path, output: Path, retention: int = 7) -> dict[str, Any]:
@@ -52,9 +43,11 @@ def _ids(output: Path) -> dict[str, str]:
 @pytest.mark.flow
 def test_ruling_ids_never_move(prefect_harness: None, tmp_path: Path) -> None:
     output = tmp_path / "out"
-    _run(_raw(tmp_path, "four", skip=(THEM_SEED,)), output)
+    _run(copy_seeds(tmp_path, "four", skip=(THEM_SEED,)), output)
     first = _ids(output)
-    five = _run(_raw(tmp_path, "five"), output)  # adds the "them" variant and Sentry Bot rulings
+    five = _run(
+        copy_seeds(tmp_path, "five"), output
+    )  # adds the "them" variant and Sentry Bot rulings
     second = _ids(output)
     assert {k: five["ruling_ids"][k] for k in ("kept", "merged", "split", "gained")} == {
         "kept": 33, "merged": 0, "split": 0, "gained": 3,
@@ -74,7 +67,7 @@ def test_ruling_ids_never_move(prefect_harness: None, tmp_path: Path) -> None:
 def test_rerun_does_no_work_and_one_change_parses_one_dump(
     prefect_harness: None, tmp_path: Path
 ) -> None:
-    raw, output = _raw(tmp_path, "raw"), tmp_path / "out"
+    raw, output = copy_seeds(tmp_path, "raw"), tmp_path / "out"
     cold = _run(raw, output)
     warm = _run(raw, output)
     assert cold["work"] == {
@@ -119,7 +112,7 @@ def test_rerun_does_no_work_and_one_change_parses_one_dump(
 
 @pytest.mark.flow
 def test_retention_keeps_the_newest_snapshots(prefect_harness: None, tmp_path: Path) -> None:
-    raw, output = _raw(tmp_path, "raw"), tmp_path / "out"
+    raw, output = copy_seeds(tmp_path, "raw"), tmp_path / "out"
     runs = [_run(raw, output, retention=2)["run_id"] for _ in range(3)]
     assert sorted(p.name for p in (output / "snapshots").iterdir()) == runs[1:]
     assert os.readlink(output / "latest") == f"snapshots/{runs[2]}"
@@ -156,7 +149,7 @@ def _lock_held_by_another_process(output: Path) -> Iterator[int]:
 def test_a_second_run_at_once_stops_with_a_clear_message(
     prefect_harness: None, tmp_path: Path
 ) -> None:
-    raw, output = _raw(tmp_path, "raw"), tmp_path / "out"
+    raw, output = copy_seeds(tmp_path, "raw"), tmp_path / "out"
     with (
         _lock_held_by_another_process(output) as pid,
         pytest.raises(RunLockedError, match=rf"another run holds .*\.lock \(pid {pid},"),
@@ -233,7 +226,7 @@ def test_prefect_yaml_declares_the_same_deployment_as_the_code() -> None:
 def test_small_batches_with_repeated_files_give_the_same_tables(
     prefect_harness: None, tmp_path: Path
 ) -> None:
-    raw = _raw(tmp_path, "raw")
+    raw = copy_seeds(tmp_path, "raw")
     shutil.copy(
         raw / "000_fbe1a54fee004163.txt", raw / "zzz_copy_of_000.txt"
     )  # lands in another batch
@@ -283,7 +276,7 @@ def _published_state(output: Path) -> tuple[str, str | None]:
 def test_a_failing_publish_step_publishes_nothing(
     prefect_harness: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: Any, step: str
 ) -> None:
-    raw, output = _raw(tmp_path, "raw"), tmp_path / "out"
+    raw, output = copy_seeds(tmp_path, "raw"), tmp_path / "out"
     first = _run(raw, output)["run_id"]
     assert _published_state(output) == (first, first)
     monkeypatch.setattr(module, step, _fail_with(DENIED))
@@ -309,7 +302,7 @@ def test_a_failing_publish_step_publishes_nothing(
 def test_prune_and_the_report_artifact_are_best_effort(
     prefect_harness: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: Any, step: str
 ) -> None:
-    raw, output = _raw(tmp_path, "raw"), tmp_path / "out"
+    raw, output = copy_seeds(tmp_path, "raw"), tmp_path / "out"
     monkeypatch.setattr(module, step, _fail_with(DENIED))
     result = runner.invoke(app, ["run", "--raw", str(raw), "--output", str(output)])
     assert result.exit_code == 0, result.output
@@ -322,7 +315,7 @@ def test_prune_and_the_report_artifact_are_best_effort(
 def test_only_transient_os_errors_are_retried(
     prefect_harness: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    raw, output = _raw(tmp_path, "raw"), tmp_path / "out"
+    raw, output = copy_seeds(tmp_path, "raw"), tmp_path / "out"
     real_commit = state.commit_state
     calls: list[str] = []
 
@@ -372,8 +365,8 @@ def test_a_corrupt_registry_is_recovered_loudly_and_keeps_the_ids(
     prefect_harness: None, tmp_path: Path
 ) -> None:
     output = tmp_path / "out"
-    _run(_raw(tmp_path, "four", skip=(THEM_SEED,)), output)
-    raw = _raw(tmp_path, "five")
+    _run(copy_seeds(tmp_path, "four", skip=(THEM_SEED,)), output)
+    raw = copy_seeds(tmp_path, "five")
     second = _run(raw, output)
     ids = _ids(output)
     registry = output / "state" / f"ruling_ids.{second['run_id']}.parquet"

@@ -40,6 +40,14 @@ def _wait_for(what: str, check: Callable[[], Any], timeout: float, log: Path) ->
     raise AssertionError(f"timed out waiting for {what}; log:\n{log.read_text()[-3000:]}")
 
 
+def _log_lines(api: str, flow_run_id: str) -> set[tuple[str, int, str]]:
+    """(logger name, level, message) of every log line the API holds for a flow run."""
+    logs = httpx.post(
+        f"{api}/logs/filter", json={"logs": {"flow_run_id": {"any_": [flow_run_id]}}}
+    ).json()
+    return {(entry["name"], entry["level"], entry["message"]) for entry in logs}
+
+
 def _stop(process: subprocess.Popen[bytes]) -> None:
     process.terminate()
     try:
@@ -135,11 +143,13 @@ def test_served_deployment_runs_through_the_api(
             log,
         )
         assert final["type"] == "COMPLETED", log.read_text()[-3000:]
-        logs = httpx.post(
-            f"{api}/logs/filter", json={"logs": {"flow_run_id": {"any_": [flow_run["id"]]}}}
-        ).json()
-        stage_lines = {(entry["name"], entry["level"], entry["message"]) for entry in logs}
-        assert ("flows.stages.dedupe", 20, "clustered 37 variants into 36 rulings") in stage_lines
+        dedupe_line = ("flows.stages.dedupe", 20, "clustered 37 variants into 36 rulings")
+        _wait_for(  # the runner sends log lines in batches: some arrive after the run ends
+            "the pipeline's INFO lines in the flow run's logs",
+            lambda: dedupe_line in _log_lines(api, flow_run["id"]),
+            RUN_TIMEOUT,
+            log,
+        )
         missing = tmp_path / "no-such-raw"
         failed_run = httpx.post(
             f"{api}/deployments/{deployment['id']}/create_flow_run",

@@ -17,11 +17,8 @@ from flows.stages.dedupe import (
     within_merge_rule,
 )
 from flows.stages.read import load_raw_dumps
-from tests.conftest import REAL_DATA, TODAY, dump_of
-
-#: Field-fault cases (../shared/cases/realworld, right values in its CASES.md).
-CASES = REAL_DATA.parents[1] / "cases" / "realworld"
-needs_cases = pytest.mark.skipif(not CASES.is_dir(), reason=f"cases not found at {CASES}")
+from tests.conftest import CASES_DIR as CASES
+from tests.conftest import TODAY, dump_of, needs_cases
 
 # Seeds 000 and 003: the same ruling, "theme" (typo) and "them".
 KEEP_THEME = (

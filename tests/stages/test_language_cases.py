@@ -12,10 +12,9 @@ from flows.stages.language import detect_text_language
 from flows.stages.parse import claimed_language
 from flows.stages.read import load_raw_dumps
 from flows.stages.translations import label_line_languages, mark_translations
-from tests.conftest import REAL_DATA, dump_of
+from tests.conftest import CASES_DIR as CASES
+from tests.conftest import dump_of, needs_cases
 
-CASES = REAL_DATA.parent.parent / "cases" / "realworld"
-needs_cases = pytest.mark.skipif(not CASES.is_dir(), reason=f"cases not found at {CASES}")
 TODAY = dt.date(2026, 11, 30)
 R1 = "Energy counters aren't mana. They don't go away as steps, phases, and turns end."
 
