@@ -209,6 +209,12 @@ _MADE_NEGATIVES = (
     ("number changed", r"\b([0-8])\b(?!/)", None),
     ("negation added", r"\b(can|does|is|will) ", r"\1n't "),
     ("negation added", r"\b(may) ", r"\1 not "),
+    ("opposite word", r"\bincrease", "decrease"),
+    ("opposite word", r"\bdecrease", "increase"),
+    ("opposite word", r"\bmaximum\b", "minimum"),
+    ("opposite word", r"\bminimum\b", "maximum"),
+    ("opposite word", r"\binclude", "exclude"),
+    ("opposite word", r"\bcould\b", "would"),
 )
 
 

@@ -55,6 +55,8 @@ def table_json_schema(name: str, model: type[pa.DataFrameModel]) -> dict[str, An
             prop["format"] = json_format
         for check in column.checks:
             prop.update(_CHECKS.get(check.name, lambda s: {})(check.statistics))
+        if column.nullable and "enum" in prop:  # a null value passes pandera's isin too
+            prop["enum"] = [*prop["enum"], None]
         if column.unique:
             prop["x-unique"] = True
         properties[column_name] = prop

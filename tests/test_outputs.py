@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import jsonschema
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
@@ -43,8 +44,29 @@ def test_json_schema_gives_each_table_its_dtypes(seed_tables: dict[str, pl.DataF
         assert schema["required"] == table.columns
     dumps = json.loads(documents["dumps.schema.json"])["properties"]
     assert dumps["card_attribution"]["type"] == ["string", "null"]
-    assert dumps["card_attribution"]["enum"] == ["rulings", "stub", "name"]
+    assert dumps["card_attribution"]["enum"] == ["rulings", "stub", "name", None]
     assert dumps["dump_id"]["pattern"] == "^[0-9a-f]{64}$"
+
+
+def test_every_published_row_is_valid_under_its_json_schema(
+    seed_tables: dict[str, pl.DataFrame],
+) -> None:
+    # A fresh review found every unattributed dump failing the published schema
+    # (`card_attribution` null was not in its enum).
+    documents = json_schema_documents()
+    unattributed = seed_tables["dumps"].with_columns(  # as a dump no card can be found for
+        pl.lit(None, pl.String).alias(c) for c in ("card_name", "oracle_id", "card_attribution")
+    )
+    tables = {**seed_tables, "unattributed dumps": unattributed}
+    for name, table in tables.items():
+        schema_name = "dumps" if name == "unattributed dumps" else name
+        validator = jsonschema.Draft202012Validator(
+            json.loads(documents[f"{schema_name}.schema.json"])
+        )
+        rows = [json.loads(line) for line in table.write_ndjson().splitlines()]
+        errors = [f"{name} row {i}: {e.message}" for i, row in enumerate(rows)
+                  for e in validator.iter_errors(row)]  # fmt: skip
+        assert errors == []
 
 
 @pytest.fixture(scope="module")

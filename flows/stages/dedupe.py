@@ -28,18 +28,21 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import itertools
 import logging
+from collections.abc import Iterator
 
 import numpy as np
 import polars as pl
 import regex
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
+from wordfreq import zipf_frequency
 
 logger = logging.getLogger(__name__)
 
 #: Bump when the merge rule changes; the id registry records it.
-MERGE_RULES_VERSION = "2"
+MERGE_RULES_VERSION = "3"
 
 #: Characters that are never seen and never change a ruling: soft hyphen,
 #: combining grapheme joiner, zero-width space/joiners, bidi marks, embeddings
@@ -75,12 +78,16 @@ PROTECTED_TOKENS = (
     r"|eight|nine|ten|first|second|third|fourth|fifth|last|once|twice|half|double"
     r"|less|more|greater|fewer|least|most"  # number words
     r"|all|any|each|every|only|both|either|neither|nor|except|without|unless|until"
-    r"|before|after|may|must|can)\b)"  # quantifiers and modals: all/any, may/must
+    r"|before|after|may|must|can|could|would|should|might|will|shall)\b)"  # all/any, may/must
 )
 
 #: A word that is another word of the pair with one of these in front is a
 #: different ruling (able/unable, active/inactive, token/nontoken, tap/untap).
 NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "non", "non-", "dis")
+#: Both words of a swap this common or more (Zipf scale, wordfreq): `decreases` is 3.6.
+COMMON_WORD_ZIPF = 3.0
+#: Shortest word a swap is looked for on: typos make short common words (`is`/`s`).
+_MIN_SWAPPED_WORD = 4
 #: Shortest word a negating prefix is looked for on (`to`/`into` is no negation).
 _MIN_NEGATED_WORD = 3
 _WORD = regex.compile(r"[\p{L}\p{M}'-]+")
@@ -142,10 +149,11 @@ def assign_variants(entries: pl.DataFrame) -> pl.DataFrame:
     return with_text.with_columns(variant_id=sha256_hex(with_text["text_normalized"]))
 
 
-def negates(a: str, b: str) -> bool:
-    """True when a word of `a` and a word of `b` differ by a NEGATING_PREFIXES prefix.
+def _replaced_words(a: str, b: str, one_for_one: bool = False) -> Iterator[tuple[str, str]]:
+    """Each (word of `a`, word of `b`) where difflib aligns a replacement; lowercased.
 
-    Words are aligned with difflib (a word replaced by one word); case is ignored.
+    With `one_for_one`, only words replaced one by one (a span of N words by N
+    words, paired in order), never the words of a split or joined span.
     """
     words_a = [w.lower() for w in _WORD.findall(a)]
     words_b = [w.lower() for w in _WORD.findall(b)]
@@ -153,14 +161,49 @@ def negates(a: str, b: str) -> bool:
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op != "replace":
             continue
-        for x in words_a[i1:i2]:
-            for y in words_b[j1:j2]:
-                short, long = sorted((x, y), key=len)
-                if len(short) >= _MIN_NEGATED_WORD and any(
-                    long == p + short for p in NEGATING_PREFIXES
-                ):
-                    return True
+        if not one_for_one:
+            yield from itertools.product(words_a[i1:i2], words_b[j1:j2])
+        elif i2 - i1 == j2 - j1:
+            yield from zip(words_a[i1:i2], words_b[j1:j2], strict=True)
+
+
+def negates(a: str, b: str) -> bool:
+    """True when a word of `a` and a word of `b` differ by a NEGATING_PREFIXES prefix.
+
+    Words are aligned with difflib (a word replaced by one word); case is ignored.
+    """
+    for x, y in _replaced_words(a, b):
+        short, long = sorted((x, y), key=len)
+        if len(short) >= _MIN_NEGATED_WORD and any(long == p + short for p in NEGATING_PREFIXES):
+            return True
     return False
+
+
+def swaps_word(a: str, b: str) -> bool:
+    """True when a word of `a` is replaced in `b` by another common English word
+    of the same length (at least _MIN_SWAPPED_WORD letters) that differs from
+    it in exactly two adjacent letters among its first three.
+
+    Opposites are often such a swapped prefix (increases/decreases,
+    maximum/minimum, includes/excludes, import/export), which a typo rarely
+    makes of a common word; one letter (`spell`/`shell`, a typo that happens
+    to be a word) or a word that grows or shrinks (`theme`/`them`, seeds 000
+    and 003) is left to the merge rule. Modals such as could/would are
+    PROTECTED_TOKENS. Common: a Zipf frequency (wordfreq, English) of at least
+    COMMON_WORD_ZIPF for both words.
+    """
+    return any(
+        len(x) == len(y) >= _MIN_SWAPPED_WORD
+        and _swapped_prefix(x, y)
+        and min(zipf_frequency(x, "en"), zipf_frequency(y, "en")) >= COMMON_WORD_ZIPF
+        for x, y in _replaced_words(a, b, one_for_one=True)
+    )
+
+
+def _swapped_prefix(x: str, y: str) -> bool:
+    """`x` and `y` differ in exactly two adjacent letters, starting at the first or second."""
+    differ = [i for i, (p, q) in enumerate(zip(x, y, strict=False)) if p != q]
+    return len(differ) == 2 and differ[1] == differ[0] + 1 and differ[0] <= 1
 
 
 def within_merge_rule(
@@ -171,7 +214,12 @@ def within_merge_rule(
         return False
     edits = Levenshtein.distance(a, b, score_cutoff=max_edits)
     longest = max(len(a), len(b), 1)
-    return edits <= max_edits and 1 - edits / longest >= min_similarity and not negates(a, b)
+    return (
+        edits <= max_edits
+        and 1 - edits / longest >= min_similarity
+        and not negates(a, b)
+        and not swaps_word(a, b)
+    )
 
 
 def cluster_variants(

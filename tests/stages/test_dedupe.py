@@ -285,3 +285,51 @@ def test_published_texts_keep_what_was_written() -> None:
     assert tables["rulings"]["text"].to_list() == [written]
     assert "201\u20442" not in tables["rulings"]["text"][0]  # NFKC would write 20½ as 201⁄2
     assert tables["ruling_occurrences"]["text_raw"].to_list() == [written, spelled, written]
+
+
+#: Real rulings (../shared/data/real, derived/mtgjson_v5_rulings.jsonl) and the
+#: same with an opposite word two edits away: found by a fresh review, merged
+#: under merge rules version 2.
+EXTORT = (
+    "You may pay {W/B} a maximum of one time for each extort triggered ability. "
+    "You decide whether to pay when the ability resolves."
+)
+BENEFACTION = (
+    "While resolving Benefaction of Rhonas, you could put no cards, a creature card, "
+    "an enchantment card, or a creature card and an enchantment card into your hand."
+)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "merged"),
+    [
+        (EXTORT, EXTORT.replace("maximum", "minimum"), False),
+        (BENEFACTION, BENEFACTION.replace("could", "would"), False),
+        (
+            "The spell's effect increases the amount of damage dealt to that creature.",
+            "The spell's effect decreases the amount of damage dealt to that creature.",
+            False,
+        ),
+        (
+            "The count includes the creature that left the battlefield.",
+            "The count excludes the creature that left the battlefield.",
+            False,
+        ),
+        (EXTORT, EXTORT.replace("maximum", "maximun"), True),  # a typo is no common word
+        (EXTORT, EXTORT.replace("triggered", "trigegred"), True),  # two letters, not at the start
+        (BENEFACTION, BENEFACTION.replace("hand", "band"), True),  # one letter: a typo
+    ],
+    ids=[
+        "maximum-minimum",
+        "could-would",
+        "increases",
+        "includes",
+        "typo",
+        "typo-swap",
+        "typo-word",
+    ],
+)
+def test_a_common_word_swapped_for_another_is_a_different_ruling(
+    a: str, b: str, merged: bool
+) -> None:
+    assert len(_clusters([a, b])) == (1 if merged else 2)

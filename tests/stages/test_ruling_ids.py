@@ -27,7 +27,7 @@ def _clusters(*rows: tuple[str, str, bool]) -> pl.DataFrame:
 
 def _registry(*rows: tuple[str, str, bool | None]) -> pl.DataFrame:
     return pl.DataFrame(
-        [(*r, "2") for r in rows],
+        [(*r, MERGE_RULES_VERSION) for r in rows],
         schema={
             "variant_id": pl.String,
             "ruling_id": pl.String,
