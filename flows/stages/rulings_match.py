@@ -46,6 +46,34 @@ def index_catalog_rulings(rulings: pl.DataFrame, cards: pl.DataFrame) -> pl.Data
     )
 
 
+def find_unpaired_partners(cards: pl.DataFrame) -> pl.Series:
+    """Cards whose printed `Partner with NAME` names a card the catalog does not have.
+
+    MTGJSON gives both cards of a partner pair the pair's rulings (Soulblade
+    Corrupter and Soulblade Renewer carry the same ten, three of them about
+    Corrupter's last ability). With both in the catalog the rulings tie; with
+    one missing, a dump of the missing card's rulings looks like the other's,
+    its subject name too. So such a card's rulings cannot pin it.
+
+    Needs:
+        cards: oracle_id, name, text (`catalog.Catalog["cards"]`).
+
+    Returns:
+        oracle_id (String): distinct, sorted.
+    """
+    partner = pl.col("text").str.extract(r"(?m)^Partner with ([^(\n]+?)\s*(?:\(|$)")
+    return (
+        cards.filter(pl.col("oracle_id").is_not_null())
+        .select("oracle_id", _partner=partner)
+        .filter(
+            pl.col("_partner").is_not_null()
+            & ~pl.col("_partner").is_in(cards["name"].drop_nulls().implode())
+        )["oracle_id"]
+        .unique()
+        .sort()
+    )
+
+
 def match_catalog_texts(texts: pl.Series, catalog_texts: pl.Series) -> pl.DataFrame:
     """Pair each text with the catalog texts equal to it, else near-duplicates of it.
 
