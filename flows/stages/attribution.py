@@ -129,7 +129,8 @@ def _names_against_stub(
     Profusion, both mana value 6) matches the one the catalog has even when the
     dump is the other's; the rulings then name the other (`put Recycle onto the
     battlefield`) or only other cards (`Spellbook`), never the stub's card.
-    Any capitalized name counts (subject or not), rules terms aside.
+    Any capitalized name counts (subject or not), rules terms aside; the stub's
+    card counts as named when a text holds its full, face or short name.
     """
     terms = index["terms"].implode()
     lowercase = pl.col("name").str.to_lowercase()
@@ -140,7 +141,16 @@ def _names_against_stub(
         .join(by_stub.select("dump_id", "oracle_id"), on="dump_id")
         .filter(~lowercase.is_in(terms) & ~lowercase.str.strip_suffix("s").is_in(terms))
     )
-    own = named.join(index["names"].select("name", "oracle_id"), on=["name", "oracle_id"])
+    # The stub's card is named when a text holds one of its names (`Ral's Dispersal`
+    # is no single mention: the name pattern stops at the possessive).
+    own = (
+        by_stub.select("dump_id", "oracle_id")
+        .join(index["names"].select("oracle_id", alias="name"), on="oracle_id")
+        .join(dump_texts, on="dump_id")
+        .filter(pl.col("text").str.contains(pl.col("alias"), literal=True))
+        .select("dump_id")
+        .unique()
+    )
     return named.select("dump_id").unique().join(own, on="dump_id", how="anti")
 
 
