@@ -9,9 +9,13 @@ only when the evidence it has agrees (a wrong card is worse than none):
   on up to hundreds of cards) say little, a card-specific one pins the card.
   A card needs a matched ruling carried by at most `MAX_SPECIFIC` cards, the
   clear lead, a matched ruling naming it (`rulings_match.attribute_by_rulings`)
-  and to be the rulings' subject name.
+  and to be the rulings' subject name. A card whose printed `Partner with`
+  names a card the catalog lacks is never pinned by rulings: partners carry
+  the same rulings (`rulings_match.find_unpaired_partners`).
 - `stub`: the stray stub's mana value, power/toughness and cut text prefix
-  match exactly one catalog card's text in the stub's language (`stub_match`).
+  match exactly one catalog card's text in the stub's language (`stub_match`),
+  and the dump's rulings, when they name cards, name that one (a card the
+  catalog lacks may print the same text: Recycle and Null Profusion).
 - `name`: the name the rulings use as their subject (`card_names`). It
   confirms or vetoes the two above; alone it never gets an oracle_id (a card
   newer than the catalog, a legend's short name).
