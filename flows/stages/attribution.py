@@ -33,6 +33,7 @@ from flows.stages.card_names import (
     index_catalog_names,
     index_catalog_terms,
     pick_subject_names,
+    text_names,
 )
 from flows.stages.catalog import Catalog
 from flows.stages.dedupe import normalize_text
@@ -151,7 +152,7 @@ def _names_against_stub(
         by_stub.select("dump_id", "oracle_id")
         .join(index["names"].select("oracle_id", alias="name"), on="oracle_id")
         .join(dump_texts, on="dump_id")
-        .filter(pl.col("text").str.contains(pl.col("alias"), literal=True))
+        .filter(text_names(pl.col("text"), pl.col("alias")))
         .select("dump_id")
         .unique()
     )

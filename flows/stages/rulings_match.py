@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from flows.stages.card_names import text_names
 from flows.stages.dedupe import MAX_EDITS, normalize_text, protected_tokens, within_merge_rule
 
 #: A ruling carried by at most this many cards is card-specific evidence.
@@ -134,7 +135,8 @@ def attribute_by_rulings(
     text carried by at most MAX_SPECIFIC cards and a score
     (E_best - E_second) / (sum of the dump's matched weights) * (1 - 0.1**E_best)
     of at least MIN_RULINGS_SCORE, and one of its matched rulings must name
-    it (a full, face or short name from `names`): a card whose rulings never
+    it (a full, face or short name from `names`, as a name of its own:
+    `card_names.text_names`): a card whose rulings never
     name it shares them with cards the catalog may not know (a new card with
     the same generic rulings), so they cannot pin it.
 
@@ -180,7 +182,7 @@ def attribute_by_rulings(
         kept.select("dump_id", "oracle_id")
         .join(evidence.select("dump_id", "oracle_id", "catalog_text"), on=["dump_id", "oracle_id"])
         .join(names.select("oracle_id", alias="name"), on="oracle_id")
-        .filter(pl.col("catalog_text").str.contains(pl.col("alias"), literal=True))
+        .filter(text_names(pl.col("catalog_text"), pl.col("alias")))
         .select("dump_id")
         .unique()
     )

@@ -11,8 +11,10 @@ from polars.testing import assert_frame_equal
 from flows.evaluate import split_catalog
 from flows.pipeline import run_pipeline
 from flows.stages.attribution import CatalogIndex, index_catalog
+from flows.stages.card_names import index_catalog_names, text_names
 from flows.stages.catalog import Catalog, load_catalog
 from flows.stages.read import load_raw_dumps
+from flows.stages.rulings_match import attribute_by_rulings, index_catalog_rulings
 from tests.conftest import REAL_CATALOG, SEED_DIR, TODAY, dump_of, needs_real_catalog
 
 DEMON = "2b2f2abd-6c0f-49a5-a44b-f366614c944d"
@@ -246,3 +248,38 @@ def test_stub_shared_by_two_catalog_cards_gives_no_oracle_id(
     """With both twins in the catalog the stub matches two cards: no card by stub."""
     raw = dump_of_rulings([], *TWIN_STUB)
     assert attributed(raw, real_index)["oracle_id"].to_list() == [None]
+
+
+GARRISON = "7cb29569-48e1-4782-9906-fad155ebfafe"
+TOWNSHIP = "f4905c40-003e-4992-b8d7-3f07ba09c686"
+
+
+@needs_real_catalog
+def test_a_short_name_inside_a_longer_card_name_does_not_name_the_card(
+    real_catalog: Catalog,
+) -> None:
+    """Hanweir Garrison's ruling (`... after that of Hanweir Garrison.`), without Garrison,
+    is carried by Hanweir, the Writhing Township alone; its short name `Hanweir` starts
+    `Hanweir Garrison` but is not that name: the ruling does not name the Township."""
+    reduced = split_catalog(real_catalog, {GARRISON})
+    rulings = index_catalog_rulings(reduced["rulings"], reduced["cards"])
+    garrison_ruling = rulings.filter(
+        pl.col("oracle_id") == TOWNSHIP,
+        pl.col("text").str.contains("that of Hanweir Garrison.", literal=True),
+    )
+    assert garrison_ruling["card_count"].to_list() == [1]
+    dump = pl.DataFrame({"dump_id": ["d"], "text": garrison_ruling["text"]})
+    names = index_catalog_names(reduced["cards"])
+    assert attribute_by_rulings(dump, rulings, names).height == 0
+    # Whole names, plurals and possessives name their card.
+    texts = pl.DataFrame({
+        "text": [garrison_ruling["text"][0]] * 2 + [
+            "If you control two Winding Constrictors, the number of counters placed on the artifact or creature is the original number plus two.",
+            "Soulblade Corrupter's last ability won't trigger if a creature attacks a planeswalker.",
+            "Soulblade Corrupter's last ability won't trigger if a creature attacks a planeswalker.",
+        ],
+        "name": ["Hanweir", "Hanweir Garrison", "Winding Constrictor", "Soulblade Corrupter", "Soulblade"],
+    })  # fmt: skip
+    assert texts.select(text_names(pl.col("text"), pl.col("name")))["text"].to_list() == [
+        False, True, True, True, False
+    ]  # fmt: skip
