@@ -80,17 +80,38 @@ def split_catalog(catalog: Catalog, held_out: set[str]) -> Catalog:
 def build_eval_dumps(
     catalog: Catalog, oracle_ids: list[str], rng: random.Random, prefix: str
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """One dump per card: (raw dumps: path, content; expected: path, oracle_id, card_name)."""
-    rulings = catalog["rulings"].filter(pl.col("text") != "").unique(["oracle_id", "date", "text"])
-    per_card = rulings.group_by("oracle_id").agg("date", "text")
+    """One dump per card: (raw dumps: path, content; expected: path, oracle_id, card_name).
+
+    The same catalog, cards and rng state give the same dumps: every frame is
+    sorted before a row is picked from it.
+    """
+    rulings = (
+        catalog["rulings"]
+        .filter(pl.col("text") != "")
+        .unique(["oracle_id", "date", "text"])
+        .sort("oracle_id", "date", "text")
+    )
+    per_card = rulings.group_by("oracle_id", maintain_order=True).agg("date", "text")
     by_card = {row[0]: list(zip(row[1], row[2], strict=True)) for row in per_card.iter_rows()}
     counts = rulings.group_by("text").agg(pl.col("oracle_id").n_unique())
     generic = counts.filter(pl.col("oracle_id") >= GENERIC_MIN_CARDS)
-    generic_rulings = rulings.join(generic.select("text"), on="text").unique("text").sort("text")
+    generic_rulings = (
+        rulings.join(generic.select("text"), on="text")
+        .sort("text", "date")
+        .unique("text", keep="first", maintain_order=True)
+    )
     generic_list = list(zip(generic_rulings["date"], generic_rulings["text"], strict=True))
-    cards = catalog["cards"].unique("oracle_id", keep="first").sort("oracle_id")
+    cards = (
+        catalog["cards"]
+        .sort("oracle_id", "set_release_date", "uuid")
+        .unique("oracle_id", keep="first", maintain_order=True)
+    )
     card_rows = {row["oracle_id"]: row for row in cards.iter_rows(named=True)}
-    foreign = catalog["foreign"].unique(["oracle_id", "language"], keep="first")
+    foreign = (
+        catalog["foreign"]
+        .sort("oracle_id", "language", "uuid")
+        .unique(["oracle_id", "language"], keep="first", maintain_order=True)
+    )
     foreign_text = {
         (o, lang): t for o, lang, t in foreign.select("oracle_id", "language", "text").iter_rows()
     }

@@ -9,9 +9,13 @@ only when the evidence it has agrees (a wrong card is worse than none):
   on up to hundreds of cards) say little, a card-specific one pins the card.
   A card needs a matched ruling carried by at most `MAX_SPECIFIC` cards, the
   clear lead, a matched ruling naming it (`rulings_match.attribute_by_rulings`)
-  and to be the rulings' subject name.
+  and to be the rulings' subject name. A card whose printed `Partner with`
+  names a card the catalog lacks is never pinned by rulings: partners carry
+  the same rulings (`rulings_match.find_unpaired_partners`).
 - `stub`: the stray stub's mana value, power/toughness and cut text prefix
-  match exactly one catalog card's text in the stub's language (`stub_match`).
+  match exactly one catalog card's text in the stub's language (`stub_match`),
+  and the dump's rulings, when they name cards, name that one (a card the
+  catalog lacks may print the same text: Recycle and Null Profusion).
 - `name`: the name the rulings use as their subject (`card_names`). It
   confirms or vetoes the two above; alone it never gets an oracle_id (a card
   newer than the catalog, a legend's short name).
@@ -29,11 +33,13 @@ from flows.stages.card_names import (
     index_catalog_names,
     index_catalog_terms,
     pick_subject_names,
+    text_names,
 )
 from flows.stages.catalog import Catalog
 from flows.stages.dedupe import normalize_text
 from flows.stages.rulings_match import (
     attribute_by_rulings,
+    find_unpaired_partners,
     index_catalog_rulings,
     match_catalog_texts,
 )
@@ -57,6 +63,7 @@ class CatalogIndex(TypedDict):
     texts: pl.DataFrame  # `stub_match.index_catalog_texts`
     names: pl.DataFrame  # `card_names.index_catalog_names`
     terms: pl.Series  # `card_names.index_catalog_terms`
+    unpaired: pl.Series  # `rulings_match.find_unpaired_partners`
 
 
 def index_catalog(catalog: Catalog) -> CatalogIndex:
@@ -66,6 +73,7 @@ def index_catalog(catalog: Catalog) -> CatalogIndex:
         texts=index_catalog_texts(catalog["cards"], catalog["foreign"]),
         names=index_catalog_names(catalog["cards"]),
         terms=index_catalog_terms(catalog["cards"]),
+        unpaired=find_unpaired_partners(catalog["cards"]),
     )
 
 
@@ -109,8 +117,46 @@ def attribute_dumps(
     named = pick_subject_names(own_texts, mentions, index["terms"], examples)
     named = _look_up_names(named, carried, index)
     by_rulings = attribute_by_rulings(dump_texts, index["rulings"], index["names"], matches)
+    by_rulings = by_rulings.filter(~pl.col("oracle_id").is_in(index["unpaired"].implode()))
     by_stub = attribute_by_stub(stubs, index["texts"])
+    by_stub = by_stub.join(
+        _names_against_stub(own_texts, mentions, by_stub, index), on="dump_id", how="anti"
+    )
     return _combine(named, by_rulings, by_stub)
+
+
+def _names_against_stub(
+    dump_texts: pl.DataFrame, mentions: pl.DataFrame, by_stub: pl.DataFrame, index: CatalogIndex
+) -> pl.DataFrame:
+    """dump_id: stub-matched dumps whose rulings name cards, but never the stub's card.
+
+    A stub cut from a text two cards print word for word (Recycle and Null
+    Profusion, both mana value 6) matches the one the catalog has even when the
+    dump is the other's; the rulings then name the other (`put Recycle onto the
+    battlefield`) or only other cards (`Spellbook`), never the stub's card.
+    Any capitalized name counts (subject or not), rules terms aside; the stub's
+    card counts as named when a text holds its full, face or short name.
+    """
+    terms = index["terms"].implode()
+    lowercase = pl.col("name").str.to_lowercase()
+    named = (
+        dump_texts.join(mentions, on="text")
+        .select("dump_id", "name")
+        .unique()
+        .join(by_stub.select("dump_id", "oracle_id"), on="dump_id")
+        .filter(~lowercase.is_in(terms) & ~lowercase.str.strip_suffix("s").is_in(terms))
+    )
+    # The stub's card is named when a text holds one of its names (`Ral's Dispersal`
+    # is no single mention: the name pattern stops at the possessive).
+    own = (
+        by_stub.select("dump_id", "oracle_id")
+        .join(index["names"].select("oracle_id", alias="name"), on="oracle_id")
+        .join(dump_texts, on="dump_id")
+        .filter(text_names(pl.col("text"), pl.col("alias")))
+        .select("dump_id")
+        .unique()
+    )
+    return named.select("dump_id").unique().join(own, on="dump_id", how="anti")
 
 
 def _carried_cards(

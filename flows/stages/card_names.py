@@ -48,6 +48,20 @@ def _is_rules_term(name: str) -> bool:
     return name in LEADING_WORDS or name in RULES_TERMS or name.removesuffix("s") in RULES_TERMS
 
 
+def text_names(text: pl.Expr, name: pl.Expr) -> pl.Expr:
+    """Whether `text` uses `name` as a name of its own (Boolean), not as the start of a longer one.
+
+    `Soulblade Corrupter's last ability` names Soulblade Corrupter, not a legend
+    whose short name is Soulblade; `Hanweir Garrison` is not Hanweir, the Writhing
+    Township. So the name must start a word and not run on into another
+    capitalized word (after a space or comma). Plurals (`two Winding Constrictors`)
+    and possessives still count.
+    """
+    return text.str.contains(
+        pl.lit(r"(?:^|\W)") + name.str.escape_regex() + pl.lit(r"(?:$|[^ ,]|[ ,]+[^A-Z ,])")
+    )
+
+
 def find_name_mentions(texts: pl.Series) -> pl.DataFrame:
     """Every card-name mention in each distinct text, and whether it is the sentence's subject.
 

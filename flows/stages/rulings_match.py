@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from flows.stages.card_names import text_names
 from flows.stages.dedupe import MAX_EDITS, normalize_text, protected_tokens, within_merge_rule
 
 #: A ruling carried by at most this many cards is card-specific evidence.
@@ -43,6 +44,34 @@ def index_catalog_rulings(rulings: pl.DataFrame, cards: pl.DataFrame) -> pl.Data
         .join(names, on="oracle_id", how="left")
         .with_columns(card_count=pl.len().over("text").cast(pl.UInt32))
         .sort("text", "oracle_id")
+    )
+
+
+def find_unpaired_partners(cards: pl.DataFrame) -> pl.Series:
+    """Cards whose printed `Partner with NAME` names a card the catalog does not have.
+
+    MTGJSON gives both cards of a partner pair the pair's rulings (Soulblade
+    Corrupter and Soulblade Renewer carry the same ten, three of them about
+    Corrupter's last ability). With both in the catalog the rulings tie; with
+    one missing, a dump of the missing card's rulings looks like the other's,
+    its subject name too. So such a card's rulings cannot pin it.
+
+    Needs:
+        cards: oracle_id, name, text (`catalog.Catalog["cards"]`).
+
+    Returns:
+        oracle_id (String): distinct, sorted.
+    """
+    partner = pl.col("text").str.extract(r"(?m)^Partner with ([^(\n]+?)\s*(?:\(|$)")
+    return (
+        cards.filter(pl.col("oracle_id").is_not_null())
+        .select("oracle_id", _partner=partner)
+        .filter(
+            pl.col("_partner").is_not_null()
+            & ~pl.col("_partner").is_in(cards["name"].drop_nulls().implode())
+        )["oracle_id"]
+        .unique()
+        .sort()
     )
 
 
@@ -106,7 +135,8 @@ def attribute_by_rulings(
     text carried by at most MAX_SPECIFIC cards and a score
     (E_best - E_second) / (sum of the dump's matched weights) * (1 - 0.1**E_best)
     of at least MIN_RULINGS_SCORE, and one of its matched rulings must name
-    it (a full, face or short name from `names`): a card whose rulings never
+    it (a full, face or short name from `names`, as a name of its own:
+    `card_names.text_names`): a card whose rulings never
     name it shares them with cards the catalog may not know (a new card with
     the same generic rulings), so they cannot pin it.
 
@@ -152,7 +182,7 @@ def attribute_by_rulings(
         kept.select("dump_id", "oracle_id")
         .join(evidence.select("dump_id", "oracle_id", "catalog_text"), on=["dump_id", "oracle_id"])
         .join(names.select("oracle_id", alias="name"), on="oracle_id")
-        .filter(pl.col("catalog_text").str.contains(pl.col("alias"), literal=True))
+        .filter(text_names(pl.col("catalog_text"), pl.col("alias")))
         .select("dump_id")
         .unique()
     )

@@ -8,10 +8,13 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
+from flows.evaluate import split_catalog
 from flows.pipeline import run_pipeline
 from flows.stages.attribution import CatalogIndex, index_catalog
-from flows.stages.catalog import load_catalog
+from flows.stages.card_names import index_catalog_names, text_names
+from flows.stages.catalog import Catalog, load_catalog
 from flows.stages.read import load_raw_dumps
+from flows.stages.rulings_match import attribute_by_rulings, index_catalog_rulings
 from tests.conftest import REAL_CATALOG, SEED_DIR, TODAY, dump_of, needs_real_catalog
 
 DEMON = "2b2f2abd-6c0f-49a5-a44b-f366614c944d"
@@ -35,11 +38,35 @@ def seed_cards(rows: dict[str, tuple[str, str | None, str]]) -> pl.DataFrame:
 
 
 @pytest.fixture(scope="session")
-def real_index(tmp_path_factory: pytest.TempPathFactory) -> CatalogIndex:
+def real_catalog(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
     if not REAL_CATALOG.is_file():
         pytest.skip(f"real catalog not found at {REAL_CATALOG}")
-    catalog, _ = load_catalog(REAL_CATALOG, tmp_path_factory.mktemp("catalog-cache"))
-    return index_catalog(catalog)
+    return load_catalog(REAL_CATALOG, tmp_path_factory.mktemp("catalog-cache"))[0]
+
+
+@pytest.fixture(scope="session")
+def real_index(real_catalog: Catalog) -> CatalogIndex:
+    return index_catalog(real_catalog)
+
+
+#: Real twins of the 2022 catalog (oracle ids): partners that carry the same ten rulings ...
+RENEWER = "7ccc2740-e659-452d-95e8-5dee958322fa"
+CORRUPTER = "8d708573-10b8-44fb-b61b-9ad65e3eb465"
+#: ... and two cards with the same printed text and mana value (6).
+RECYCLE = "8cef3ce7-8fbc-4e68-93f9-d6adfc2c2cbf"
+NULL_PROFUSION = "7077ee9a-59c6-4b8e-bf33-9b094412ad38"
+
+
+@pytest.fixture(scope="session")
+def twinless_index(real_catalog: Catalog) -> CatalogIndex:
+    """The real catalog without Soulblade Renewer and Recycle (as the evaluation removes cards)."""
+    return index_catalog(split_catalog(real_catalog, {RENEWER, RECYCLE}))
+
+
+def catalog_rulings(catalog: Catalog, oracle_id: str) -> list[str]:
+    """The card's distinct ruling texts in the real catalog, sorted."""
+    rulings = catalog["rulings"].filter(pl.col("oracle_id") == oracle_id, pl.col("text") != "")
+    return sorted(rulings["text"].unique())
 
 
 def attributed(raw: pl.DataFrame, index: CatalogIndex | None) -> pl.DataFrame:
@@ -161,3 +188,98 @@ def test_ruling_cards_with_the_real_catalog(real_index: CatalogIndex) -> None:
     assert demon.height == 4
     energy = cards.filter(pl.col("text") == ENERGY)
     assert (energy.height, energy["catalog_date"].unique().to_list()) == (70, [dt.date(2017, 2, 9)])
+
+
+def dump_of_rulings(rulings: list[str], *stub: str) -> pl.DataFrame:
+    return dump_of("Clarifications", *(line for r in rulings for line in (DATE, r)), *stub)
+
+
+@needs_real_catalog
+def test_rulings_of_a_partner_whose_partner_is_missing_pin_no_card(
+    real_catalog: Catalog, twinless_index: CatalogIndex
+) -> None:
+    """Soulblade Renewer's rulings are Soulblade Corrupter's (subject: `Soulblade Corrupter's
+    last ability`). Without Renewer in the catalog they would pin Corrupter: they pin nothing."""
+    assert twinless_index["unpaired"].to_list() == [CORRUPTER]
+    raw = dump_of_rulings(catalog_rulings(real_catalog, RENEWER))
+    found = attributed(raw, twinless_index).drop("path", "card_attribution_score")
+    assert found.row(0) == ("Soulblade Corrupter", None, "name")
+
+
+@needs_real_catalog
+def test_partners_both_in_the_catalog_are_paired(
+    real_catalog: Catalog, real_index: CatalogIndex
+) -> None:
+    """All 37 `Partner with` cards of the 2022 catalog have their partner: the rulings tie."""
+    assert real_index["unpaired"].to_list() == []
+    raw = dump_of_rulings(catalog_rulings(real_catalog, RENEWER))
+    assert attributed(raw, real_index)["oracle_id"].to_list() == [None]
+
+
+#: Recycle's and Null Profusion's printed text, cut as a stub (mana value 6, no P/T).
+TWIN_STUB = ("CMC 6", ".", "Skip your draw step. Whenever you play a card, draw a card.")
+
+
+@needs_real_catalog
+def test_stub_of_a_twin_missing_from_the_catalog_gives_no_oracle_id(
+    real_catalog: Catalog, twinless_index: CatalogIndex
+) -> None:
+    """Recycle's stub is Null Profusion's text word for word; its rulings name Recycle and
+    Spellbook, never Null Profusion: no card."""
+    raw = dump_of_rulings(catalog_rulings(real_catalog, RECYCLE), *TWIN_STUB)
+    assert attributed(raw, twinless_index)["oracle_id"].to_list() == [None]
+
+
+@needs_real_catalog
+def test_stub_whose_rulings_name_its_card_keeps_it(
+    real_catalog: Catalog, twinless_index: CatalogIndex
+) -> None:
+    """The same stub with Null Profusion's own rulings (`put Null Profusion onto the
+    battlefield`): Null Profusion, by its stub."""
+    raw = dump_of_rulings(catalog_rulings(real_catalog, NULL_PROFUSION), *TWIN_STUB)
+    found = attributed(raw, twinless_index).drop("path", "card_attribution_score")
+    assert found.row(0) == ("Null Profusion", NULL_PROFUSION, "stub")
+
+
+@needs_real_catalog
+def test_stub_shared_by_two_catalog_cards_gives_no_oracle_id(
+    real_catalog: Catalog, real_index: CatalogIndex
+) -> None:
+    """With both twins in the catalog the stub matches two cards: no card by stub."""
+    raw = dump_of_rulings([], *TWIN_STUB)
+    assert attributed(raw, real_index)["oracle_id"].to_list() == [None]
+
+
+GARRISON = "7cb29569-48e1-4782-9906-fad155ebfafe"
+TOWNSHIP = "f4905c40-003e-4992-b8d7-3f07ba09c686"
+
+
+@needs_real_catalog
+def test_a_short_name_inside_a_longer_card_name_does_not_name_the_card(
+    real_catalog: Catalog,
+) -> None:
+    """Hanweir Garrison's ruling (`... after that of Hanweir Garrison.`), without Garrison,
+    is carried by Hanweir, the Writhing Township alone; its short name `Hanweir` starts
+    `Hanweir Garrison` but is not that name: the ruling does not name the Township."""
+    reduced = split_catalog(real_catalog, {GARRISON})
+    rulings = index_catalog_rulings(reduced["rulings"], reduced["cards"])
+    garrison_ruling = rulings.filter(
+        pl.col("oracle_id") == TOWNSHIP,
+        pl.col("text").str.contains("that of Hanweir Garrison.", literal=True),
+    )
+    assert garrison_ruling["card_count"].to_list() == [1]
+    dump = pl.DataFrame({"dump_id": ["d"], "text": garrison_ruling["text"]})
+    names = index_catalog_names(reduced["cards"])
+    assert attribute_by_rulings(dump, rulings, names).height == 0
+    # Whole names, plurals and possessives name their card.
+    texts = pl.DataFrame({
+        "text": [garrison_ruling["text"][0]] * 2 + [
+            "If you control two Winding Constrictors, the number of counters placed on the artifact or creature is the original number plus two.",
+            "Soulblade Corrupter's last ability won't trigger if a creature attacks a planeswalker.",
+            "Soulblade Corrupter's last ability won't trigger if a creature attacks a planeswalker.",
+        ],
+        "name": ["Hanweir", "Hanweir Garrison", "Winding Constrictor", "Soulblade Corrupter", "Soulblade"],
+    })  # fmt: skip
+    assert texts.select(text_names(pl.col("text"), pl.col("name")))["text"].to_list() == [
+        False, True, True, True, False
+    ]  # fmt: skip
