@@ -15,9 +15,9 @@ import re
 import polars as pl
 
 #: A run of capitalized words, joined by name connectors (`Demon of Dark Schemes`,
-#: `Satya, Aetherflux Genius`).
+#: `Satya, Aetherflux Genius`), never starting inside a word (`Kor` of `Looter il-Kor`).
 _NAME = re.compile(
-    r"\b[A-Z][\w-]*(?:['’](?!s\b)\w[\w-]*)*"
+    r"(?<![\w-])[A-Z][\w-]*(?:['’](?!s\b)\w[\w-]*)*"
     r"(?:,? (?:(?:of|the|from|for|in|to) )*[A-Z][\w-]*(?:['’](?!s\b)\w[\w-]*)*)*"
 )
 #: What follows a subject: a possessive, or a verb.
@@ -26,6 +26,11 @@ _SUBJECT_AFTER = re.compile(
     r"|attacks|blocks|copies|deals|gets|gains|leaves|will|won't|can|can't|could|would|must|may"
     r"|does|doesn't|triggers|resolves|remains|stays|isn't)\b)"
 )
+#: Where a sentence ends: a one-word name right after it is only capitalized as its start.
+_SENTENCE_END = re.compile(r"[.!?:;]\s+")
+#: Words before a name in its sentence that make it an example, never the subject
+#: (`For example, if Doubling Season's effect applies…`, `such as Brass Squire`).
+_EXAMPLE_CONTEXT = re.compile(r"(?i)\b(?:for example|for instance|such as|e\.g\.|like)\b")
 #: Capitalized words that start sentences: stripped from the front of a name.
 _LEADING_TEXT = (
     "A An The If When Whenever As At Although Because Once Use Some Any Each Every It Its "
@@ -39,7 +44,8 @@ LEADING_WORDS = frozenset(_LEADING_TEXT.split(" "))
 _TERMS_TEXT = (
     "Energy Reconfigure Equipment Aura Vehicle Saga Token Creature Player Planeswalker Battle "
     "Land Artifact Enchantment Instant Sorcery Legendary Basic Snow World Tribal Class "
-    "Treasure Food Clue Blood Opponent Counter Mana Phyrexian Colorless"
+    "Treasure Food Clue Blood Opponent Counter Mana Phyrexian Colorless Monarch Initiative "
+    "Emblem Dungeon Commander Companion Day Night"
 )
 RULES_TERMS = frozenset(_TERMS_TEXT.split(" "))
 
@@ -80,8 +86,13 @@ def find_name_mentions(texts: pl.Series) -> pl.DataFrame:
             name = " ".join(words).rstrip(",")
             if len(name) < 3 or _is_rules_term(name) or name.isupper() or name[0].islower():
                 continue
+            sentence_before = _SENTENCE_END.split(text[: match.start()])[-1]
+            at_start = not sentence_before.strip(" \"'“‘(")
+            if at_start and " " not in name and name == match.group():
+                continue  # `Nothing can happen…`, `Discarding does…`: a sentence's first word
             after = text[match.end() :]
-            rows.append((text, name, bool(_SUBJECT_AFTER.match(after))))
+            is_example = bool(_EXAMPLE_CONTEXT.search(sentence_before))
+            rows.append((text, name, bool(_SUBJECT_AFTER.match(after)) and not is_example))
     return pl.DataFrame(
         rows, schema={"text": pl.String, "name": pl.String, "is_subject": pl.Boolean}, orient="row"
     )

@@ -283,3 +283,44 @@ def test_a_short_name_inside_a_longer_card_name_does_not_name_the_card(
     assert texts.select(text_names(pl.col("text"), pl.col("name")))["text"].to_list() == [
         False, True, True, True, False
     ]  # fmt: skip
+
+
+#: Dumps a fresh review built: a capitalized first word of a sentence, a name
+#: inside another (`il-Kor`), an example and a rules designation were published
+#: as the dump's card (`Nothing`, `Discarding`, `Kor`, `Doubling Season`, `Monarch`).
+ENERGY_COUNTERS = "Energy counters aren't mana. They don't go away as steps, phases, and turns end."
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "You draw a card and discard a card all while Looter il-Kor’s ability is resolving. "
+        "Nothing can happen in between, and no player can take actions.",
+        "Discarding does trigger this.",
+        "For example, if Doubling Season's effect applies, twice that many counters are put "
+        "on the permanent instead.",
+        "The Monarch is a designation a player can have. Monarch's ability triggers at the "
+        "beginning of your end step.",
+    ],
+    ids=["sentence-start-nothing", "sentence-start-verb", "example", "designation"],
+)
+def test_weak_name_evidence_names_no_card(body: str) -> None:
+    dump = dump_of(
+        "Official rulings from Wizards of the Coast, as published.",
+        "June 1, 2024 · source: wotc",
+        body,
+        "June 2, 2024 · source: wotc",
+        ENERGY_COUNTERS,
+    )
+    dumps = run_pipeline(dump, TODAY)[1]["dumps"]
+    assert dumps.select("card_name", "card_attribution").rows() == [(None, None)]
+
+
+def test_a_name_used_mid_sentence_still_names_the_card() -> None:
+    dump = dump_of(
+        "Official rulings from Wizards of the Coast, as published.",
+        "June 1, 2024 · source: wotc",
+        "Once that Satya is attacking, its ability triggers. Satya's ability copies a token.",
+    )
+    dumps = run_pipeline(dump, TODAY)[1]["dumps"]
+    assert dumps.select("card_name", "card_attribution").rows() == [("Satya", "name")]
