@@ -325,9 +325,13 @@ CLAIMED_LANGUAGE_PATTERNS = (
     rf"\(\s*({_CODES})\s*\)",
     rf"(?:^|[^A-Za-z])({_CODES})\s*[-‐]?\s*(?i:{_TRANSLATION_WORDS})",
 )
-#: ... or after a translation word (`La traduction FR`, `Перевод RU`), in a
-#: header that is not all capitals (where `TRADUCCIÓN DE` is Spanish "of").
+#: ... or after a translation word (`La traduction FR`, `Перевод RU`,
+#: `TRADUÇÃO PT`; see CODES_THAT_ARE_WORDS for all-capitals headers).
 CLAIMED_AFTER_WORD_PATTERN = rf"(?i:{_TRANSLATION_WORDS})\s+({_CODES})(?:[^A-Za-z]|$)"
+#: Codes that are also words after a translation word in capitals (`TRADUCCIÓN DE`:
+#: "of"; `ES` "is", `IT` "it"): in an all-capitals header they claim nothing there,
+#: while `TRADUÇÃO PT ABAIXO` claims pt.
+CODES_THAT_ARE_WORDS = ("DE", "ES", "IT")
 #: The Japanese word for translation claims Japanese when no code is named.
 JAPANESE_TRANSLATION_WORD = "翻訳"
 #: Country code -> ISO 639-1 language code.
@@ -337,9 +341,10 @@ COUNTRY_LANGUAGES = {"JP": "JA", "CN": "ZH", "TW": "ZH", "KR": "KO", "BR": "PT"}
 def claimed_language(header_text: pl.Expr) -> pl.Expr:
     """The lowercased ISO code a header names as its translation's language, else null."""
     has_lowercase = header_text.str.contains(r"\p{Ll}")
+    after_word = header_text.str.extract(CLAIMED_AFTER_WORD_PATTERN, 1)
     code = pl.coalesce(
         *[header_text.str.extract(p, 1) for p in CLAIMED_LANGUAGE_PATTERNS],
-        pl.when(has_lowercase).then(header_text.str.extract(CLAIMED_AFTER_WORD_PATTERN, 1)),
+        pl.when(has_lowercase | ~after_word.is_in(CODES_THAT_ARE_WORDS)).then(after_word),
         pl.when(header_text.str.contains(JAPANESE_TRANSLATION_WORD, literal=True)).then(
             pl.lit("JA")
         ),

@@ -104,6 +104,9 @@ def test_c11_shared_han_characters_take_the_dumps_traditional_script() -> None:
         ("Official rulings<BR>reproduced as published", None),
         ("Rulings for [CN2] Commander Legends", None),
         ("TRADUCCIÓN DE WIZARDS OF THE COAST", None),
+        # all capitals, a code that is no word (a fresh review found these unclaimed)
+        ("ESCLARECIMENTOS OFICIAIS DA WIZARDS. TRADUÇÃO PT ABAIXO.", "pt"),
+        ("ESCLARECIMENTOS OFICIAIS. TRADUÇÃO PT-BR ABAIXO.", "pt"),
     ],
 )
 def test_a_claimed_language_needs_a_translation_context(header: str, claimed: str | None) -> None:
