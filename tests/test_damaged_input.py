@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 import polars as pl
+import pytest
 
 from flows.pipeline import run_pipeline
 from flows.stages.decode import REPAIR_MOJIBAKE, REPAIR_REPLACED
@@ -142,3 +143,40 @@ def test_c18_cp850_german_is_read_as_cp850() -> None:
     assert tables["ruling_translations"].select("language", "text").rows() == [
         ("de", "Energiemarken sind kein Mana, außer für die Größe des Effekts.")
     ]
+
+
+#: A French dump (UTF-8) as a fresh review built it: three valid é and two ·.
+REVIEW_HEAD = (
+    "Clarifications officielles. La traduction est générée automatiquement.\n"
+    "07 juin 2024 · source : wotc\nEnergy counters are not mana.\n"
+    "07 juin 2024 · source : wotc\n"
+).encode()
+
+
+@pytest.mark.parametrize(
+    "junk", [bytes(range(0xFF, 0xF9, -1)), bytes(range(0xFF, 0xF6, -1))], ids=["six", "nine"]
+)
+def test_a_run_of_damaged_bytes_is_one_damaged_spot(junk: bytes) -> None:
+    # Six bytes outvoted the five valid sequences: the file was read as iso8859_2
+    # ("gĂŠnĂŠrĂŠe", "mojibake repaired"), nine as utf-8+cp1251 ("яюэьыъщшч" published).
+    tables = _run(REVIEW_HEAD + b"Energy " + junk + b" counters are fine.\n")
+    dump = tables["dumps"].row(0, named=True)
+    assert (dump["encoding"], dump["encoding_repair"]) == ("utf-8", REPAIR_REPLACED)
+    assert dump["header_text"].endswith("est générée automatiquement.")
+    assert tables["ruling_occurrences"]["text_raw"].to_list() == ["Energy counters are not mana."]
+    assert tables["rejects"].filter(pl.col("stage") == "parse").height == 2  # head + damaged body
+
+
+def test_french_cp1252_lines_after_utf8_ones_are_decoded_line_by_line() -> None:
+    # charset-normalizer guessed mac_latin2 for the cp1252 lines, and all of them were rejected.
+    entries = [
+        "Même à l'étape de début, c'est très évident pour le joueur.",
+        "Le jeton créé entre sur le champ de bataille engagé et attaquant.",
+    ]
+    utf8 = "".join(f"07 juin 2024 · source : wotc\n{e}\n" for e in entries)
+    header = REVIEW_HEAD.split(b"\n")[0] + b"\n"
+    tables = _run(header + utf8.encode() + utf8.encode("cp1252"))
+    dump = tables["dumps"].row(0, named=True)
+    assert dump["encoding"] == "utf-8+cp1252"
+    assert tables["ruling_occurrences"]["text_raw"].to_list() == [*entries, *entries]
+    assert tables["rejects"].height == 0

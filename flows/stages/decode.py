@@ -53,6 +53,8 @@ PREFERRED_CODE_PAGES: tuple[str, ...] = ("cp1252", "cp850", "cp1251", "mac_roman
 #: Letters and punctuation of the Latin-script languages read (fr, en, de, es,
 #: it, pt) and of the dump format: a line of a legacy paste inside a UTF-8 file
 #: decodes to these (or to Cyrillic or Greek letters) and nothing else.
+#: More than three accented Western letters in a row: damaged bytes, not a word.
+_ACCENTED_RUN = re.compile(r"[À-ÿŒœŸ]{4,}")
 _WESTERN = set(
     "àâäçéèêëîïôöùûüÿœæÀÂÄÇÉÈÊËÎÏÔÖÙÛÜŸŒÆßáíóúñÁÍÓÚÑãõÃÕìòÌÒ¡¿ºª·«»‘’“”–—…°€\u00a0\u202f"
 )
@@ -84,9 +86,10 @@ def decode_bytes(content: bytes) -> DecodedDump:
 
     UTF-8 is tried first. A file that is not valid UTF-8 is, in this order:
     UTF-8 lines plus lines of one legacy code page (two pastes joined:
-    decoded line by line); UTF-8 with damaged bytes, when valid multi-byte
-    sequences outnumber invalid ones (invalid bytes become U+FFFD and their
-    lines are rejected later, however many there are); else a legacy code page.
+    decoded line by line); UTF-8 with damaged bytes, when the lines whose
+    non-ASCII text is valid UTF-8 outnumber the lines with invalid bytes
+    (invalid bytes become U+FFFD and their lines are rejected later, however
+    many bytes a damaged spot has); else a legacy code page.
 
     Returns:
         encoding: "utf-8-sig" (UTF-8 with BOM), "utf-16" (with BOM), "utf-8",
@@ -112,15 +115,40 @@ def decode_bytes(content: bytes) -> DecodedDump:
         return _checked(content.decode("utf-8"), "utf-8")
     except UnicodeDecodeError:
         pass
+    replaced = content.decode("utf-8", errors="replace")
+    if _is_cut_utf8(content):  # a download cut inside its last character
+        return _checked(replaced, "utf-8", REPAIR_REPLACED)
     mixed = _decode_mixed(content)
     if mixed is not None:
         return mixed
-    replaced = content.decode("utf-8", errors="replace")
-    bad = replaced.count("\ufffd")
-    good = len(_REAL_NON_ASCII.findall(replaced))
-    if good > bad:  # most multi-byte sequences are valid: UTF-8 with damaged bytes
+    if _mostly_utf8(replaced):
         return _checked(replaced, "utf-8", REPAIR_REPLACED)
     return _legacy(content, replaced)
+
+
+def _is_cut_utf8(content: bytes) -> bool:
+    """All but the last 1-3 bytes are valid UTF-8, and those start a multi-byte character."""
+    return any(
+        _is_utf8(content[:-cut]) and 0xC2 <= content[-cut] <= 0xF4
+        for cut in (1, 2, 3)
+        if len(content) > cut
+    )
+
+
+def _mostly_utf8(replaced: str) -> bool:
+    """UTF-8 with damaged bytes rather than a legacy code page.
+
+    True when the valid non-ASCII characters outnumber the U+FFFD, or when the
+    lines whose non-ASCII text is valid outnumber the lines with damaged
+    bytes (a run of junk bytes is one damaged spot, however long).
+    """
+    good_chars = len(_REAL_NON_ASCII.findall(replaced))
+    if good_chars > replaced.count("\ufffd"):
+        return True
+    lines = replaced.splitlines()
+    bad = sum("\ufffd" in line for line in lines)
+    good = sum("\ufffd" not in line and bool(_REAL_NON_ASCII.search(line)) for line in lines)
+    return good > bad
 
 
 def _utf8(content: bytes, encoding: str) -> DecodedDump:
@@ -144,14 +172,11 @@ def _decode_mixed(content: bytes) -> DecodedDump | None:
     if not has_utf8 or _REAL_NON_ASCII.search(legacy_bytes.decode("utf-8", errors="replace")):
         return None
     best = charset_normalizer.from_bytes(legacy_bytes).best()
-    if best is None:
-        return None
-    code_page = _ranked_code_pages(best)[0]
-    try:
-        legacy_text = legacy_bytes.decode(code_page)
-    except (UnicodeDecodeError, LookupError):
-        return None
-    if not all(c.isascii() or _is_plausible(c) for c in legacy_text):
+    guessed = _ranked_code_pages(best)[:1] if best is not None else []
+    code_page = next(
+        (page for page in [*guessed, "cp1252"] if _plausible_legacy(legacy_bytes, page)), None
+    )
+    if code_page is None:
         return None
     decoded = [
         line.decode(code_page) if i in invalid else line.decode("utf-8")
@@ -160,6 +185,31 @@ def _decode_mixed(content: bytes) -> DecodedDump | None:
     return _checked(
         "".join(decoded), f"utf-8+{code_page}", REPAIR_PER_LINE.format(code_page=code_page)
     )
+
+
+def _plausible_legacy(legacy_bytes: bytes, code_page: str) -> bool:
+    """`legacy_bytes` decode under `code_page` to text of the languages read.
+
+    Every character is ASCII, a Western letter or sign (_WESTERN), or a
+    Cyrillic or Greek letter; a line with Cyrillic or Greek letters is mostly
+    in that script (an English line with `яюэьыъщшч` in it is damaged bytes,
+    not a cp1251 paste); and no line has a run of more than three accented
+    letters (`ÿúûü` is damaged bytes, not French).
+    """
+    try:
+        text = legacy_bytes.decode(code_page)
+    except (UnicodeDecodeError, LookupError):
+        return False
+    if not all(c.isascii() or _is_plausible(c) for c in text):
+        return False
+    for line in text.splitlines():
+        letters = [c for c in line if c.isalpha()]
+        other_script = [c for c in letters if not c.isascii() and c not in _WESTERN]
+        if other_script and 2 * len(other_script) < len(letters):
+            return False
+        if _ACCENTED_RUN.search(line):
+            return False
+    return True
 
 
 def _is_utf8(line: bytes) -> bool:
