@@ -114,7 +114,8 @@ def attribute_dumps(
     mentions = find_name_mentions(own_texts["text"])
     carried = _carried_cards(dump_texts, matches, index["rulings"])
     examples = _example_names(own_texts, mentions, carried, index)
-    named = pick_subject_names(own_texts, mentions, index["terms"], examples)
+    full_names = index["names"].filter(~pl.col("is_short"))["name"]
+    named = pick_subject_names(own_texts, mentions, index["terms"], examples, full_names)
     named = _look_up_names(named, carried, index)
     by_rulings = attribute_by_rulings(dump_texts, index["rulings"], index["names"], matches)
     by_rulings = by_rulings.filter(~pl.col("oracle_id").is_in(index["unpaired"].implode()))

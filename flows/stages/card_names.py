@@ -26,6 +26,13 @@ _SUBJECT_AFTER = re.compile(
     r"|attacks|blocks|copies|deals|gets|gains|leaves|will|won't|can|can't|could|would|must|may"
     r"|does|doesn't|triggers|resolves|remains|stays|isn't)\b)"
 )
+#: What `find_name_mentions` returns.
+MENTION_SCHEMA = {
+    "text": pl.String,
+    "name": pl.String,
+    "is_subject": pl.Boolean,
+    "is_first_word": pl.Boolean,
+}
 #: Where a sentence ends: a one-word name right after it is only capitalized as its start.
 _SENTENCE_END = re.compile(r"[.!?:;]\s+")
 #: Words before a name in its sentence that make it an example, never the subject
@@ -75,9 +82,12 @@ def find_name_mentions(texts: pl.Series) -> pl.DataFrame:
         texts: English ruling texts (String).
 
     Returns:
-        text (String), name (String), is_subject (Boolean): one row per mention.
+        MENTION_SCHEMA: text (String), name (String), is_subject (Boolean: the
+        name is the sentence's subject, not in an example), is_first_word
+        (Boolean: a one-word name that starts its sentence, so maybe capitalized
+        only for that): one row per mention.
     """
-    rows: list[tuple[str, str, bool]] = []
+    rows: list[tuple[str, str, bool, bool]] = []
     for text in texts.drop_nulls().unique().to_list():
         for match in _NAME.finditer(text):
             words = match.group().split(" ")
@@ -87,15 +97,15 @@ def find_name_mentions(texts: pl.Series) -> pl.DataFrame:
             if len(name) < 3 or _is_rules_term(name) or name.isupper() or name[0].islower():
                 continue
             sentence_before = _SENTENCE_END.split(text[: match.start()])[-1]
-            at_start = not sentence_before.strip(" \"'“‘(")
-            if at_start and " " not in name and name == match.group():
-                continue  # `Nothing can happen…`, `Discarding does…`: a sentence's first word
+            # `Nothing can happen…`, `Discarding does…`: maybe only a sentence's first word
+            first_word = (
+                not sentence_before.strip(" \"'“‘(") and " " not in name and name == match.group()
+            )
             after = text[match.end() :]
             is_example = bool(_EXAMPLE_CONTEXT.search(sentence_before))
-            rows.append((text, name, bool(_SUBJECT_AFTER.match(after)) and not is_example))
-    return pl.DataFrame(
-        rows, schema={"text": pl.String, "name": pl.String, "is_subject": pl.Boolean}, orient="row"
-    )
+            is_subject = bool(_SUBJECT_AFTER.match(after)) and not is_example
+            rows.append((text, name, is_subject, first_word))
+    return pl.DataFrame(rows, schema=MENTION_SCHEMA, orient="row")
 
 
 def pick_subject_names(
@@ -103,6 +113,7 @@ def pick_subject_names(
     mentions: pl.DataFrame,
     terms: pl.Series | None = None,
     excluded: pl.DataFrame | None = None,
+    known: pl.Series | None = None,
 ) -> pl.DataFrame:
     """The card each dump is about by the names its rulings use as subject.
 
@@ -112,6 +123,8 @@ def pick_subject_names(
         terms: lowercase rules terms never taken for a name, nor their plurals
             (the catalog's subtypes and keywords: Ninja, Rebound); None: RULES_TERMS only.
         excluded: dump_id, name pairs that are not candidates (example cards).
+        known: card names (the catalog's): a one-word name met only as the first
+            word of sentences is a candidate only if it is one of them.
 
     Returns:
         dump_id, card_name (String), name_mentions (UInt32: all mentions of it),
@@ -125,6 +138,8 @@ def pick_subject_names(
             ~lowercase.is_in(terms.implode())
             & ~lowercase.str.strip_suffix("s").is_in(terms.implode())
         )
+    known_name = pl.col("name").is_in(known.implode()) if known is not None else pl.lit(False)
+    mentions = mentions.filter(~pl.col("is_first_word") | known_name)
     counts = (
         dump_texts.join(mentions, on="text")
         .group_by("dump_id", "name")
