@@ -281,8 +281,10 @@ def bench_run(
     """
     import json
 
-    from flows.bench import run_benchmark
-
+    try:
+        from flows.bench import run_benchmark
+    except ImportError as exc:  # psutil, httpx: the `bench` extra
+        _fail(RulingsError(f"{exc}; install the bench extra: pip install -e '.[bench]'"))
     measured = run_benchmark(corpus, work)
     results.parent.mkdir(parents=True, exist_ok=True)
     results.write_text(json.dumps(measured, indent=2) + "\n", encoding="utf-8")

@@ -4,6 +4,11 @@
   classified lines, keyed by dump_id (the sha256 of its bytes), so a dump
   whose bytes did not change is not decoded or parsed again.
 - `languages.<generation>.parquet`: language results by normalized text.
+- `file_index.<generation>.parquet` (optional): each raw file's path, size,
+  mtime_ns, ctime_ns, inode, device and dump_id at that run, so a file whose
+  metadata did not change is not read or hashed again (as git's index;
+  `read.stat_dumps`, `read.unchanged_dumps`). A generation without one (older
+  code, `save_state` without an index) reads every file.
 - `ruling_ids.<generation>.parquet`: every variant_id ever published, its ruling_id,
   whether it was its ruling's representative and the merge rules version
   (see `flows.stages.ruling_ids`), so a ruling keeps its id when dumps are
@@ -198,9 +203,7 @@ def stage_state(
         "parsed_lines": parsed["lines"],
         "languages": languages.select(list(LANGUAGE_SCHEMA)),
         "ruling_ids": registry,
-        "file_index": file_index
-        if file_index is not None
-        else pl.DataFrame(schema=FILE_INDEX_SCHEMA),
+        **({"file_index": file_index} if file_index is not None else {}),
     }
     files = {}
     for kind, frame in frames.items():
