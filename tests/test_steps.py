@@ -44,8 +44,8 @@ def files_read(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return seen
 
 
-def _tables(result: steps.RunResult) -> dict[str, bytes]:
-    return {name: (result["snapshot"] / f"{name}.parquet").read_bytes() for name in TABLES}
+def _tables(snapshot: Path) -> dict[str, bytes]:
+    return {name: (snapshot / f"{name}.parquet").read_bytes() for name in TABLES}
 
 
 def test_a_warm_run_reads_only_files_whose_metadata_changed(
@@ -60,7 +60,7 @@ def test_a_warm_run_reads_only_files_whose_metadata_changed(
     assert warm["manifest"]["work"] == {
         "dumps_parsed": 0, "dumps_reused": 5, "languages_detected": 0, "languages_reused": 39,
     }  # fmt: skip
-    assert _tables(warm) == _tables(cold)
+    assert _tables(warm["snapshot"]) == _tables(cold["snapshot"])
     assert warm["manifest"]["inputs"] == cold["manifest"]["inputs"]
 
 
@@ -87,7 +87,21 @@ def test_same_size_rewrite_with_old_mtime_is_read_and_tables_match_reading_every
     files_read.clear()
     every = steps.run_direct(raw, tmp_path / "copy", trust_metadata=False)
     assert sorted(files_read) == sorted(p.name for p in raw.iterdir())
-    assert _tables(indexed) == _tables(every)
+    assert _tables(indexed["snapshot"]) == _tables(every["snapshot"])
+
+
+@pytest.mark.flow
+def test_the_flow_and_the_direct_runner_publish_the_same_tables(
+    prefect_harness: None, tmp_path: Path
+) -> None:
+    from flows.rulings_flow import rulings_flow
+
+    raw = _raw(tmp_path)
+    flowed = rulings_flow(raw_dir=raw, output_dir=tmp_path / "flow")
+    direct = steps.run_direct(raw, tmp_path / "direct")
+    assert _tables(direct["snapshot"]) == _tables(Path(flowed["snapshot"]))
+    assert flowed["work"] == direct["manifest"]["work"]
+    assert flowed["rows"] == direct["manifest"]["rows"]
 
 
 def test_the_product_does_not_import_the_benchmark() -> None:
