@@ -1,7 +1,9 @@
-"""The pipeline's steps composed from the stages, still without Prefect.
+"""The pipeline's pure steps composed from the stages (no I/O, no Prefect).
 
-`flows.rulings_flow` wraps each step in a Prefect task; tests and other
-runners call them directly. Each step takes and returns polars frames.
+`flows.steps` lists a run's steps (these, plus the I/O ones) and sequences
+them once, for the Prefect flow and the direct runner alike. `run_pipeline`
+chains the pure ones over frames already in memory (tests). Each step takes
+and returns polars frames.
 """
 
 from __future__ import annotations
