@@ -97,9 +97,12 @@ TASKS: dict[str, Any] = {name: _as_task(name, step) for name, step in steps.STEP
 class PrefectRunner:
     """Runs the steps as Prefect tasks (`steps.Runner`); submitted ones on the flow's task runner.
 
-    Arguments are `quote()`d: Prefect would walk a manifest of 100,000 inputs
-    or a list of part paths item by item looking for futures (there are none:
-    `run_steps` hands over results, not futures).
+    A called step's arguments are `quote()`d: Prefect would walk a manifest of
+    100,000 inputs or a list of part paths item by item looking for futures
+    (there are none: `run_steps` hands over results, not futures). Submitted
+    steps (parse and language batches) take Series, frames and paths, which
+    Prefect does not walk, and go unquoted (the Dask runner would pass a
+    quote on as a tuple).
     """
 
     def call(self, name: str, *args: Any) -> Any:
@@ -108,7 +111,7 @@ class PrefectRunner:
 
     def submit(self, name: str, *args: Any) -> steps.Pending:
         """Submit a step's task to the flow's task runner."""
-        future: steps.Pending = TASKS[name].submit(*(quote(a) for a in args))
+        future: steps.Pending = TASKS[name].submit(*args)  # no quote(): Dask takes it for a tuple
         return future
 
 
