@@ -6,8 +6,9 @@
   against a running Prefect server as the nightly runs (the temporary
   server's start, measured with an empty flow, is reported apart);
 - warm: the same after 1 % of the dumps changed (a new entry appended);
-- direct: the same steps as the cold run, without Prefect (one process), so
-  orchestration's share of the cold run is (cold - direct) / cold;
+- direct: the same run without Prefect (`flows.bench_direct`: the steps and
+  sequence of `flows.steps`, each called plainly), cold and then warm over the
+  same changed dumps, so orchestration's share is (flow - direct) / flow;
 - floor: langdetect over the cold run's distinct texts in one process,
   divided across the cores, plus reading every file;
 - naive: a plain loop that runs langdetect on every ruling body with no
@@ -37,6 +38,7 @@ from typing import Any
 import httpx
 import psutil
 
+from flows.paths import OutputPaths
 from flows.stages import state
 
 #: Targets of the issue, checked in the results (not in tests).
@@ -45,7 +47,8 @@ TARGETS = {
     "cold_over_floor_max": 1.3,
     "naive_over_cold_min": 20.0,
     "warm_over_cold_max": 0.10,
-    "peak_rss_gib_max": 2.0,
+    "peak_tree_rss_gib_max": 2.0,
+    "cost_per_line_spread_max": 0.15,  # between 100k and 1M lines (compared in bench/README.md)
 }
 
 
@@ -241,6 +244,11 @@ def time_naive(raw_dir: Path, share: float, total_lines: int) -> dict[str, float
     }
 
 
+def load_average() -> list[float]:
+    """The machine's 1, 5 and 15 minute load averages (the machine is shared)."""
+    return [round(x, 2) for x in os.getloadavg()]
+
+
 def machine() -> dict[str, Any]:
     """What the numbers were measured on."""
     cpu = next(
@@ -289,45 +297,56 @@ def run_benchmark(
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
         "DO_NOT_TRACK": "1",
     }
+    direct_run = [sys.executable, "-m", "flows.bench_direct", str(raw), str(direct_out)]
+    load = {"before": load_average()}
     startup = measure([sys.executable, "-c", _EMPTY_FLOW], work, quiet)
     with prefect_server(work / "prefect-server-home") as api:  # as the nightly runs: a real server
         served = {**env, "PREFECT_API_URL": api}
         cold = measure(flow_run, work, served)
-        cold_manifest = json.loads((output / "latest" / "manifest.json").read_text())
-        direct = measure(
-            [sys.executable, "-m", "flows.bench_direct", str(raw), str(direct_out)], work, env
-        )
-        floor = time_floor(output / "state", raw, os.cpu_count() or 1)
+        cold_manifest = json.loads(OutputPaths(output).latest_manifest.read_text())
+        direct = measure(direct_run, work, env)
+        load["after_cold"] = load_average()
+        floor = time_floor(OutputPaths(output).state, raw, os.cpu_count() or 1)
         naive = time_naive(raw, naive_share, lines)
         changed = change_dumps(raw, changed_share)
         warm = measure(flow_run, work, served)
-        warm_manifest = json.loads((output / "latest" / "manifest.json").read_text())
+        warm_manifest = json.loads(OutputPaths(output).latest_manifest.read_text())
+        direct_warm = measure(direct_run, work, env)
+        load["after_warm"] = load_average()
     for run, manifest in ((cold, cold_manifest), (warm, warm_manifest)):
         run["lines_per_s"] = round(lines / run["wall_s"])
         run["langdetect_calls"] = manifest["work"]["languages_detected"]
         run["work"] = manifest["work"]
     # The flow runs against a running server, so no server start is in `cold`.
-    cold["orchestration_share"] = round(
-        max(0.0, cold["wall_s"] - direct["wall_s"]) / cold["wall_s"], 3
-    )
+    for run, plain in ((cold, direct), (warm, direct_warm)):
+        run["orchestration_share"] = round(
+            max(0.0, run["wall_s"] - plain["wall_s"]) / run["wall_s"], 3
+        )
     results = {
         "measured_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "machine": machine(),
+        "load_average": load,
         "corpus": {"files": files, "lines": lines, "bytes": size, "changed_for_warm": changed},
         "prefect_startup": startup,
         "cold": cold,
         "warm": warm,
         "direct": direct,
+        "direct_warm": direct_warm,
         "floor": floor,
         "naive": naive,
         "rows": cold_manifest["rows"],
     }
+    peak_tree = max(cold["peak_tree_rss_mib"], warm["peak_tree_rss_mib"]) / 1024
     results["against_targets"] = {
         "cold_over_floor": round(cold["wall_s"] / floor["floor_s"], 2),
         "naive_over_cold": round(naive["scaled_s"] / cold["wall_s"], 2),
         "warm_over_cold": round(warm["wall_s"] / cold["wall_s"], 3),
         "peak_rss_gib": round(max(cold["peak_rss_mib"], warm["peak_rss_mib"]) / 1024, 2),
+        "peak_tree_rss_gib": round(peak_tree, 2),
         "orchestration_share": cold["orchestration_share"],
+        "orchestration_share_warm": warm["orchestration_share"],
+        "cold_us_per_line": round(cold["wall_s"] / lines * 1e6, 1),
+        "direct_us_per_line": round(direct["wall_s"] / lines * 1e6, 1),
         "targets": TARGETS,
     }
     return results

@@ -36,6 +36,7 @@ from rich.console import Console
 from rich.table import Table
 
 from flows.errors import RulingsError, ServerStartError
+from flows.paths import OutputPaths
 from flows.stages.catalog import load_catalog
 from flows.stages.read import MAX_FILE_BYTES, list_dump_paths
 from flows.stages.runlock import hold_run_lock
@@ -137,7 +138,7 @@ def run(
         with hold_run_lock(output):  # from the first second until publishing ends
             # a bad catalog fails here, before Prefect starts; a good one is cached for the flow
             catalog_reused = (
-                load_catalog(catalog, output / "state" / "catalog")[1] if catalog else True
+                load_catalog(catalog, OutputPaths(output).catalog_cache)[1] if catalog else True
             )
             _set_quiet_defaults()
             _show_progress()
@@ -216,7 +217,7 @@ def serve(
         if not os.environ.get("PREFECT_API_URL"):
             raise RulingsError("serve needs PREFECT_API_URL (start a server: prefect server start)")
         if catalog:  # a bad catalog fails here, before anything is served
-            load_catalog(catalog, output / "state" / "catalog")
+            load_catalog(catalog, OutputPaths(output).catalog_cache)
         _guard_children()
         _set_quiet_defaults()
         from flows.rulings_flow import nightly_deployment, serve_nightly
@@ -281,8 +282,10 @@ def bench_run(
     """
     import json
 
-    from flows.bench import run_benchmark
-
+    try:
+        from flows.bench import run_benchmark
+    except ImportError as exc:  # psutil, httpx: the `bench` extra
+        _fail(RulingsError(f"{exc}; install the bench extra: pip install -e '.[bench]'"))
     measured = run_benchmark(corpus, work)
     results.parent.mkdir(parents=True, exist_ok=True)
     results.write_text(json.dumps(measured, indent=2) + "\n", encoding="utf-8")

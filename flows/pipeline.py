@@ -1,7 +1,9 @@
-"""The pipeline's steps composed from the stages, still without Prefect.
+"""The pipeline's pure steps composed from the stages (no I/O, no Prefect).
 
-`flows.rulings_flow` wraps each step in a Prefect task; tests and other
-runners call them directly. Each step takes and returns polars frames.
+`flows.steps` lists a run's steps (these, plus the I/O ones) and sequences
+them once, for the Prefect flow and the direct runner alike. `run_pipeline`
+chains the pure ones over frames already in memory (tests). Each step takes
+and returns polars frames.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from flows.stages import (
 )
 from flows.stages.attribution import CatalogIndex, add_attribution
 from flows.stages.ruling_cards import build_ruling_cards
-from flows.stages.state import LANGUAGE_SCHEMA, REGISTRY_SCHEMA, ParsedFiles
+from flows.stages.state import FILE_INDEX_SCHEMA, LANGUAGE_SCHEMA, REGISTRY_SCHEMA, ParsedFiles
 from flows.stages.validate import validate_table
 from schemas import TABLE_MODELS
 
@@ -88,8 +90,13 @@ def merge_parsed(*parts: ParsedFiles) -> ParsedFiles:
 class ParsedBatch(TypedDict):
     """Frames from `parse_batch`."""
 
-    files: pl.DataFrame  # path, dump_id, byte_count: every file of the batch
+    files: pl.DataFrame  # path, read_reject, dump_id, byte_count: every file of the batch
     parsed: ParsedFiles  # the files whose dump_id was not known yet
+    index: pl.DataFrame  # read.STAT_SCHEMA, dump_id, read (Boolean): the next run's file index
+
+
+#: Columns of `parse_batch`'s `files`, as `read.hash_dumps` gives them without content.
+FILE_COLUMNS = ("path", "read_reject", "dump_id", "byte_count")
 
 
 def parse_batch(
@@ -97,11 +104,15 @@ def parse_batch(
     paths: pl.Series,
     known_ids: pl.Series,
     max_file_bytes: int = read.MAX_FILE_BYTES,
+    file_index: pl.DataFrame | None = None,
 ) -> ParsedBatch:
     """Read, hash and parse one batch of files; skip contents parsed before.
 
-    Reads the files itself, so a batch can run on another process or machine
-    that sees `raw_dir`.
+    A file whose metadata (size, mtime_ns, ctime_ns, inode, device) matches
+    `file_index` and whose dump_id is in `known_ids` is not even read: its
+    dump_id and size come from the index (`read.unchanged_dumps`). Every other
+    file is read and hashed. Reads the files itself, so a batch can run on
+    another process or machine that sees `raw_dir`.
 
     Args:
         raw_dir: the raw folder. paths: POSIX paths relative to it (String).
@@ -109,10 +120,28 @@ def parse_batch(
             (Series, not Python collections: Prefect walks collection arguments
             item by item, which cost 45 % of a warm run at a million lines.)
         max_file_bytes: larger files are not read (a `read` reject).
+        file_index: the last run's index (`index` of its batches); None: read every file.
     """
-    hashed = read.hash_dumps(read.load_raw_dumps(raw_dir, paths.to_list(), max_file_bytes))
+    stats = read.stat_dumps(raw_dir, paths.to_list())
+    index = file_index if file_index is not None else pl.DataFrame(schema=FILE_INDEX_SCHEMA)
+    unchanged = read.unchanged_dumps(stats, index, known_ids, max_file_bytes)
+    to_read = paths.filter(~paths.is_in(unchanged["path"].implode()))
+    hashed = read.hash_dumps(read.load_raw_dumps(raw_dir, to_read.to_list(), max_file_bytes))
     new = hashed.filter(~pl.col("dump_id").is_in(known_ids.implode()))
-    return ParsedBatch(files=hashed.drop("content"), parsed=parse_files(new))
+    files = pl.concat(
+        [
+            hashed.select(FILE_COLUMNS),
+            unchanged.select(
+                "path", pl.lit(None, pl.String).alias("read_reject"), "dump_id", "byte_count"
+            ),
+        ]
+    ).sort("path")
+    next_index = stats.join(files.select("path", "dump_id"), on="path", how="left").with_columns(
+        read=~pl.col("path").is_in(unchanged["path"].implode())
+    )
+    return ParsedBatch(
+        files=files, parsed=parse_files(new), index=next_index.select(*FILE_INDEX_SCHEMA, "read")
+    )
 
 
 def parse_dumps(

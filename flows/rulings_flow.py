@@ -1,9 +1,11 @@
 """The nightly Prefect flow: raw dumps in, a validated snapshot out.
 
-This is the only module that imports Prefect. Each task wraps pure steps from
-`flows.pipeline` and `flows.stages`; the flow sequences them under the output
-dir's run lock, validates every table against `schemas`, publishes, saves the
-state for the next run, and applies retention. Tasks use no Prefect cache
+This is the only module that imports Prefect. The steps and their one sequence
+are `flows.steps` (also run without Prefect by `steps.DirectRunner`); here
+each step becomes a task (`TASKS`) and `rulings_flow` runs the sequence with
+them: under the output dir's run lock, parse, detect languages, build and
+validate every table against `schemas`, publish, save the state for the next
+run, and apply retention. Tasks use no Prefect cache
 (`NO_CACHE`): a path argument does not change when a file's bytes do; the
 incremental work is done by our own content-hash caches (`stages.state`).
 
@@ -21,26 +23,21 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any
 
-import polars as pl
 from prefect import flow, serve, task
 from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.deployments.runner import RunnerDeployment
 from prefect.schedules import Cron
 from prefect.states import State
+from prefect.task_runners import ThreadPoolTaskRunner
 from prefect.utilities.annotations import quote
 
 import flows
-from flows import pipeline
-from flows.hooks import pause_point
-from flows.stages import language, manifest, read, report, report_html, state, write
-from flows.stages.attribution import CatalogIndex, index_catalog
-from flows.stages.catalog import load_catalog
-from flows.stages.runlock import hold_run_lock
-from schemas import SCHEMA_VERSION
-from schemas.json_schema import json_schema_documents
+from flows import steps
+from flows.paths import OutputPaths
+from flows.stages import read
 
 #: Deployment defaults: the nightly refresh at 03:00 UTC, the last 7 snapshots kept.
 NIGHTLY_CRON = "0 3 * * *"
@@ -87,162 +84,68 @@ _IO_RETRIES: dict[str, Any] = {
 }
 
 
-#: Files per parse task: few tasks (orchestration stays small), enough to share work.
-BATCH_FILES = 5000
+def _as_task(name: str, step: steps.Step) -> Any:
+    """A step as a Prefect task: retried on transient OS errors when it does I/O, never cached."""
+    options = _IO_RETRIES if step.io else {"cache_policy": NO_CACHE}
+    return task(name=name, **options)(step.fn)
 
 
-class Inputs(TypedDict):
-    """What a run starts from."""
-
-    paths: list[str]  # the dump files, relative to the raw dir
-    state: state.RunState
-    previous_manifest: dict[str, Any] | None
+#: Every step of `steps.STEPS` as a task.
+TASKS: dict[str, Any] = {name: _as_task(name, step) for name, step in steps.STEPS.items()}
 
 
-@task(**_IO_RETRIES)
-def load_inputs_task(raw_dir: Path, output_dir: Path) -> Inputs:
-    """List the raw files; read the state of earlier runs and the latest manifest (I/O only)."""
-    return Inputs(
-        paths=read.list_dump_paths(raw_dir),
-        state=state.load_state(output_dir / "state", published=_published_run_id(output_dir)),
-        previous_manifest=write.read_latest_manifest(output_dir),
-    )
+class PrefectRunner:
+    """Runs the steps as Prefect tasks (`steps.Runner`); submitted ones on the flow's task runner.
+
+    A called step's arguments are `quote()`d: Prefect would walk a manifest of
+    100,000 inputs or a list of part paths item by item looking for futures
+    (there are none: `run_steps` hands over results, not futures). Submitted
+    steps (parse and language batches) take Series, frames and paths, which
+    Prefect does not walk, and go unquoted (the Dask runner would pass a
+    quote on as a tuple).
+    """
+
+    def call(self, name: str, *args: Any) -> Any:
+        """Run a step as a task in the flow's thread and return its value."""
+        return TASKS[name](*(quote(a) for a in args))
+
+    def submit(self, name: str, *args: Any) -> steps.Pending:
+        """Submit a step's task to the flow's task runner."""
+        future: steps.Pending = TASKS[name].submit(*args)  # no quote(): Dask takes it for a tuple
+        return future
 
 
-@task(**_IO_RETRIES)
-def parse_batch_task(
-    raw_dir: Path,
-    paths: pl.Series,
-    known_ids: pl.Series,
-    parts_dir: Path,
-    name: str,
-    max_file_bytes: int = read.MAX_FILE_BYTES,
-) -> dict[str, str]:
-    """Read, hash and parse one batch of files (on a worker); write its Parquet parts."""
-    batch = pipeline.parse_batch(raw_dir, paths, known_ids, max_file_bytes)
-    return state.write_parts(parts_dir, name, {"files": batch["files"], **batch["parsed"]})
+#: Parse batches at a time (threads) on one machine: one per core. Prefect's default is
+#: unbounded: 21 batches at once at a million lines multiplied the memory held and
+#: aborted the run (a failed 2 MiB allocation) on a 2-core machine.
+LOCAL_TASK_THREADS = os.cpu_count() or 1
 
 
-@task(cache_policy=NO_CACHE)
-def assemble_dumps_task(
-    parts: list[dict[str, str]], cached: state.ParsedFiles | None, today: dt.date
-) -> tuple[pipeline.ParsedDumps, state.ParsedFiles, dict[str, int]]:
-    """Gather the workers' parts with the cached parse; find entries, headers and stubs."""
-    batches = [state.read_parts(p) for p in parts]
-    files = pl.concat([b["files"] for b in batches]).sort("path")
-    fresh = pipeline.merge_parsed(
-        *(state.ParsedFiles(dumps=b["dumps"], lines=b["lines"]) for b in batches)
-    )
-    reused, _ = state.split_cached(files, cached)
-    parsed_files = pipeline.merge_parsed(reused, fresh)
-    counts = {"dumps_parsed": fresh["dumps"].height, "dumps_reused": reused["dumps"].height}
-    return pipeline.assemble_dumps(files, parsed_files, today), parsed_files, counts
-
-
-@task(cache_policy=NO_CACHE)
-def split_known_texts_task(
-    parsed: pipeline.ParsedDumps, known: pl.DataFrame
-) -> tuple[pl.DataFrame, pl.Series]:
-    """The texts whose language is known from earlier runs, and the new ones."""
-    return pipeline.split_known_texts(parsed, known)
-
-
-@task(cache_policy=NO_CACHE)
-def detect_languages_task(texts: pl.Series, processes: int) -> pl.DataFrame:
-    """Detect the language of a batch of new texts (langdetect in `processes` processes)."""
-    return language.detect_languages(texts, processes=processes)
-
-
-@task(**_IO_RETRIES)
-def load_catalog_task(catalog: Path, output_dir: Path) -> tuple[CatalogIndex, bool]:
-    """The catalog's lookups, from `state/catalog/` when this catalog was read before."""
-    tables, reused = load_catalog(catalog, output_dir / "state" / "catalog")
-    return index_catalog(tables), reused
-
-
-@task(cache_policy=NO_CACHE)
-def build_tables_task(
-    parsed: pipeline.ParsedDumps,
-    languages: pl.DataFrame,
-    registry: pl.DataFrame,
-    catalog: CatalogIndex | None = None,
-) -> pipeline.BuiltTables:
-    """Separate translations, deduplicate rulings (ids from the registry), build every table."""
-    return pipeline.build_tables(parsed, languages, registry, catalog)
-
-
-@task(cache_policy=NO_CACHE)
-def validate_tables_task(built: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
-    """Validate every table; move failing rows to rejects; stop on a broken table."""
-    return pipeline.validate_tables(built)
-
-
-@task(**_IO_RETRIES)
-def write_snapshot_task(
-    published: dict[str, pl.DataFrame],
-    run_manifest: dict[str, Any],
-    output_dir: Path,
-    report_markdown: str,
-    documents: dict[str, str] | None = None,
-) -> Path:
-    """Write the complete snapshot folder, report.md and `documents` included (I/O, retried)."""
-    return write.write_snapshot(
-        published,
-        run_manifest,
-        output_dir,
-        run_manifest["run_id"],
-        {"report.md": report_markdown, **(documents or {})},
-    )
-
-
-@task(**_IO_RETRIES)
-def switch_latest_task(output_dir: Path, snapshot: Path) -> Path:
-    """Point `latest` at the new snapshot atomically (I/O, retried on OSError)."""
-    return write.switch_latest(output_dir, snapshot)
-
-
-@task(**_IO_RETRIES)
-def stage_state_task(
-    output_dir: Path,
-    parsed_files: state.ParsedFiles,
-    languages: pl.DataFrame,
-    registry: pl.DataFrame,
-    generation: str,
-) -> state.StateRecord:
-    """Write the next state generation (caches, id registry), not yet current."""
-    return state.stage_state(output_dir / "state", parsed_files, languages, registry, generation)
-
-
-@task(**_IO_RETRIES)
-def commit_state_task(output_dir: Path, record: state.StateRecord) -> None:
-    """Make the staged state generation current (the last step of a publish)."""
-    state.commit_state(output_dir / "state", record)
-
-
-@task(**_IO_RETRIES)
-def prune_snapshots_task(output_dir: Path, retention: int) -> list[str]:
-    """Delete snapshots beyond the newest `retention` (never the one `latest` points at)."""
-    return write.prune_snapshots(output_dir, retention)
-
-
-@flow(name="ruling-dumps", log_prints=False)
+@flow(
+    name="ruling-dumps",
+    log_prints=False,
+    task_runner=ThreadPoolTaskRunner(max_workers=LOCAL_TASK_THREADS),
+)
 def rulings_flow(
     raw_dir: Path = Path("raw"),
     output_dir: Path = Path("output"),
     retention: int = DEFAULT_RETENTION,
     language_batches: int = 1,
     processes: int = 0,
-    batch_files: int = BATCH_FILES,
+    batch_files: int = steps.BATCH_FILES,
     max_file_bytes: int = read.MAX_FILE_BYTES,
     one_line_outcome: bool = False,
     catalog: Path | None = None,
 ) -> dict[str, Any]:
     """Turn the dumps in `raw_dir` into a validated snapshot under `output_dir`.
 
+    The steps and their sequence are `flows.steps` (`run_steps`), each run as
+    a task; this flow adds the report artifact and the outcome line.
+
     Args:
         raw_dir: folder of dump files (*.txt, searched recursively).
         output_dir: gets `snapshots/<run_id>/`, the `latest` symlink, and
-            `state/` (caches and the id registry).
+            `state/` (caches and the id registry); see `flows.paths`.
         retention: how many snapshots to keep (at least 1).
         language_batches: tasks the new texts' language detection is split
             into (one per Dask worker or more; 1 on a single machine).
@@ -267,30 +170,29 @@ def rulings_flow(
         contract as a whole (nothing is published). PublishError: see `write`.
     """
     started_at = dt.datetime.now(dt.UTC)
-    run_id = started_at.strftime("%Y%m%dT%H%M%S%fZ")
-    write.check_raw_output_overlap(raw_dir, output_dir)  # before anything is read or written
+    run = steps.RunSettings(
+        raw_dir=raw_dir,
+        output=OutputPaths(output_dir),
+        run_id=steps.new_run_id(started_at),
+        started_at=started_at,
+        retention=retention,
+        language_batches=language_batches,
+        processes=processes or os.cpu_count() or 1,
+        batch_files=batch_files,
+        max_file_bytes=max_file_bytes,
+        catalog=catalog,
+    )
     try:
-        with hold_run_lock(output_dir):
-            result = _run(
-                raw_dir,
-                output_dir,
-                retention,
-                started_at,
-                run_id,
-                language_batches,
-                processes or os.cpu_count() or 1,
-                batch_files,
-                max_file_bytes,
-                catalog,
-            )
+        result = steps.run_steps(PrefectRunner(), run)
     except Exception as exc:
         if one_line_outcome:
-            _say(f"error: run {run_id} failed, nothing published: {exc}")
+            _say(f"error: run {run.run_id} failed, nothing published: {exc}")
         raise
-    _post_report(f"{result['report']}\nCharts: `{result['snapshot'] / 'report.html'}`\n", run_id)
+    charts = result["snapshot"] / "report.html"
+    _post_report(f"{result['report']}\nCharts: `{charts}`\n", run.run_id)
     if one_line_outcome:
         _say(
-            f"run {run_id} published {result['manifest']['rows']['rulings']} rulings "
+            f"run {run.run_id} published {result['manifest']['rows']['rulings']} rulings "
             f"({sum(result['manifest']['rows'].values())} rows) to {result['snapshot']}"
         )
     return {
@@ -298,136 +200,6 @@ def rulings_flow(
         "snapshot": str(result["snapshot"]),
         "report_html": str(result["snapshot"] / "report.html"),
     }
-
-
-def _run(
-    raw_dir: Path,
-    output_dir: Path,
-    retention: int,
-    started_at: dt.datetime,
-    run_id: str,
-    language_batches: int,
-    processes: int,
-    batch_files: int,
-    max_file_bytes: int,
-    catalog: Path | None,
-) -> dict[str, Any]:
-    """The flow's steps under the run lock; see `rulings_flow`."""
-    catalog_index, catalog_reused = (
-        load_catalog_task(catalog, output_dir) if catalog else (None, True)
-    )
-    inputs = load_inputs_task(raw_dir, output_dir)
-    cached = inputs["state"]["parsed"]
-    known_ids = cached["dumps"]["dump_id"] if cached else pl.Series("dump_id", [], pl.String)
-    parts_dir = output_dir / "state" / "parts" / run_id
-    batches = [
-        pl.Series("path", inputs["paths"][i : i + batch_files], pl.String)
-        for i in range(0, len(inputs["paths"]), batch_files)
-    ]
-    parts = [
-        parse_batch_task.submit(
-            raw_dir, batch, known_ids, parts_dir, f"batch{i:05d}", max_file_bytes
-        )
-        for i, batch in enumerate(batches)
-    ]
-    parsed, parsed_files, work = assemble_dumps_task(
-        [p.result() for p in parts], cached, started_at.date()
-    )
-    write.remove_tree(parts_dir.parent)  # the run lock keeps other runs out
-    reused, new_texts = split_known_texts_task(parsed, inputs["state"]["languages"])
-    fresh = [
-        detect_languages_task.submit(chunk, processes)
-        for chunk in _chunks(new_texts, language_batches)
-    ]
-    detected = pipeline.combine_languages(reused, [f.result() for f in fresh], new_texts)
-    built = build_tables_task(
-        parsed, detected["languages"], inputs["state"]["registry"], catalog_index
-    )
-    published = validate_tables_task(built["tables"])
-    run_manifest = manifest.build_manifest(
-        run_id=run_id,
-        started_at=started_at,
-        finished_at=dt.datetime.now(dt.UTC),
-        package_version=flows.__version__,
-        schema_version=SCHEMA_VERSION,
-        files=parsed["files"],
-        tables=published,
-        line_accounting=manifest.account_lines(built["lines"]),
-        ruling_ids=built["ruling_ids"],
-        since_previous={
-            "previous_run_id": (inputs["previous_manifest"] or {}).get("run_id"),
-            **manifest.compare_inputs(inputs["previous_manifest"], parsed["files"]),
-        },
-        work={
-            **work,
-            "languages_detected": detected["detected"],
-            "languages_reused": detected["reused"],
-            **({"catalog_parsed": int(not catalog_reused)} if catalog else {}),
-        },
-    )
-    run_manifest["state_recovered"] = inputs["state"]["recovered"]
-    markdown = report.build_report(run_manifest, published) + _recovery_note(inputs["state"])
-    # quote(): Prefect would walk the manifest's 100,000 inputs item by item.
-    documents = {
-        "report.html": report_html.build_report_html(run_manifest, published),
-        **json_schema_documents(),  # typed readers work on empty tables too
-    }
-    snapshot = write_snapshot_task(published, quote(run_manifest), output_dir, markdown, documents)
-    pause_point("snapshot_written")
-    _publish(output_dir, snapshot, run_id, parsed_files, detected["languages"], built["registry"])
-    try:
-        prune_snapshots_task(output_dir, max(1, retention))
-    except Exception as exc:  # best effort: the run is published
-        logger.warning("retention skipped (the run is published): %s", exc)
-    logger.info("published %s: %s", snapshot, run_manifest["rows"])
-    return {"manifest": run_manifest, "snapshot": snapshot, "report": markdown}
-
-
-def _publish(
-    output_dir: Path,
-    snapshot: Path,
-    run_id: str,
-    parsed_files: state.ParsedFiles,
-    languages: pl.DataFrame,
-    registry: pl.DataFrame,
-) -> None:
-    """Stage the new state, switch `latest`, commit the state; on any failure roll back.
-
-    After a failure `latest` points where it pointed before, the new
-    snapshot folder and the staged state are removed, and the error is raised.
-    """
-    previous = write.latest_target(output_dir)
-    try:
-        staged = stage_state_task(output_dir, parsed_files, languages, registry, run_id)
-        pause_point("state_staged")
-        switch_latest_task(output_dir, snapshot)
-        pause_point("latest_switched")
-        commit_state_task(output_dir, staged)
-        pause_point("state_committed")
-    except BaseException:
-        _roll_back(output_dir, previous, snapshot, run_id)
-        raise
-
-
-def _roll_back(output_dir: Path, previous: str | None, snapshot: Path, run_id: str) -> None:
-    """Undo a publish that failed halfway (best effort: each step is tried)."""
-    steps = (
-        lambda: write.restore_latest(output_dir, previous),
-        lambda: write.remove_tree(snapshot),
-        lambda: state.discard_state(output_dir / "state", run_id),
-    )
-    for step in steps:
-        try:
-            step()
-        except OSError as exc:
-            logger.warning("rollback step failed: %s", exc)
-
-
-def _recovery_note(loaded: state.RunState) -> str:
-    """A report section when the state had to be recovered (empty otherwise)."""
-    if loaded["recovered"] is None:
-        return ""
-    return f"\n## State recovered\n\n**Warning**: {loaded['recovered']}\n"
 
 
 def _post_report(markdown: str, run_id: str) -> None:
@@ -444,18 +216,6 @@ def _say(line: str) -> None:
     """One outcome line on stderr (served runs: the operator's console)."""
     sys.stderr.write(line + "\n")
     sys.stderr.flush()
-
-
-def _published_run_id(output_dir: Path) -> str | None:
-    """The run id of the snapshot `latest` points at (its folder name), or None."""
-    target = write.latest_target(output_dir)
-    return Path(target).name if target else None
-
-
-def _chunks(texts: pl.Series, parts: int) -> list[pl.Series]:
-    """`texts` in `parts` contiguous slices (fewer when there are few texts)."""
-    size = max(1, -(-texts.len() // max(1, parts)))
-    return [texts.slice(i, size) for i in range(0, texts.len(), size)] or [texts]
 
 
 def run_on_dask(

@@ -13,6 +13,7 @@ import logging
 import os
 import re
 import stat
+import time
 from pathlib import Path
 
 import polars as pl
@@ -167,6 +168,71 @@ def _read(root: str, path: str, max_file_bytes: int) -> tuple[bytes | None, str 
             "size limit: not read"
         )
     return content, None
+
+
+#: The file metadata a file index compares, as git's index does: a file whose
+#: size, mtime, ctime, inode and device all match the last run's is not read again.
+STAT_SCHEMA = {
+    "path": pl.String,
+    "size": pl.Int64,
+    "mtime_ns": pl.Int64,
+    "ctime_ns": pl.Int64,
+    "ino": pl.UInt64,
+    "dev": pl.UInt64,
+}
+
+#: A file modified less than this before its metadata was taken is not indexed
+#: (read again next run): a later write within the file system's timestamp
+#: granularity could leave its metadata unchanged (git's "racily clean" files).
+RACY_WINDOW_NS = 2_000_000_000
+
+
+def stat_dumps(raw_dir: Path, paths: list[str]) -> pl.DataFrame:
+    """Each path's metadata (`os.lstat`), null for anything but a regular file.
+
+    A symlink, a FIFO, a missing file or one modified within `RACY_WINDOW_NS`
+    of now gets nulls, so it is always read (and judged by `load_raw_dumps`).
+
+    Returns:
+        STAT_SCHEMA columns, one row per path in the order given.
+    """
+    racy_after = time.time_ns() - RACY_WINDOW_NS
+    rows = []
+    for path in paths:
+        try:
+            info = os.lstat(os.path.join(raw_dir, unescape_path(path)))
+        except OSError:
+            info = None
+        if info is None or not stat.S_ISREG(info.st_mode) or info.st_mtime_ns >= racy_after:
+            rows.append((path, None, None, None, None, None))
+        else:
+            rows.append(
+                (path, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)
+            )
+    return pl.DataFrame(rows, schema=STAT_SCHEMA, orient="row")
+
+
+def unchanged_dumps(
+    stats: pl.DataFrame, index: pl.DataFrame, known_ids: pl.Series, max_file_bytes: int
+) -> pl.DataFrame:
+    """The files whose metadata matches the last run's index: their dump_id without reading.
+
+    Needs:
+        stats: `stat_dumps` output. index: STAT_SCHEMA plus dump_id (String),
+        the last run's files. known_ids: dump_ids whose parse is cached (String).
+
+    Returns:
+        path, dump_id (String), byte_count (Int64) of the files whose every
+        metadata column equals the index's, whose dump_id is cached and whose
+        size is within `max_file_bytes`; a file not listed here must be read.
+    """
+    keys = list(STAT_SCHEMA)
+    return (
+        stats.drop_nulls()
+        .join(index.select(*keys, "dump_id").drop_nulls(), on=keys, how="inner")
+        .filter(pl.col("dump_id").is_in(known_ids.implode()) & (pl.col("size") <= max_file_bytes))
+        .select("path", "dump_id", byte_count="size")
+    )
 
 
 def hash_dumps(raw_dumps: pl.DataFrame) -> pl.DataFrame:

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from flows.errors import RunLockedError
+from flows.paths import OutputPaths
 
 #: Lock files this process holds (resolved path -> depth): re-entering is a no-op.
 _HELD: dict[Path, int] = {}
@@ -31,7 +32,7 @@ def hold_run_lock(output_dir: Path) -> Iterator[None]:
             and start time, read from the lock file.
     """
     output_dir.mkdir(parents=True, exist_ok=True)
-    path = output_dir / ".lock"
+    path = OutputPaths(output_dir).lock
     key = path.resolve()
     if key in _HELD:
         _HELD[key] += 1

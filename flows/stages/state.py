@@ -4,6 +4,11 @@
   classified lines, keyed by dump_id (the sha256 of its bytes), so a dump
   whose bytes did not change is not decoded or parsed again.
 - `languages.<generation>.parquet`: language results by normalized text.
+- `file_index.<generation>.parquet` (optional): each raw file's path, size,
+  mtime_ns, ctime_ns, inode, device and dump_id at that run, so a file whose
+  metadata did not change is not read or hashed again (as git's index;
+  `read.stat_dumps`, `read.unchanged_dumps`). A generation without one (older
+  code, `save_state` without an index) reads every file.
 - `ruling_ids.<generation>.parquet`: every variant_id ever published, its ruling_id,
   whether it was its ruling's representative and the merge rules version
   (see `flows.stages.ruling_ids`), so a ruling keeps its id when dumps are
@@ -40,6 +45,8 @@ from typing import Any, TypedDict
 
 import polars as pl
 
+from flows.paths import staged_file, state_file
+from flows.stages.read import STAT_SCHEMA
 from flows.stages.ruling_ids import REGISTRY_COLUMNS, complete_registry
 
 logger = logging.getLogger(__name__)
@@ -68,6 +75,8 @@ LANGUAGE_SCHEMA = {
     "language_probability": pl.Float64,
     "is_reliable": pl.Boolean,
 }
+#: The file index: each raw file's metadata and dump_id at the last run (`read.stat_dumps`).
+FILE_INDEX_SCHEMA = {**STAT_SCHEMA, "dump_id": pl.String}
 #: The id registry: variant_id, ruling_id, is_representative, merge_rules_version.
 REGISTRY_SCHEMA = dict(REGISTRY_COLUMNS)
 #: Columns each state file must have (with these dtypes) to be read back; an
@@ -78,7 +87,9 @@ _REQUIRED: dict[str, dict[str, Any]] = {
     "languages": LANGUAGE_SCHEMA,
     "ruling_ids": {"variant_id": pl.String, "ruling_id": pl.String},
 }
-_STATE_FILES = tuple(_REQUIRED)
+#: State files a generation may lack (written by older code): read as empty.
+_OPTIONAL: dict[str, dict[str, Any]] = {"file_index": FILE_INDEX_SCHEMA}
+_STATE_FILES = (*_REQUIRED, *_OPTIONAL)
 
 
 class ParsedFiles(TypedDict):
@@ -94,6 +105,7 @@ class RunState(TypedDict):
     parsed: ParsedFiles | None  # None when absent or made by other parser code or libraries
     languages: pl.DataFrame  # LANGUAGE_SCHEMA
     registry: pl.DataFrame  # REGISTRY_SCHEMA
+    file_index: pl.DataFrame  # FILE_INDEX_SCHEMA (empty on a first run)
     generation: str | None  # the generation read (a run id); None on a cold start
     recovered: str | None  # what was broken and what was used instead; None when all was sound
 
@@ -175,6 +187,7 @@ def stage_state(
     languages: pl.DataFrame,
     registry: pl.DataFrame,
     generation: str,
+    file_index: pl.DataFrame | None = None,
 ) -> StateRecord:
     """Write one generation's files and record, flushed to disk (not yet current).
 
@@ -190,14 +203,15 @@ def stage_state(
         "parsed_lines": parsed["lines"],
         "languages": languages.select(list(LANGUAGE_SCHEMA)),
         "ruling_ids": registry,
+        **({"file_index": file_index} if file_index is not None else {}),
     }
     files = {}
     for kind, frame in frames.items():
-        path = state_dir / f"{kind}.{generation}.parquet"
+        path = state_file(state_dir, kind, generation)
         _write_parquet(frame, path)
         files[kind] = {"file": path.name, "sha256": _sha256(path)}
     record = StateRecord(generation=generation, cache_keys=cache_keys(), files=files)
-    _write_json(record, state_dir / f"generation.{generation}.json")
+    _write_json(record, state_file(state_dir, "generation", generation, "json"))
     return record
 
 
@@ -275,6 +289,7 @@ def _empty_state() -> RunState:
         parsed=None,
         languages=pl.DataFrame(schema=LANGUAGE_SCHEMA),
         registry=pl.DataFrame(schema=REGISTRY_SCHEMA),
+        file_index=pl.DataFrame(schema=FILE_INDEX_SCHEMA),
         generation=None,
         recovered=None,
     )
@@ -289,7 +304,7 @@ def _candidate_records(
             problems.append(f"{state_dir} is not a folder")
         return []
     names: list[str] = []
-    if published and (state_dir / f"generation.{published}.json").is_file():
+    if published and state_file(state_dir, "generation", published, "json").is_file():
         names.append(published)
     try:
         committed = _read_committed(state_dir, strict=True)
@@ -305,7 +320,7 @@ def _candidate_records(
     candidates: list[StateRecord] = []
     for name in dict.fromkeys(names):
         try:
-            candidates.append(_read_record(state_dir / f"generation.{name}.json"))
+            candidates.append(_read_record(state_file(state_dir, "generation", name, "json")))
         except StateCorruptError as exc:
             if name in records:  # its copy in state.json still names the files
                 candidates.append(records[name])
@@ -323,6 +338,9 @@ def _read_generation(state_dir: Path, record: StateRecord) -> RunState:
     frames = {}
     for kind in _STATE_FILES:
         spec = record["files"].get(kind)
+        if spec is None and kind in _OPTIONAL:
+            frames[kind] = pl.DataFrame(schema=_OPTIONAL[kind])
+            continue
         if spec is None:
             raise StateCorruptError(f"its record names no {kind} file")
         path = state_dir / spec["file"]
@@ -334,7 +352,8 @@ def _read_generation(state_dir: Path, record: StateRecord) -> RunState:
             frames[kind] = pl.read_parquet(path)
         except Exception as exc:  # polars raises several error types on a bad file
             raise StateCorruptError(f"{path.name} does not read back: {exc}") from exc
-        wrong = {c: t for c, t in _REQUIRED[kind].items() if frames[kind].schema.get(c) != t}
+        schema = {**_REQUIRED, **_OPTIONAL}[kind]
+        wrong = {c: t for c, t in schema.items() if frames[kind].schema.get(c) != t}
         if wrong:
             raise StateCorruptError(f"{path.name} lacks columns {sorted(wrong)}")
     keys = cache_keys()
@@ -348,6 +367,7 @@ def _read_generation(state_dir: Path, record: StateRecord) -> RunState:
         parsed=parsed,
         languages=languages.select(list(LANGUAGE_SCHEMA)),
         registry=complete_registry(frames["ruling_ids"]),
+        file_index=frames["file_index"].select(list(FILE_INDEX_SCHEMA)),
         generation=record["generation"],
         recovered=None,
     )
@@ -419,7 +439,7 @@ def _sha256(path: Path) -> str:
 
 
 def _write_parquet(frame: pl.DataFrame, path: Path) -> None:
-    staged = path.with_name(path.name + ".tmp")
+    staged = staged_file(path)
     frame.write_parquet(staged, compression="zstd")
     _fsync(staged)
     os.replace(staged, path)
@@ -427,7 +447,7 @@ def _write_parquet(frame: pl.DataFrame, path: Path) -> None:
 
 
 def _write_json(value: Any, path: Path) -> None:
-    staged = path.with_name(path.name + ".tmp")
+    staged = staged_file(path)
     staged.write_text(json.dumps(value, indent=2) + "\n", encoding="utf-8")
     _fsync(staged)
     os.replace(staged, path)
@@ -452,7 +472,7 @@ def write_parts(parts_dir: Path, name: str, frames: dict[str, pl.DataFrame]) -> 
     paths = {}
     for key, frame in frames.items():
         path = parts_dir / f"{name}.{key}.parquet"
-        staged = path.with_name(path.name + ".tmp")
+        staged = staged_file(path)
         frame.write_parquet(staged, compression="zstd")
         os.replace(staged, path)
         paths[key] = str(path)

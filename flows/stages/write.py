@@ -26,6 +26,7 @@ import polars as pl
 
 from flows.errors import PublishError, RawDirError, RulingsError
 from flows.hooks import pause_point
+from flows.paths import OutputPaths
 from flows.stages.validate import validate_table
 
 logger = logging.getLogger(__name__)
@@ -53,14 +54,14 @@ def write_snapshot(
         OSError: a write failed (the flow retries transient errors: the partial
             folder is rewritten, and a folder an earlier attempt completed is kept).
     """
-    snapshots = output_dir / "snapshots"
-    final = snapshots / run_id
+    snapshots = OutputPaths(output_dir).snapshots
+    final = OutputPaths(output_dir).snapshot(run_id)
     if _is_complete_snapshot(final, run_id):  # an earlier attempt renamed it, then failed
         _fsync(snapshots)
         return final
     if final.exists():
         raise PublishError(f"snapshot {final} already exists; run ids must be unique")
-    staging = snapshots / f".{run_id}.partial"
+    staging = OutputPaths(output_dir).snapshot_staging(run_id)
     if staging.exists():  # a retried write starts afresh
         shutil.rmtree(staging)
     staging.mkdir(parents=True)
@@ -95,7 +96,7 @@ def check_output_dir(output_dir: Path) -> None:
     """
     if output_dir.exists() and not output_dir.is_dir():
         raise PublishError(f"output dir {output_dir} exists and is not a folder")
-    latest = output_dir / "latest"
+    latest = OutputPaths(output_dir).latest
     if latest.exists() and not latest.is_symlink():
         raise PublishError(f"{latest} exists and is not a symlink; move it away and rerun")
 
@@ -111,8 +112,8 @@ def switch_latest(output_dir: Path, snapshot: Path) -> Path:
             operator made by hand): it is left alone.
     """
     check_output_dir(output_dir)
-    latest = output_dir / "latest"
-    staged_link = output_dir / f".latest.{snapshot.name}.tmp"
+    latest = OutputPaths(output_dir).latest
+    staged_link = OutputPaths(output_dir).latest_staging(snapshot.name)
     staged_link.unlink(missing_ok=True)
     os.symlink(os.path.relpath(snapshot, output_dir), staged_link)
     os.replace(staged_link, latest)
@@ -123,7 +124,7 @@ def switch_latest(output_dir: Path, snapshot: Path) -> Path:
 
 def latest_target(output_dir: Path) -> str | None:
     """Where `output_dir/latest` points (as the link says), or None before the first publish."""
-    latest = output_dir / "latest"
+    latest = OutputPaths(output_dir).latest
     return os.readlink(latest) if latest.is_symlink() else None
 
 
@@ -132,11 +133,11 @@ def restore_latest(output_dir: Path, target: str | None) -> None:
 
     Used to roll a failed publish back; atomic like `switch_latest`.
     """
-    latest = output_dir / "latest"
+    latest = OutputPaths(output_dir).latest
     if target is None:
         latest.unlink(missing_ok=True)
     elif latest_target(output_dir) != target:
-        staged_link = output_dir / ".latest.restore.tmp"
+        staged_link = OutputPaths(output_dir).latest_staging("restore")
         staged_link.unlink(missing_ok=True)
         os.symlink(target, staged_link)
         os.replace(staged_link, latest)
@@ -153,7 +154,7 @@ def resolve_latest(output_dir: Path) -> Path:
     Raises:
         PublishError: there is no `latest` yet.
     """
-    latest = output_dir / "latest"
+    latest = OutputPaths(output_dir).latest
     if not latest.is_dir():
         raise PublishError(f"{latest} does not exist; run `ruling-dumps run` first")
     return latest.resolve()
@@ -161,7 +162,7 @@ def resolve_latest(output_dir: Path) -> Path:
 
 def read_latest_manifest(output_dir: Path) -> dict[str, Any] | None:
     """The manifest `output_dir/latest` points at, or None before the first publish."""
-    path = output_dir / "latest" / "manifest.json"
+    path = OutputPaths(output_dir).latest_manifest
     if not path.is_file():
         return None
     manifest: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
@@ -187,10 +188,10 @@ def prune_snapshots(output_dir: Path, keep: int) -> list[str]:
     Returns:
         The names of the folders deleted.
     """
-    snapshots = output_dir / "snapshots"
+    snapshots = OutputPaths(output_dir).snapshots
     if not snapshots.is_dir():
         return []
-    latest = (output_dir / "latest").resolve()
+    latest = OutputPaths(output_dir).latest.resolve()
     folders = [p for p in snapshots.iterdir() if p.is_dir() and not p.is_symlink()]
     complete = sorted(p for p in folders if RUN_ID_PATTERN.fullmatch(p.name))
     doomed = [p for p in complete[: max(0, len(complete) - keep)] if p.resolve() != latest]
@@ -212,7 +213,10 @@ def prune_snapshots(output_dir: Path, keep: int) -> list[str]:
 
 
 #: Folders under the output dir that a run writes, deletes or prunes.
-OUTPUT_WORK_FOLDERS: tuple[str, ...] = ("snapshots", "state")
+OUTPUT_WORK_FOLDERS: tuple[str, ...] = (
+    OutputPaths(Path()).snapshots.name,
+    OutputPaths(Path()).state.name,
+)
 
 
 def check_raw_output_overlap(raw_dir: Path, output_dir: Path) -> None:

@@ -1,0 +1,240 @@
+"""The steps of a run: each a plain function of plain values and polars frames.
+
+`flows.steps` lists them (`STEPS`) and sequences them once; the Prefect flow
+runs each as a task, `steps.DirectRunner` calls each plainly. The pure work
+is in `flows.pipeline` and `flows.stages`; these add the I/O around it and
+take their paths from `flows.paths.OutputPaths`. The publish steps look their
+stage function up at call time (`state.commit_state`, `write.switch_latest`…),
+so a test can replace one.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypedDict
+
+import polars as pl
+
+import flows
+from flows import pipeline
+from flows.paths import OutputPaths
+from flows.stages import language, manifest, read, report, report_html, state, write
+from flows.stages.attribution import CatalogIndex, index_catalog
+from flows.stages.catalog import load_catalog
+from schemas import SCHEMA_VERSION
+from schemas.json_schema import json_schema_documents
+
+logger = logging.getLogger(__name__)
+
+#: Files per parse batch: few batches (orchestration stays small), enough to share work.
+BATCH_FILES = 5000
+
+
+class Inputs(TypedDict):
+    """What a run starts from."""
+
+    paths: list[str]  # the dump files, relative to the raw dir
+    state: state.RunState
+    previous_manifest: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """One run's identity and knobs (see `rulings_flow` for each)."""
+
+    raw_dir: Path
+    output: OutputPaths
+    run_id: str
+    started_at: dt.datetime
+    retention: int = 7
+    language_batches: int = 1
+    processes: int = 1
+    batch_files: int = BATCH_FILES
+    max_file_bytes: int = read.MAX_FILE_BYTES
+    catalog: Path | None = None
+    #: False: read and hash every file, whatever the file index says (for checks).
+    trust_metadata: bool = True
+
+
+def new_run_id(started_at: dt.datetime) -> str:
+    """A run id: the UTC start time, `%Y%m%dT%H%M%S%fZ` (`write.RUN_ID_PATTERN`)."""
+    return started_at.strftime("%Y%m%dT%H%M%S%fZ")
+
+
+# The steps. Each takes and returns plain values and polars frames.
+
+
+def load_inputs(raw_dir: Path, output: OutputPaths) -> Inputs:
+    """List the raw files; read the state of earlier runs and the latest manifest (I/O only)."""
+    target = write.latest_target(output.root)
+    return Inputs(
+        paths=read.list_dump_paths(raw_dir),
+        state=state.load_state(output.state, published=Path(target).name if target else None),
+        previous_manifest=write.read_latest_manifest(output.root),
+    )
+
+
+def parse_batch(
+    raw_dir: Path,
+    paths: pl.Series,
+    known_ids: pl.Series,
+    file_index: pl.DataFrame | None,
+    parts_dir: Path,
+    name: str,
+    max_file_bytes: int = read.MAX_FILE_BYTES,
+) -> dict[str, str]:
+    """Read, hash and parse one batch of files; write its Parquet parts.
+
+    See `pipeline.parse_batch`; `file_index`: the last run's (`state.FILE_INDEX_SCHEMA`).
+    """
+    batch = pipeline.parse_batch(raw_dir, paths, known_ids, max_file_bytes, file_index)
+    return state.write_parts(
+        parts_dir, name, {"files": batch["files"], "index": batch["index"], **batch["parsed"]}
+    )
+
+
+def assemble_dumps(
+    parts: list[dict[str, str]], cached: state.ParsedFiles | None, today: dt.date
+) -> tuple[pipeline.ParsedDumps, state.ParsedFiles, pl.DataFrame, dict[str, int]]:
+    """Gather the batches' parts with the cached parse; find entries, headers and stubs.
+
+    Returns:
+        (parsed dumps, the parse cache for the next run, the file index for
+        the next run, work counts).
+    """
+    batches = [state.read_parts(p) for p in parts]
+    files = pl.concat([b["files"] for b in batches]).sort("path")
+    index = pl.concat([b["index"] for b in batches]).sort("path")
+    fresh = pipeline.merge_parsed(
+        *(state.ParsedFiles(dumps=b["dumps"], lines=b["lines"]) for b in batches)
+    )
+    reused, _ = state.split_cached(files, cached)
+    parsed_files = pipeline.merge_parsed(reused, fresh)
+    counts = {"dumps_parsed": fresh["dumps"].height, "dumps_reused": reused["dumps"].height}
+    logger.debug(
+        "read %d of %d files (the others unchanged by metadata)", index["read"].sum(), index.height
+    )
+    return (
+        pipeline.assemble_dumps(files, parsed_files, today),
+        parsed_files,
+        index.drop("read"),
+        counts,
+    )
+
+
+def split_known_texts(
+    parsed: pipeline.ParsedDumps, known: pl.DataFrame
+) -> tuple[pl.DataFrame, pl.Series]:
+    """The texts whose language is known from earlier runs, and the new ones."""
+    return pipeline.split_known_texts(parsed, known)
+
+
+def detect_languages(texts: pl.Series, processes: int) -> pl.DataFrame:
+    """Detect the language of a batch of new texts (langdetect in `processes` processes)."""
+    return language.detect_languages(texts, processes=processes)
+
+
+def load_catalog_index(catalog: Path, output: OutputPaths) -> tuple[CatalogIndex, bool]:
+    """The catalog's lookups, from the catalog cache when this catalog was read before."""
+    tables, reused = load_catalog(catalog, output.catalog_cache)
+    return index_catalog(tables), reused
+
+
+def build_tables(
+    parsed: pipeline.ParsedDumps,
+    languages: pl.DataFrame,
+    registry: pl.DataFrame,
+    catalog: CatalogIndex | None = None,
+) -> pipeline.BuiltTables:
+    """Separate translations, deduplicate rulings (ids from the registry), build every table."""
+    return pipeline.build_tables(parsed, languages, registry, catalog)
+
+
+def validate_tables(built: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
+    """Validate every table; move failing rows to rejects; stop on a broken table."""
+    return pipeline.validate_tables(built)
+
+
+def describe_run(
+    run: RunSettings,
+    inputs: Inputs,
+    parsed: pipeline.ParsedDumps,
+    built: pipeline.BuiltTables,
+    published: dict[str, pl.DataFrame],
+    work: dict[str, int],
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """The run's manifest and its documents (report.md, report.html, JSON Schemas)."""
+    run_manifest = manifest.build_manifest(
+        run_id=run.run_id,
+        started_at=run.started_at,
+        finished_at=dt.datetime.now(dt.UTC),
+        package_version=flows.__version__,
+        schema_version=SCHEMA_VERSION,
+        files=parsed["files"],
+        tables=published,
+        line_accounting=manifest.account_lines(built["lines"]),
+        ruling_ids=built["ruling_ids"],
+        since_previous={
+            "previous_run_id": (inputs["previous_manifest"] or {}).get("run_id"),
+            **manifest.compare_inputs(inputs["previous_manifest"], parsed["files"]),
+        },
+        work=work,
+    )
+    run_manifest["state_recovered"] = inputs["state"]["recovered"]
+    documents = {
+        "report.md": report.build_report(run_manifest, published) + _recovery_note(inputs["state"]),
+        "report.html": report_html.build_report_html(run_manifest, published),
+        **json_schema_documents(),  # typed readers work on empty tables too
+    }
+    return run_manifest, documents
+
+
+def write_snapshot(
+    published: dict[str, pl.DataFrame],
+    run_manifest: dict[str, Any],
+    output: OutputPaths,
+    documents: dict[str, str],
+) -> Path:
+    """Write the complete snapshot folder, documents included."""
+    return write.write_snapshot(
+        published, run_manifest, output.root, run_manifest["run_id"], documents
+    )
+
+
+def stage_state(
+    output: OutputPaths,
+    parsed_files: state.ParsedFiles,
+    languages: pl.DataFrame,
+    registry: pl.DataFrame,
+    file_index: pl.DataFrame,
+    generation: str,
+) -> state.StateRecord:
+    """Write the next state generation (caches, file index, id registry), not yet current."""
+    return state.stage_state(
+        output.state, parsed_files, languages, registry, generation, file_index
+    )
+
+
+def switch_latest(output: OutputPaths, snapshot: Path) -> Path:
+    """Point `latest` at the new snapshot atomically."""
+    return write.switch_latest(output.root, snapshot)
+
+
+def commit_state(output: OutputPaths, record: state.StateRecord) -> None:
+    """Make the staged state generation current (the last step of a publish)."""
+    state.commit_state(output.state, record)
+
+
+def prune_snapshots(output: OutputPaths, retention: int) -> list[str]:
+    """Delete snapshots beyond the newest `retention` (never the one `latest` points at)."""
+    return write.prune_snapshots(output.root, retention)
+
+
+def _recovery_note(loaded: state.RunState) -> str:
+    """A report section when the state had to be recovered (empty otherwise)."""
+    if loaded["recovered"] is None:
+        return ""
+    return f"\n## State recovered\n\n**Warning**: {loaded['recovered']}\n"

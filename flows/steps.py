@@ -1,0 +1,257 @@
+"""The run's steps, listed once, and their one sequence.
+
+`STEPS` lists every step of a run (a function of `flows.nodes`, and whether
+it does I/O worth retrying); `run_steps` sequences them under the output
+dir's run lock. Who executes a step is a `Runner`: `DirectRunner` calls each
+step plainly in this process (the benchmark's "without Prefect", tests); the
+Prefect flow (`flows.rulings_flow`) passes a runner that wraps each step in a
+task. So the flow and the direct run do exactly the same work, and the
+benchmark's orchestration share compares one composition with and without
+Prefect.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, TypedDict
+
+import polars as pl
+
+from flows import nodes, pipeline
+from flows.hooks import pause_point
+from flows.nodes import BATCH_FILES, Inputs, RunSettings, new_run_id
+from flows.paths import OutputPaths
+from flows.stages import state, write
+from flows.stages.runlock import hold_run_lock
+
+__all__ = [
+    "BATCH_FILES",
+    "STEPS",
+    "DirectRunner",
+    "Inputs",
+    "RunSettings",
+    "new_run_id",
+    "run_steps",
+]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Step:
+    """A step: its function, and whether it touches the disk (retried on transient OS errors)."""
+
+    fn: Callable[..., Any]
+    io: bool = False
+
+
+#: Every step of a run, by name, in the order `run_steps` calls them.
+STEPS: dict[str, Step] = {
+    "load_catalog": Step(nodes.load_catalog_index, io=True),
+    "load_inputs": Step(nodes.load_inputs, io=True),
+    "parse_batch": Step(nodes.parse_batch, io=True),
+    "assemble_dumps": Step(nodes.assemble_dumps),
+    "split_known_texts": Step(nodes.split_known_texts),
+    "detect_languages": Step(nodes.detect_languages),
+    "build_tables": Step(nodes.build_tables),
+    "validate_tables": Step(nodes.validate_tables),
+    "describe_run": Step(nodes.describe_run),
+    "write_snapshot": Step(nodes.write_snapshot, io=True),
+    "stage_state": Step(nodes.stage_state, io=True),
+    "switch_latest": Step(nodes.switch_latest, io=True),
+    "commit_state": Step(nodes.commit_state, io=True),
+    "prune_snapshots": Step(nodes.prune_snapshots, io=True),
+}
+
+
+class Pending(Protocol):
+    """A submitted step: `result()` waits for its value (or raises its error)."""
+
+    def result(self) -> Any: ...
+
+
+class Runner(Protocol):
+    """Executes the steps of `STEPS` by name."""
+
+    def call(self, name: str, *args: Any) -> Any:
+        """Run a step and return its value."""
+        ...
+
+    def submit(self, name: str, *args: Any) -> Pending:
+        """Start a step that may run alongside others; `result()` gives its value."""
+        ...
+
+
+@dataclass(frozen=True)
+class _Done:
+    value: Any
+
+    def result(self) -> Any:
+        return self.value
+
+
+class DirectRunner:
+    """Calls each step plainly, one after the other, in this process (no Prefect)."""
+
+    def call(self, name: str, *args: Any) -> Any:
+        """Run a step and return its value."""
+        return STEPS[name].fn(*args)
+
+    def submit(self, name: str, *args: Any) -> Pending:
+        """Run a step now; its value is ready."""
+        return _Done(self.call(name, *args))
+
+
+class RunResult(TypedDict):
+    """What `run_steps` returns."""
+
+    manifest: dict[str, Any]
+    snapshot: Path
+    report: str  # report.md's text
+
+
+def run_steps(runner: Runner, run: RunSettings) -> RunResult:
+    """Every step of a run, under the output dir's run lock: raw dumps to a published snapshot.
+
+    Raises:
+        RunLockedError, RawDirError, ContractError, PublishError: see `rulings_flow`.
+    """
+    write.check_raw_output_overlap(run.raw_dir, run.output.root)  # before anything is read
+    with hold_run_lock(run.output.root):
+        return _sequence(runner, run)
+
+
+def _sequence(runner: Runner, run: RunSettings) -> RunResult:
+    out = run.output
+    catalog_index, catalog_reused = (
+        runner.call("load_catalog", run.catalog, out) if run.catalog else (None, True)
+    )
+    inputs = runner.call("load_inputs", run.raw_dir, out)
+    cached = inputs["state"]["parsed"]
+    known_ids = cached["dumps"]["dump_id"] if cached else pl.Series("dump_id", [], pl.String)
+    parts = [
+        runner.submit(
+            "parse_batch",
+            run.raw_dir,
+            batch,
+            known_ids,
+            inputs["state"]["file_index"] if run.trust_metadata else None,
+            out.parts(run.run_id),
+            f"batch{i:05d}",
+            run.max_file_bytes,
+        )
+        for i, batch in enumerate(_batches(inputs["paths"], run.batch_files))
+    ]
+    parsed, parsed_files, file_index, work = runner.call(
+        "assemble_dumps", [p.result() for p in parts], cached, run.started_at.date()
+    )
+    write.remove_tree(out.parts_root)  # the run lock keeps other runs out
+    reused, new_texts = runner.call("split_known_texts", parsed, inputs["state"]["languages"])
+    fresh = [
+        runner.submit("detect_languages", chunk, run.processes)
+        for chunk in _chunks(new_texts, run.language_batches)
+    ]
+    detected = pipeline.combine_languages(reused, [f.result() for f in fresh], new_texts)
+    built = runner.call(
+        "build_tables", parsed, detected["languages"], inputs["state"]["registry"], catalog_index
+    )
+    published = runner.call("validate_tables", built["tables"])
+    work = {
+        **work,
+        "languages_detected": detected["detected"],
+        "languages_reused": detected["reused"],
+        **({"catalog_parsed": int(not catalog_reused)} if run.catalog else {}),
+    }
+    run_manifest, documents = runner.call(
+        "describe_run", run, inputs, parsed, built, published, work
+    )
+    snapshot = runner.call("write_snapshot", published, run_manifest, out, documents)
+    pause_point("snapshot_written")
+    _publish(runner, run, snapshot, parsed_files, detected["languages"], built, file_index)
+    try:
+        runner.call("prune_snapshots", out, max(1, run.retention))
+    except Exception as exc:  # best effort: the run is published
+        logger.warning("retention skipped (the run is published): %s", exc)
+    logger.info("published %s: %s", snapshot, run_manifest["rows"])
+    return RunResult(manifest=run_manifest, snapshot=snapshot, report=documents["report.md"])
+
+
+def _publish(
+    runner: Runner,
+    run: RunSettings,
+    snapshot: Path,
+    parsed_files: state.ParsedFiles,
+    languages: pl.DataFrame,
+    built: pipeline.BuiltTables,
+    file_index: pl.DataFrame,
+) -> None:
+    """Stage the new state, switch `latest`, commit the state; on any failure roll back.
+
+    After a failure `latest` points where it pointed before, the new
+    snapshot folder and the staged state are removed, and the error is raised.
+    """
+    out = run.output
+    previous = write.latest_target(out.root)
+    try:
+        staged = runner.call(
+            "stage_state",
+            out,
+            parsed_files,
+            languages,
+            built["registry"],
+            file_index,
+            run.run_id,
+        )
+        pause_point("state_staged")
+        runner.call("switch_latest", out, snapshot)
+        pause_point("latest_switched")
+        runner.call("commit_state", out, staged)
+        pause_point("state_committed")
+    except BaseException:
+        _roll_back(out, previous, snapshot, run.run_id)
+        raise
+
+
+def _roll_back(out: OutputPaths, previous: str | None, snapshot: Path, run_id: str) -> None:
+    """Undo a publish that failed halfway (best effort: each step is tried)."""
+    steps = (
+        lambda: write.restore_latest(out.root, previous),
+        lambda: write.remove_tree(snapshot),
+        lambda: state.discard_state(out.state, run_id),
+    )
+    for step in steps:
+        try:
+            step()
+        except OSError as exc:
+            logger.warning("rollback step failed: %s", exc)
+
+
+def _batches(paths: list[str], size: int) -> list[pl.Series]:
+    """`paths` in batches of `size` (String Series: Prefect does not walk a Series)."""
+    return [pl.Series("path", paths[i : i + size], pl.String) for i in range(0, len(paths), size)]
+
+
+def _chunks(texts: pl.Series, parts: int) -> list[pl.Series]:
+    """`texts` in `parts` contiguous slices (fewer when there are few texts)."""
+    size = max(1, -(-texts.len() // max(1, parts)))
+    return [texts.slice(i, size) for i in range(0, texts.len(), size)] or [texts]
+
+
+def run_direct(raw_dir: Path, output_dir: Path, processes: int = 1, **settings: Any) -> RunResult:
+    """A whole run without Prefect (same steps, same sequence as the flow)."""
+    started_at = dt.datetime.now(dt.UTC)
+    return run_steps(
+        DirectRunner(),
+        RunSettings(
+            raw_dir=raw_dir,
+            output=OutputPaths(output_dir),
+            run_id=new_run_id(started_at),
+            started_at=started_at,
+            processes=processes,
+            **settings,
+        ),
+    )

@@ -1,0 +1,116 @@
+"""The run's one composition without Prefect, and the file index (metadata first, as git)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from flows import steps
+from flows.stages import read
+from tests.conftest import SEED_DIR
+
+TABLES = ("dumps", "rulings", "ruling_variants", "ruling_occurrences", "card_stubs", "rejects")
+SEED = "001_a1b82e86b0acb359.txt"
+
+
+def _raw(tmp_path: Path) -> Path:
+    """The seeds, with mtimes a minute old (outside `read.RACY_WINDOW_NS`)."""
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    old = os.stat(SEED_DIR).st_mtime_ns
+    for seed in sorted(SEED_DIR.glob("*.txt")):
+        shutil.copy(seed, raw / seed.name)
+        os.utime(raw / seed.name, ns=(old, old))
+    return raw
+
+
+@pytest.fixture
+def files_read(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths every `read.load_raw_dumps` call of the test read."""
+    seen: list[str] = []
+    real = read.load_raw_dumps
+
+    def spy(raw_dir: Path, paths: list[str] | None = None, *args: Any) -> Any:
+        seen.extend(paths or [])
+        return real(raw_dir, paths, *args)
+
+    monkeypatch.setattr(read, "load_raw_dumps", spy)
+    return seen
+
+
+def _tables(snapshot: Path) -> dict[str, bytes]:
+    return {name: (snapshot / f"{name}.parquet").read_bytes() for name in TABLES}
+
+
+def test_a_warm_run_reads_only_files_whose_metadata_changed(
+    tmp_path: Path, files_read: list[str]
+) -> None:
+    raw, output = _raw(tmp_path), tmp_path / "out"
+    cold = steps.run_direct(raw, output)
+    assert sorted(files_read) == sorted(p.name for p in raw.iterdir())
+    files_read.clear()
+    warm = steps.run_direct(raw, output)
+    assert files_read == []  # every file matched the index: none opened
+    assert warm["manifest"]["work"] == {
+        "dumps_parsed": 0, "dumps_reused": 5, "languages_detected": 0, "languages_reused": 39,
+    }  # fmt: skip
+    assert _tables(warm["snapshot"]) == _tables(cold["snapshot"])
+    assert warm["manifest"]["inputs"] == cold["manifest"]["inputs"]
+
+
+def test_same_size_rewrite_with_old_mtime_is_read_and_tables_match_reading_every_file(
+    tmp_path: Path, files_read: list[str]
+) -> None:
+    raw, output = _raw(tmp_path), tmp_path / "out"
+    steps.run_direct(raw, output)
+    seed = raw / SEED
+    before = os.stat(seed)
+    data = seed.read_bytes()
+    assert b"Energy counters aren't mana." in data
+    seed.write_bytes(data.replace(b"Energy counters aren't mana.", b"Energy counters aren't life."))
+    os.utime(seed, ns=(before.st_atime_ns, before.st_mtime_ns))  # size and mtime as before
+    assert (os.stat(seed).st_size, os.stat(seed).st_mtime_ns) == (
+        before.st_size,
+        before.st_mtime_ns,
+    )
+    shutil.copytree(output, tmp_path / "copy", symlinks=True)  # same state, registry, latest
+    files_read.clear()
+    indexed = steps.run_direct(raw, output)
+    assert files_read == [SEED]  # its ctime changed: read, the others not
+    assert indexed["manifest"]["work"]["dumps_parsed"] == 1
+    files_read.clear()
+    every = steps.run_direct(raw, tmp_path / "copy", trust_metadata=False)
+    assert sorted(files_read) == sorted(p.name for p in raw.iterdir())
+    assert _tables(indexed["snapshot"]) == _tables(every["snapshot"])
+
+
+@pytest.mark.flow
+def test_the_flow_and_the_direct_runner_publish_the_same_tables(
+    prefect_harness: None, tmp_path: Path
+) -> None:
+    from flows.rulings_flow import rulings_flow
+
+    raw = _raw(tmp_path)
+    flowed = rulings_flow(raw_dir=raw, output_dir=tmp_path / "flow")
+    direct = steps.run_direct(raw, tmp_path / "direct")
+    assert _tables(direct["snapshot"]) == _tables(Path(flowed["snapshot"]))
+    assert flowed["work"] == direct["manifest"]["work"]
+    assert flowed["rows"] == direct["manifest"]["rows"]
+
+
+def test_the_product_does_not_import_the_benchmark() -> None:
+    probe = (
+        "import sys, flows.cli, flows.rulings_flow, flows.steps\n"
+        "print(sorted(m for m in ('flows.bench', 'flows.bench_direct', 'flows.corpus', 'psutil')"
+        " if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "[]"
