@@ -22,6 +22,7 @@ from typing import Any, Protocol, TypedDict
 import polars as pl
 
 from flows import nodes, pipeline
+from flows.errors import RulingsError
 from flows.hooks import pause_point
 from flows.nodes import BATCH_FILES, Inputs, RunSettings, new_run_id
 from flows.paths import OutputPaths
@@ -119,7 +120,13 @@ def run_steps(runner: Runner, run: RunSettings) -> RunResult:
 
     Raises:
         RunLockedError, RawDirError, ContractError, PublishError: see `rulings_flow`.
+        RulingsError: max_file_bytes or retention below 1.
     """
+    if run.max_file_bytes < 1 or run.retention < 1:  # deployment parameters come unchecked
+        raise RulingsError(
+            f"max_file_bytes ({run.max_file_bytes}) and retention ({run.retention}) must be "
+            "at least 1: nothing was read"
+        )
     write.check_raw_output_overlap(run.raw_dir, run.output.root)  # before anything is read
     with hold_run_lock(run.output.root):
         return _sequence(runner, run)

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from flows import steps
+from flows.errors import RulingsError
 from flows.stages import read
 from tests.conftest import SEED_DIR
 
@@ -114,3 +115,13 @@ def test_the_product_does_not_import_the_benchmark() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "[]"
+
+
+@pytest.mark.parametrize("settings", [{"max_file_bytes": -1}, {"retention": 0}], ids=str)
+def test_unchecked_parameters_below_one_publish_nothing(
+    tmp_path: Path, settings: dict[str, int]
+) -> None:
+    # A fresh review: a deployment run with max_file_bytes=-1 published an empty snapshot.
+    with pytest.raises(RulingsError, match="must be at least 1: nothing was read"):
+        steps.run_direct(_raw(tmp_path), tmp_path / "out", **settings)
+    assert not (tmp_path / "out").exists()

@@ -406,13 +406,17 @@ def _read_record(path: Path) -> StateRecord:
 
 
 def _check_record(record: Any) -> None:
+    """Raise ValueError unless `record` has a generation record's shape (any JSON may come in)."""
+    files = record.get("files") if isinstance(record, dict) else None
     if not (
-        isinstance(record, dict)
-        and isinstance(record["generation"], str)
-        and isinstance(record["cache_keys"], dict)
+        isinstance(files, dict)
+        and isinstance(record.get("generation"), str)
+        and isinstance(record.get("cache_keys"), dict)
         and all(
-            isinstance(s["file"], str) and isinstance(s["sha256"], str)
-            for s in record["files"].values()
+            isinstance(s, dict)
+            and isinstance(s.get("file"), str)
+            and isinstance(s.get("sha256"), str)
+            for s in files.values()
         )
     ):
         raise ValueError("not a generation record")

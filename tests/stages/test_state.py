@@ -193,3 +193,18 @@ def test_no_state_is_a_cold_start(tmp_path: Path) -> None:
         and loaded["registry"].is_empty()
         and loaded["recovered"] is None
     )
+
+
+def test_records_of_the_wrong_shape_never_block_a_run(tmp_path: Path) -> None:
+    # A fresh review: `current.files` as a list, or a stray record with "files": "x",
+    # failed every later run with AttributeError.
+    _save(tmp_path, ["a"], "run1")
+    _save(tmp_path, ["a", "c"], "run2")
+    committed = json.loads((tmp_path / "state.json").read_text())
+    committed["current"]["files"] = []
+    (tmp_path / "state.json").write_text(json.dumps(committed))
+    (tmp_path / "generation.run0.json").write_text('{"generation": "run0", "files": "x"}')
+    loaded = load_state(tmp_path)
+    assert loaded["generation"] == "run2"
+    assert loaded["registry"]["variant_id"].to_list() == ["a", "c"]
+    assert loaded["recovered"] is not None
