@@ -21,6 +21,8 @@ from pathlib import Path
 
 #: The environment variable carrying a run's token.
 TOKEN_VARIABLE = "RULING_DUMPS_RUN_TOKEN"
+#: The environment variable naming the pid the token's watcher watches.
+OWNER_VARIABLE = "RULING_DUMPS_RUN_OWNER"
 
 _WATCHER = r"""
 import os, signal, sys, time
@@ -80,14 +82,20 @@ for _ in range(20):  # until nothing is left (a forkserver may fork while dying)
 def watch_children() -> subprocess.Popen[bytes] | None:
     """Start the watcher for this process (once); returns it, or None where /proc is absent.
 
-    Sets `RULING_DUMPS_RUN_TOKEN` in this process's environment, so call it
-    before starting any child.
+    Sets `RULING_DUMPS_RUN_TOKEN` (and the owner's pid) in this process's
+    environment, so call it before starting any child. A process started by a
+    watched one (a served run's flow-run process, which Prefect's runner
+    starts from `ruling-dumps serve`) gets a watcher and a token of its own:
+    its children end with it, and it ends with its parent.
     """
-    if TOKEN_VARIABLE in os.environ or not Path("/proc/self/environ").exists():
+    if os.environ.get(OWNER_VARIABLE) == str(os.getpid()):
+        return None  # this process is watched already
+    if not Path("/proc/self/environ").exists():
         return None
     token = secrets.token_hex(16)
-    os.environ[TOKEN_VARIABLE] = token
-    watcher_env = {k: v for k, v in os.environ.items() if k != TOKEN_VARIABLE}
+    os.environ[TOKEN_VARIABLE] = token  # children started from now on carry this run's token
+    os.environ[OWNER_VARIABLE] = str(os.getpid())
+    watcher_env = {k: v for k, v in os.environ.items() if k not in (TOKEN_VARIABLE, OWNER_VARIABLE)}
     return subprocess.Popen(
         [sys.executable, "-c", _WATCHER, token, str(os.getpid())],
         env=watcher_env,

@@ -36,6 +36,7 @@ from prefect.utilities.annotations import quote
 
 import flows
 from flows import steps
+from flows.orphans import watch_children
 from flows.paths import OutputPaths
 from flows.stages import read
 
@@ -169,6 +170,8 @@ def rulings_flow(
         RawDirError: no dump to read, or raw and output overlap. ContractError: a table breaks the
         contract as a whole (nothing is published). PublishError: see `write`.
     """
+    if os.environ.get("PREFECT__FLOW_RUN_ID"):  # a process Prefect's runner started (served)
+        watch_children()  # its children end with it, even after kill -9 of it alone
     started_at = dt.datetime.now(dt.UTC)
     run = steps.RunSettings(
         raw_dir=raw_dir,
