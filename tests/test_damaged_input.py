@@ -180,3 +180,16 @@ def test_french_cp1252_lines_after_utf8_ones_are_decoded_line_by_line() -> None:
     assert dump["encoding"] == "utf-8+cp1252"
     assert tables["ruling_occurrences"]["text_raw"].to_list() == [*entries, *entries]
     assert tables["rejects"].height == 0
+
+
+def test_one_good_line_against_one_damaged_line_stays_utf8() -> None:
+    # A fresh review: the tie went to mac_roman and `If a spell ˇ˛˝¸˚˙ has targets, pay.`
+    # was published as an English ruling with no reject.
+    content = "07 juin 2024 · source : wotc\n".encode() + (
+        b"If a spell \xff\xfe\xfd\xfc\xfb\xfa has targets, pay.\n"
+    )
+    tables = _run(content)
+    dump = tables["dumps"].row(0, named=True)
+    assert (dump["encoding"], dump["encoding_repair"]) == ("utf-8", REPAIR_REPLACED)
+    assert tables["ruling_occurrences"].height == 0
+    assert tables["rejects"].filter(pl.col("stage") == "parse").height == 2

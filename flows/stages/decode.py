@@ -139,8 +139,10 @@ def _mostly_utf8(replaced: str) -> bool:
     """UTF-8 with damaged bytes rather than a legacy code page.
 
     True when the valid non-ASCII characters outnumber the U+FFFD, or when the
-    lines whose non-ASCII text is valid outnumber the lines with damaged
-    bytes (a run of junk bytes is one damaged spot, however long).
+    lines whose non-ASCII text is valid are at least as many as the lines with
+    damaged bytes (a run of junk bytes is one damaged spot, however long; on a
+    tie the damaged lines are rejected rather than the file guessed a legacy
+    code page that publishes them as mojibake).
     """
     good_chars = len(_REAL_NON_ASCII.findall(replaced))
     if good_chars > replaced.count("\ufffd"):
@@ -148,7 +150,7 @@ def _mostly_utf8(replaced: str) -> bool:
     lines = replaced.splitlines()
     bad = sum("\ufffd" in line for line in lines)
     good = sum("\ufffd" not in line and bool(_REAL_NON_ASCII.search(line)) for line in lines)
-    return good > bad
+    return good >= bad > 0 or good > bad  # a tie rejects the damaged lines, never guesses
 
 
 def _utf8(content: bytes, encoding: str) -> DecodedDump:
