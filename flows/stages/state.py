@@ -48,6 +48,7 @@ import polars as pl
 from flows.paths import staged_file, state_file
 from flows.stages.read import STAT_SCHEMA
 from flows.stages.ruling_ids import REGISTRY_COLUMNS, complete_registry
+from flows.stages.write import fsync_path
 
 logger = logging.getLogger(__name__)
 
@@ -445,25 +446,17 @@ def _sha256(path: Path) -> str:
 def _write_parquet(frame: pl.DataFrame, path: Path) -> None:
     staged = staged_file(path)
     frame.write_parquet(staged, compression="zstd")
-    _fsync(staged)
+    fsync_path(staged)
     os.replace(staged, path)
-    _fsync(path.parent)
+    fsync_path(path.parent)
 
 
 def _write_json(value: Any, path: Path) -> None:
     staged = staged_file(path)
     staged.write_text(json.dumps(value, indent=2) + "\n", encoding="utf-8")
-    _fsync(staged)
+    fsync_path(staged)
     os.replace(staged, path)
-    _fsync(path.parent)
-
-
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    fsync_path(path.parent)
 
 
 def write_parts(parts_dir: Path, name: str, frames: dict[str, pl.DataFrame]) -> dict[str, str]:

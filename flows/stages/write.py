@@ -57,7 +57,7 @@ def write_snapshot(
     snapshots = OutputPaths(output_dir).snapshots
     final = OutputPaths(output_dir).snapshot(run_id)
     if _is_complete_snapshot(final, run_id):  # an earlier attempt renamed it, then failed
-        _fsync(snapshots)
+        fsync_path(snapshots)
         return final
     if final.exists():
         raise PublishError(f"snapshot {final} already exists; run ids must be unique")
@@ -79,10 +79,10 @@ def write_snapshot(
         encoding="utf-8",
     )
     for path in [*staging.iterdir(), staging]:
-        _fsync(path)
+        fsync_path(path)
     pause_point("snapshot_staged")
     os.rename(staging, final)
-    _fsync(snapshots)
+    fsync_path(snapshots)
     logger.info("wrote snapshot %s (%d tables)", final, len(tables))
     return final
 
@@ -117,7 +117,7 @@ def switch_latest(output_dir: Path, snapshot: Path) -> Path:
     staged_link.unlink(missing_ok=True)
     os.symlink(os.path.relpath(snapshot, output_dir), staged_link)
     os.replace(staged_link, latest)
-    _fsync(output_dir)
+    fsync_path(output_dir)
     logger.info("latest -> %s", snapshot.relative_to(output_dir))
     return latest
 
@@ -141,7 +141,7 @@ def restore_latest(output_dir: Path, target: str | None) -> None:
         staged_link.unlink(missing_ok=True)
         os.symlink(target, staged_link)
         os.replace(staged_link, latest)
-    _fsync(output_dir)
+    fsync_path(output_dir)
     logger.warning("latest restored to %s", target)
 
 
@@ -264,7 +264,8 @@ def _describe_file(path: Path) -> dict[str, Any]:
     return {"name": path.name, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
 
 
-def _fsync(path: Path) -> None:
+def fsync_path(path: Path) -> None:
+    """Flush a file or a folder (its entries) to disk."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)

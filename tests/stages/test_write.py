@@ -78,7 +78,7 @@ def test_a_folder_of_another_run_is_never_overwritten(
 def test_a_retried_write_accepts_its_own_complete_attempt(
     seed_tables: dict[str, pl.DataFrame], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real_fsync = write._fsync
+    real_fsync = write.fsync_path
     calls: list[Path] = []
 
     def fsync_fails_once_after_the_rename(path: Path) -> None:
@@ -87,7 +87,7 @@ def test_a_retried_write_accepts_its_own_complete_attempt(
             raise OSError(errno.EIO, "Input/output error")
         real_fsync(path)
 
-    monkeypatch.setattr(write, "_fsync", fsync_fails_once_after_the_rename)
+    monkeypatch.setattr(write, "fsync_path", fsync_fails_once_after_the_rename)
     with pytest.raises(OSError, match="Input/output error"):
         write_snapshot(seed_tables, {"run_id": "r1"}, tmp_path, "r1")
     assert (tmp_path / "snapshots" / "r1" / "manifest.json").is_file()  # renamed, then failed
