@@ -146,32 +146,27 @@ def test_a_server_that_does_not_start_in_time_is_one_error_line(tmp_path: Path) 
 def test_serve_without_a_server_is_one_error_line(tmp_path: Path) -> None:
     command, env = cli_run(tmp_path, tmp_path / "out")
     closed_port = "http://127.0.0.1:9/api"  # discard: nothing listens there
-    serve = subprocess.run(
-        [*command[:3], "serve", *command[4:]],
-        cwd=REPO,
-        env={**env, "PREFECT_API_URL": closed_port},
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert serve.returncode == 1
-    assert serve.stderr == (
+
+    def serve(*options: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*command[:3], *options, "serve", *command[4:]],
+            cwd=REPO,
+            env={**env, "PREFECT_API_URL": closed_port},
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+
+    plain, debug = serve(), serve("--debug")
+    assert plain.returncode == 1
+    assert plain.stderr == (
         f"error: cannot reach the Prefect server at {closed_port} (All connection attempts "
         "failed); start it (prefect server start) or fix PREFECT_API_URL\n"
     )
-    debug = subprocess.run(
-        [*command[:3], "--debug", "serve", *command[4:]],
-        cwd=REPO,
-        env={**env, "PREFECT_API_URL": closed_port},
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
     assert debug.returncode == 1
     assert "Traceback (most recent call last)" in debug.stderr
-    assert debug.stderr.endswith(serve.stderr)
+    assert debug.stderr.endswith(plain.stderr)
 
 
 def test_a_generous_server_startup_timeout_unless_set(monkeypatch: pytest.MonkeyPatch) -> None:
