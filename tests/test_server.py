@@ -40,6 +40,14 @@ def _wait_for(what: str, check: Callable[[], Any], timeout: float, log: Path) ->
     raise AssertionError(f"timed out waiting for {what}; log:\n{log.read_text()[-3000:]}")
 
 
+def _final_state(api: str, flow_run_id: str) -> dict[str, Any] | None:
+    """The flow run's state once it is final (completed, failed, crashed, cancelled), else None."""
+    response = httpx.get(f"{api}/flow_runs/{flow_run_id}")
+    state = response.json()["state"] if response.status_code == 200 else None
+    final = {"COMPLETED", "FAILED", "CRASHED", "CANCELLED"}
+    return state if state and state["type"] in final else None
+
+
 def _log_lines(api: str, flow_run_id: str) -> set[tuple[str, int, str]]:
     """(logger name, level, message) of every log line the API holds for a flow run."""
     logs = httpx.post(
@@ -133,12 +141,7 @@ def test_served_deployment_runs_through_the_api(
         )
         final = _wait_for(
             "the flow run to finish",
-            lambda: (
-                (r := httpx.get(f"{api}/flow_runs/{flow_run['id']}")).status_code == 200
-                and (state := r.json()["state"])
-                and state["type"] in {"COMPLETED", "FAILED", "CRASHED", "CANCELLED"}
-                and state
-            ),
+            lambda: _final_state(api, flow_run["id"]),
             RUN_TIMEOUT,
             log,
         )
@@ -157,12 +160,7 @@ def test_served_deployment_runs_through_the_api(
         ).json()
         failed = _wait_for(
             "the failing flow run to finish",
-            lambda: (
-                (r := httpx.get(f"{api}/flow_runs/{failed_run['id']}")).status_code == 200
-                and (state := r.json()["state"])
-                and state["type"] in {"COMPLETED", "FAILED", "CRASHED", "CANCELLED"}
-                and state
-            ),
+            lambda: _final_state(api, failed_run["id"]),
             RUN_TIMEOUT,
             log,
         )
