@@ -57,6 +57,8 @@ class RunSettings:
     catalog: Path | None = None
     #: False: read and hash every file, whatever the file index says (for checks).
     trust_metadata: bool = True
+    #: False: build every dump's results again, whatever the state holds (for checks).
+    reuse_results: bool = True
 
 
 def new_run_id(started_at: dt.datetime) -> str:
@@ -97,13 +99,20 @@ def parse_batch(
 
 
 def assemble_dumps(
-    parts: list[dict[str, str]], cached: state.ParsedFiles | None, today: dt.date
-) -> tuple[pipeline.ParsedDumps, state.ParsedFiles, pl.DataFrame, dict[str, int]]:
+    parts: list[dict[str, str]],
+    cached: state.ParsedFiles | None,
+    results: dict[str, pl.DataFrame] | None,
+    today: dt.date,
+) -> tuple[pipeline.ParsedDumps, pl.Series, state.ParsedFiles, pl.DataFrame, dict[str, int]]:
     """Gather the batches' parts with the cached parse; find entries, headers and stubs.
 
+    Dumps whose per-dump results (`results`, of the last run) still hold
+    today are not assembled again (`pipeline.reusable_dumps`).
+
     Returns:
-        (parsed dumps, the parse cache for the next run, the file index for
-        the next run, work counts).
+        (parsed dumps (entries, headers and stubs of the dumps to build only),
+        the dump_ids whose cached results are reused (String), the parse
+        cache for the next run, the file index for the next run, work counts).
     """
     batches = [state.read_parts(p) for p in parts]
     files = pl.concat([b["files"] for b in batches]).sort("path")
@@ -113,16 +122,18 @@ def assemble_dumps(
     )
     reused, _ = state.split_cached(files, cached)
     parsed_files = pipeline.merge_parsed(reused, fresh)
-    counts = {"dumps_parsed": fresh["dumps"].height, "dumps_reused": reused["dumps"].height}
+    reusable = pipeline.reusable_dumps(results, today)
+    parsed = pipeline.assemble_dumps(files, parsed_files, today, built=reusable)
+    built = parsed["readable"].filter(pl.col("dump_id").is_in(reusable.implode()))["dump_id"]
+    counts = {
+        "dumps_parsed": fresh["dumps"].height,
+        "dumps_reused": reused["dumps"].height,
+        "dumps_built": parsed["headers"].height,
+    }
     logger.debug(
         "read %d of %d files (the others unchanged by metadata)", index["read"].sum(), index.height
     )
-    return (
-        pipeline.assemble_dumps(files, parsed_files, today),
-        parsed_files,
-        index.drop("read"),
-        counts,
-    )
+    return parsed, built, parsed_files, index.drop("read"), counts
 
 
 def split_known_texts(
@@ -147,10 +158,22 @@ def build_tables(
     parsed: pipeline.ParsedDumps,
     languages: pl.DataFrame,
     registry: pl.DataFrame,
-    catalog: CatalogIndex | None = None,
-) -> pipeline.BuiltTables:
-    """Separate translations, deduplicate rulings (ids from the registry), build every table."""
-    return pipeline.build_tables(parsed, languages, registry, catalog)
+    catalog: CatalogIndex | None,
+    cached: dict[str, pl.DataFrame] | None,
+    reused: pl.Series,
+    today: dt.date,
+) -> tuple[pipeline.GlobalTables, pipeline.DumpResults]:
+    """Build the results of the new dumps, reuse the others' (`cached`), build every table.
+
+    Returns:
+        (the tables and ids, the per-dump results of every current dump for the next run).
+    """
+    fresh, _ = pipeline.build_dump_results(parsed, languages, today)
+    results = pipeline.combine_results(cached, fresh, reused)
+    built = pipeline.build_global_tables(
+        results, parsed["readable"], parsed["file_rejects"], registry, catalog
+    )
+    return built, results
 
 
 def validate_tables(built: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
@@ -162,7 +185,7 @@ def describe_run(
     run: RunSettings,
     inputs: Inputs,
     parsed: pipeline.ParsedDumps,
-    built: pipeline.BuiltTables,
+    built: pipeline.GlobalTables,
     published: dict[str, pl.DataFrame],
     work: dict[str, int],
 ) -> tuple[dict[str, Any], dict[str, str]]:
@@ -175,7 +198,7 @@ def describe_run(
         schema_version=SCHEMA_VERSION,
         files=parsed["files"],
         tables=published,
-        line_accounting=manifest.account_lines(built["lines"]),
+        line_accounting=built["line_accounting"],
         ruling_ids=built["ruling_ids"],
         since_previous={
             "previous_run_id": (inputs["previous_manifest"] or {}).get("run_id"),
@@ -210,11 +233,18 @@ def stage_state(
     languages: pl.DataFrame,
     registry: pl.DataFrame,
     file_index: pl.DataFrame,
+    results: pipeline.DumpResults,
     generation: str,
 ) -> state.StateRecord:
-    """Write the next state generation (caches, file index, id registry), not yet current."""
+    """Write the next state generation (caches, results, file index, registry), not yet current."""
     return state.stage_state(
-        output.state, parsed_files, languages, registry, generation, file_index
+        output.state,
+        parsed_files,
+        languages,
+        registry,
+        generation,
+        file_index,
+        dict(results),
     )
 
 

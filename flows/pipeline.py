@@ -45,13 +45,19 @@ class ParsedDumps(TypedDict):
     stubs: pl.DataFrame  # one row per card stub
 
 
-class BuiltTables(TypedDict):
-    """Frames from `build_tables`."""
+class GlobalTables(TypedDict):
+    """Frames from `build_global_tables`."""
 
     tables: dict[str, pl.DataFrame]  # published tables, keyed by name
-    lines: pl.DataFrame  # one row per line read, with its final kind
     registry: pl.DataFrame  # variant_id -> ruling_id, for the next run
     ruling_ids: dict[str, int | str | None]  # ids kept, merged, split, gained vs the registry
+    line_accounting: dict[str, int]  # lines per kind, of every dump (`manifest.account_lines`)
+
+
+class BuiltTables(GlobalTables):
+    """Frames from `build_tables`."""
+
+    lines: pl.DataFrame  # one row per line read, with its final kind
 
 
 def parse_files(hashed: pl.DataFrame) -> ParsedFiles:
@@ -160,17 +166,26 @@ def parse_dumps(
     return assemble_dumps(hashed.drop("content"), parsed, today)
 
 
-def assemble_dumps(files: pl.DataFrame, parsed: ParsedFiles, today: dt.date) -> ParsedDumps:
+def assemble_dumps(
+    files: pl.DataFrame,
+    parsed: ParsedFiles,
+    today: dt.date,
+    built: pl.Series | None = None,
+) -> ParsedDumps:
     """Entries, headers and stubs of every file, from their decoded and classified lines.
 
     Args:
         files: path, dump_id, byte_count; one row per input file.
-        parsed: covers every dump_id of `files`.
+        parsed: covers every dump_id of `files` but those in `built`.
         today: the run's UTC date (dates after the next day are rejected).
+        built: dump_ids (String) whose results are reused from an earlier run
+            (`reusable_dumps`): `files`, `readable` and `file_rejects` cover
+            them, `resolved`, `headers` and `stubs` do not.
     """
     files = files.join(parsed["dumps"], on="dump_id", how="left").sort("path")
     readable, file_rejects = read.split_readable_dumps(files)
-    classified = parsed["lines"].filter(pl.col("dump_id").is_in(readable["dump_id"].implode()))
+    todo = readable if built is None else readable.filter(~pl.col("dump_id").is_in(built.implode()))
+    classified = parsed["lines"].filter(pl.col("dump_id").is_in(todo["dump_id"].implode()))
     published_dates = dates.parse_published_dates(classified["date_text"], today)
     resolved = parse.resolve_entries(classified, published_dates).with_columns(
         line_normalized=pl.when(pl.col("kind") == "body").then(
@@ -182,7 +197,7 @@ def assemble_dumps(files: pl.DataFrame, parsed: ParsedFiles, today: dt.date) -> 
         readable=readable,
         file_rejects=file_rejects,
         resolved=resolved,
-        headers=parse.describe_headers(readable, resolved),
+        headers=parse.describe_headers(todo, resolved),
         stubs=stubs.parse_card_stubs(resolved),
     )
 
@@ -246,23 +261,184 @@ def combine_languages(
     )
 
 
-def build_tables(
-    parsed: ParsedDumps,
-    languages: pl.DataFrame,
-    registry: pl.DataFrame | None = None,
-    catalog: CatalogIndex | None = None,
-) -> BuiltTables:
-    """Separate translations, deduplicate rulings and build every published table.
+class DumpResults(TypedDict):
+    """What each dump's own lines give, whatever the other dumps are (`build_dump_results`).
 
-    `registry` (variant_id, ruling_id of earlier runs) keeps published ruling ids stable.
-    `catalog` (`attribution.index_catalog`) attributes dumps to cards and fills
-    `ruling_cards`; without it, dumps get names only and `ruling_cards` is empty.
+    A run caches these per dump_id (`state`), so a warm run builds them only
+    for new dumps. Every frame holds dump_id (String).
+    """
+
+    headers: pl.DataFrame  # `tables.describe_dump_headers`: one row per dump
+    entries: (
+        pl.DataFrame
+    )  # kept entries with text_normalized, variant_id (`dedupe.assign_variants`)
+    kept_lines: pl.DataFrame  # the lines of kind rejected or translation, with their language
+    counts: pl.DataFrame  # one row per dump: DUMP_COUNTS_SCHEMA
+    card_stubs: pl.DataFrame  # `tables.build_card_stubs`: the `card_stubs` rows
+
+
+#: A date reject that another run date could undo (`dates.parse_date`'s future-date reason).
+FUTURE_DATE_REASON = r"\) is in the future"
+
+#: `DumpResults.counts`: `tables.count_dump_lines`, one count per line kind
+#: (`kind_<kind>`, for the manifest's line accounting), the run date the
+#: results were built on, and whether a later date could change them (a
+#: date rejected as in the future).
+DUMP_COUNTS_SCHEMA = {
+    "dump_id": pl.String,
+    **dict.fromkeys(tables.DUMP_COUNT_COLUMNS, pl.Int64),
+    **{f"kind_{kind}": pl.Int64 for kind in parse.LINE_KINDS},
+    "built_on": pl.Date,
+    "depends_on_date": pl.Boolean,
+}
+
+#: Each results frame's order (cached and fresh rows sorted together as a cold run sorts them).
+_RESULTS_ORDER = {
+    "headers": ("dump_id",),
+    "entries": ("dump_id", "line_number"),
+    "kept_lines": ("dump_id", "line_number"),
+    "counts": ("dump_id",),
+    "card_stubs": ("dump_id", "line_number"),
+}
+
+
+def build_dump_results(
+    parsed: ParsedDumps, languages: pl.DataFrame, today: dt.date
+) -> tuple[DumpResults, pl.DataFrame]:
+    """Label line languages, separate translations and key entries, dump by dump.
+
+    Args:
+        parsed: `assemble_dumps` output (its `resolved`, `headers`, `stubs`).
+        languages: text, language, language_probability, is_reliable for
+            every text of `collect_texts(parsed)`.
+        today: the run's UTC date (recorded as `built_on`).
+
+    Returns:
+        (the results of the dumps of `parsed["headers"]`, their lines: one row
+        per line with its final kind and language).
     """
     headers = tables.describe_dump_headers(parsed["headers"], languages)
     lines = translations.mark_translations(
         translations.label_line_languages(parsed["resolved"], languages, headers)
     )
-    entries = dedupe.assign_variants(parse.assemble_entries(lines))
+    kinds = lines.group_by("dump_id").agg(
+        (pl.col("kind") == kind).sum().alias(f"kind_{kind}") for kind in parse.LINE_KINDS
+    )
+    date_bound = (
+        lines.filter(pl.col("reject_reason").str.contains(FUTURE_DATE_REASON))
+        .select("dump_id")
+        .unique()
+    )
+    counts = (
+        headers.select("dump_id")
+        .join(tables.count_dump_lines(lines), on="dump_id", how="left")
+        .join(kinds, on="dump_id", how="left")
+        .with_columns(
+            built_on=pl.lit(today, pl.Date),
+            depends_on_date=pl.col("dump_id").is_in(date_bound["dump_id"].implode()),
+        )
+        .select(
+            pl.col(name).fill_null(0).cast(dtype) if dtype == pl.Int64 else pl.col(name)
+            for name, dtype in DUMP_COUNTS_SCHEMA.items()
+        )
+    )
+    results = DumpResults(
+        headers=headers,
+        entries=dedupe.assign_variants(parse.assemble_entries(lines)),
+        kept_lines=lines.filter(pl.col("kind").is_in(["rejected", "translation"])),
+        counts=counts,
+        card_stubs=tables.build_card_stubs(parsed["stubs"], headers, languages),
+    )
+    return results, lines
+
+
+def reusable_dumps(cached: DumpResults | None, today: dt.date) -> pl.Series:
+    """The dump_ids whose cached results hold on `today` (String).
+
+    Results built on another date are reused unless a date of theirs was
+    rejected as in the future (`depends_on_date`); none when the run date
+    went back (a clock set back: every result is rebuilt).
+    """
+    if cached is None or cached["counts"].height == 0:
+        return pl.Series("dump_id", [], pl.String)
+    counts = cached["counts"]
+    if counts["built_on"].max() > today:
+        return pl.Series("dump_id", [], pl.String)
+    built_on = pl.col("built_on")
+    return counts.filter((built_on == today) | ~pl.col("depends_on_date"))["dump_id"]
+
+
+def combine_results(
+    cached: DumpResults | None, fresh: DumpResults, reused: pl.Series
+) -> DumpResults:
+    """The cached results of the `reused` dump_ids with the fresh ones, in a cold run's order."""
+    keep = pl.col("dump_id").is_in(reused.implode())
+    combined = {
+        name: (
+            pl.concat([cached[name].filter(keep), fresh[name]], how="vertical_relaxed")
+            if cached is not None and reused.len()
+            else fresh[name]
+        ).sort(*order)
+        for name, order in _RESULTS_ORDER.items()
+    }
+    return DumpResults(**combined)
+
+
+def next_language_cache(known: pl.DataFrame, current: pl.DataFrame, partial: bool) -> pl.DataFrame:
+    """The language cache to keep for the next run (LANGUAGE_SCHEMA, sorted by text).
+
+    A run that built every dump keeps the languages of its texts only (a
+    removed dump's texts drop out). A run that reused cached results saw only
+    the new dumps' texts: it keeps `known` too (texts of dumps removed since
+    drop out at the next whole build).
+    """
+    if not partial:
+        return current
+    return pl.concat([known, current]).unique("text", keep="last").sort("text")
+
+
+def build_tables(
+    parsed: ParsedDumps,
+    languages: pl.DataFrame,
+    registry: pl.DataFrame | None = None,
+    catalog: CatalogIndex | None = None,
+    today: dt.date | None = None,
+) -> BuiltTables:
+    """Separate translations, deduplicate rulings and build every published table.
+
+    `build_dump_results` of every dump of `parsed`, then `build_global_tables`
+    (a whole rebuild: the steps of a run reuse cached results instead, see
+    `flows.steps`). `today` (the run date, recorded in the results) defaults
+    to the current UTC date.
+    """
+    day = today or dt.datetime.now(dt.UTC).date()
+    fresh, lines = build_dump_results(parsed, languages, day)
+    built = build_global_tables(
+        combine_results(None, fresh, pl.Series([], dtype=pl.String)),
+        parsed["readable"],
+        parsed["file_rejects"],
+        registry,
+        catalog,
+    )
+    return BuiltTables(**built, lines=lines)
+
+
+def build_global_tables(
+    results: DumpResults,
+    readable: pl.DataFrame,
+    file_rejects: pl.DataFrame,
+    registry: pl.DataFrame | None = None,
+    catalog: CatalogIndex | None = None,
+) -> GlobalTables:
+    """Deduplicate rulings across dumps and build every published table from per-dump results.
+
+    `results` covers every dump of `readable`. `registry` (variant_id,
+    ruling_id of earlier runs) keeps published ruling ids stable. `catalog`
+    (`attribution.index_catalog`) attributes dumps to cards and fills
+    `ruling_cards`; without it, dumps get names only and `ruling_cards` is
+    empty.
+    """
+    entries = results["entries"]
     variant_languages = entries.group_by("variant_id").agg(
         text=pl.col("text_normalized").first(),
         language=pl.col("language").mode().min(),
@@ -272,24 +448,29 @@ def build_tables(
         dedupe.cluster_variants(variant_languages),
         registry if registry is not None else pl.DataFrame(schema=REGISTRY_SCHEMA),
     )
-    clusters = ids["clusters"]
-    occurrences = tables.build_occurrences(entries, clusters)
+    occurrences = tables.build_occurrences(entries, ids["clusters"])
     variant_table = tables.build_variants(occurrences)
-    ruling_translations = translations.build_translations(lines, occurrences)
-    dumps = tables.build_dumps(parsed["readable"], lines, headers)
+    ruling_translations = translations.build_translations(results["kept_lines"], occurrences)
+    dumps = tables.build_dumps(readable, results["counts"], results["headers"])
     published = {
         "dumps": translations.find_claimed_translations(dumps, ruling_translations),
         "ruling_occurrences": occurrences.select(pl.exclude("^_.*$")),
         "rulings": tables.build_rulings(occurrences, variant_table),
         "ruling_variants": variant_table.select(pl.exclude("^_.*$")),
         "ruling_translations": ruling_translations,
-        "card_stubs": tables.build_card_stubs(parsed["stubs"], headers, languages),
-        "rejects": tables.build_rejects(lines, parsed["file_rejects"]),
+        "card_stubs": results["card_stubs"],
+        "rejects": tables.build_rejects(results["kept_lines"], file_rejects),
         "ruling_cards": build_ruling_cards(variant_table, catalog and catalog["rulings"]),
     }
     add_attribution(published, catalog)
-    return BuiltTables(
-        tables=published, lines=lines, registry=ids["registry"], ruling_ids=ids["stats"]
+    counts = results["counts"]
+    accounting = {kind: int(counts[f"kind_{kind}"].sum()) for kind in parse.LINE_KINDS}
+    accounting["lines_read"] = int(counts["line_count"].sum())
+    return GlobalTables(
+        tables=published,
+        registry=ids["registry"],
+        ruling_ids=ids["stats"],
+        line_accounting=accounting,
     )
 
 
@@ -320,5 +501,7 @@ def run_pipeline(
 ) -> tuple[BuiltTables, dict[str, pl.DataFrame]]:
     """All steps but I/O: raw dumps to lines and validated tables (for tests and runners)."""
     parsed = parse_dumps(raw_dumps, today)
-    built = build_tables(parsed, detect_languages(parsed)["languages"], catalog=catalog)
+    built = build_tables(
+        parsed, detect_languages(parsed)["languages"], catalog=catalog, today=today
+    )
     return built, validate_tables(built["tables"])

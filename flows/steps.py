@@ -153,20 +153,31 @@ def _sequence(runner: Runner, run: RunSettings) -> RunResult:
         )
         for i, batch in enumerate(_batches(inputs["paths"], run.batch_files))
     ]
-    parsed, parsed_files, file_index, work = runner.call(
-        "assemble_dumps", [p.result() for p in parts], cached, run.started_at.date()
+    today = run.started_at.date()
+    cached_results = inputs["state"]["results"] if run.reuse_results else None
+    parsed, reused_dumps, parsed_files, file_index, work = runner.call(
+        "assemble_dumps", [p.result() for p in parts], cached, cached_results, today
     )
     write.remove_tree(out.parts_root)  # the run lock keeps other runs out
-    reused, new_texts = runner.call("split_known_texts", parsed, inputs["state"]["languages"])
+    known = inputs["state"]["languages"]
+    reused, new_texts = runner.call("split_known_texts", parsed, known)
     fresh = [
         runner.submit("detect_languages", chunk, run.processes)
         for chunk in _chunks(new_texts, run.language_batches)
     ]
     detected = pipeline.combine_languages(reused, [f.result() for f in fresh], new_texts)
-    built = runner.call(
-        "build_tables", parsed, detected["languages"], inputs["state"]["registry"], catalog_index
+    built, results = runner.call(
+        "build_tables",
+        parsed,
+        detected["languages"],
+        inputs["state"]["registry"],
+        catalog_index,
+        cached_results,
+        reused_dumps,
+        today,
     )
     published = runner.call("validate_tables", built["tables"])
+    languages = pipeline.next_language_cache(known, detected["languages"], reused_dumps.len() > 0)
     work = {
         **work,
         "languages_detected": detected["detected"],
@@ -178,7 +189,7 @@ def _sequence(runner: Runner, run: RunSettings) -> RunResult:
     )
     snapshot = runner.call("write_snapshot", published, run_manifest, out, documents)
     pause_point("snapshot_written")
-    _publish(runner, run, snapshot, parsed_files, detected["languages"], built, file_index)
+    _publish(runner, run, snapshot, parsed_files, languages, built, results, file_index)
     try:
         runner.call("prune_snapshots", out, max(1, run.retention))
     except Exception as exc:  # best effort: the run is published
@@ -193,7 +204,8 @@ def _publish(
     snapshot: Path,
     parsed_files: state.ParsedFiles,
     languages: pl.DataFrame,
-    built: pipeline.BuiltTables,
+    built: pipeline.GlobalTables,
+    results: pipeline.DumpResults,
     file_index: pl.DataFrame,
 ) -> None:
     """Stage the new state, switch `latest`, commit the state; on any failure roll back.
@@ -211,6 +223,7 @@ def _publish(
             languages,
             built["registry"],
             file_index,
+            results,
             run.run_id,
         )
         pause_point("state_staged")

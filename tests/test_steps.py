@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import shutil
 import subprocess
@@ -9,10 +10,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 import pytest
 
 from flows import steps
 from flows.errors import RulingsError
+from flows.paths import OutputPaths
 from flows.stages import read
 from tests.conftest import SEED_DIR
 
@@ -59,7 +62,8 @@ def test_a_warm_run_reads_only_files_whose_metadata_changed(
     warm = steps.run_direct(raw, output)
     assert files_read == []  # every file matched the index: none opened
     assert warm["manifest"]["work"] == {
-        "dumps_parsed": 0, "dumps_reused": 5, "languages_detected": 0, "languages_reused": 39,
+        "dumps_parsed": 0, "dumps_reused": 5, "dumps_built": 0,
+        "languages_detected": 0, "languages_reused": 0,
     }  # fmt: skip
     assert _tables(warm["snapshot"]) == _tables(cold["snapshot"])
     assert warm["manifest"]["inputs"] == cold["manifest"]["inputs"]
@@ -89,6 +93,54 @@ def test_same_size_rewrite_with_old_mtime_is_read_and_tables_match_reading_every
     every = steps.run_direct(raw, tmp_path / "copy", trust_metadata=False)
     assert sorted(files_read) == sorted(p.name for p in raw.iterdir())
     assert _tables(indexed["snapshot"]) == _tables(every["snapshot"])
+
+
+def _run_on(raw: Path, output: Path, day: dt.date, **settings: Any) -> steps.RunResult:
+    """A direct run as if started at noon UTC on `day`."""
+    started_at = dt.datetime.combine(day, dt.time(12), tzinfo=dt.UTC)
+    settings = {"run_id": steps.new_run_id(started_at), **settings}
+    return steps.run_steps(
+        steps.DirectRunner(),
+        steps.RunSettings(
+            raw_dir=raw, output=OutputPaths(output), started_at=started_at, **settings
+        ),
+    )
+
+
+def test_a_warm_run_builds_only_changed_dumps_and_publishes_a_whole_builds_tables(
+    tmp_path: Path,
+) -> None:
+    raw, output = _raw(tmp_path), tmp_path / "out"
+    cold = steps.run_direct(raw, output)
+    assert cold["manifest"]["work"]["dumps_built"] == 5
+    seed = raw / SEED
+    seed.write_bytes(seed.read_bytes().replace(b"aren't mana.", b"aren't mana!"))
+    shutil.copytree(output, tmp_path / "copy", symlinks=True)  # same state and registry
+    warm = steps.run_direct(raw, output)
+    assert warm["manifest"]["work"]["dumps_parsed"] == 1
+    assert warm["manifest"]["work"]["dumps_built"] == 1  # the 4 others: results reused
+    whole = steps.run_direct(raw, tmp_path / "copy", reuse_results=False)
+    assert whole["manifest"]["work"]["dumps_built"] == 5
+    assert _tables(warm["snapshot"]) == _tables(whole["snapshot"])
+    assert warm["manifest"]["line_accounting"] == whole["manifest"]["line_accounting"]
+
+
+def test_a_dump_with_a_future_date_is_built_again_when_the_run_date_moves(tmp_path: Path) -> None:
+    raw, output = _raw(tmp_path), tmp_path / "out"
+    seed = raw / SEED
+    seed.write_bytes(seed.read_bytes() + "10 déc. 2026 · source : wotc\nLater ruling.\n".encode())
+    first = _run_on(raw, output, dt.date(2026, 12, 1))
+    assert first["manifest"]["line_accounting"]["rejected"] == 2  # the date is in the future, and its body with it
+    shutil.copytree(output, tmp_path / "copy", symlinks=True)
+    same_day = _run_on(raw, output, dt.date(2026, 12, 1), run_id="20261201T130000000000Z")
+    assert same_day["manifest"]["work"]["dumps_built"] == 0
+    later = _run_on(raw, tmp_path / "copy", dt.date(2026, 12, 10))
+    assert later["manifest"]["work"]["dumps_built"] == 1  # only the dump with that date
+    assert later["manifest"]["line_accounting"]["rejected"] == 0
+    occurrences = pl.read_parquet(later["snapshot"] / "ruling_occurrences.parquet")
+    assert dt.date(2026, 12, 10) in occurrences["published_on"].to_list()
+    whole = _run_on(raw, tmp_path / "whole", dt.date(2026, 12, 10))
+    assert _tables(later["snapshot"]) == _tables(whole["snapshot"])
 
 
 @pytest.mark.flow

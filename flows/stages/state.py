@@ -63,6 +63,16 @@ PARSER_MODULES = (
 #: What shapes the language cache.
 DETECTOR_LIBRARIES = ("langdetect", "hanzidentifier", "polars")
 DETECTOR_MODULES = ("flows.stages.language",)
+#: What shapes the per-dump results cache, besides the parser and the detector.
+BUILD_MODULES = (
+    "flows.pipeline",
+    "flows.stages.translations",
+    "flows.stages.tables",
+    "flows.stages.dedupe",
+    "flows.stages.stubs",
+)
+#: The frames of `pipeline.DumpResults`, each kept as state file `results_<name>`.
+RESULT_FRAMES = ("headers", "entries", "kept_lines", "counts", "card_stubs")
 
 PARSED_DUMP_SCHEMA = {
     "dump_id": pl.String,
@@ -89,7 +99,15 @@ _REQUIRED: dict[str, dict[str, Any]] = {
     "ruling_ids": {"variant_id": pl.String, "ruling_id": pl.String},
 }
 #: State files a generation may lack (written by older code): read as empty.
-_OPTIONAL: dict[str, dict[str, Any]] = {"file_index": FILE_INDEX_SCHEMA}
+_OPTIONAL: dict[str, dict[str, Any]] = {
+    "file_index": FILE_INDEX_SCHEMA,
+    **{f"results_{name}": {"dump_id": pl.String} for name in RESULT_FRAMES},
+}
+_OPTIONAL["results_counts"] = {
+    "dump_id": pl.String,
+    "built_on": pl.Date,
+    "depends_on_date": pl.Boolean,
+}
 _STATE_FILES = (*_REQUIRED, *_OPTIONAL)
 
 
@@ -107,6 +125,8 @@ class RunState(TypedDict):
     languages: pl.DataFrame  # LANGUAGE_SCHEMA
     registry: pl.DataFrame  # REGISTRY_SCHEMA
     file_index: pl.DataFrame  # FILE_INDEX_SCHEMA (empty on a first run)
+    #: `pipeline.DumpResults` by frame name; None when absent or made by other code or libraries
+    results: dict[str, pl.DataFrame] | None
     generation: str | None  # the generation read (a run id); None on a cold start
     recovered: str | None  # what was broken and what was used instead; None when all was sound
 
@@ -125,17 +145,21 @@ class StateCorruptError(Exception):
 
 @cache
 def cache_keys() -> dict[str, str]:
-    """The keys of the two caches: sha256 of the library versions and module sources.
+    """The keys of the three caches: sha256 of the library versions and module sources.
 
     Returns:
-        {"parsed": hex, "languages": hex}: a cache written under another key
-        (another Babel/CLDR, charset-normalizer, ftfy, langdetect,
-        hanzidentifier or polars version, or edited parser or detector code)
-        is not used.
+        {"parsed": hex, "languages": hex, "results": hex}: a cache written
+        under another key (another Babel/CLDR, charset-normalizer, ftfy,
+        langdetect, hanzidentifier or polars version, or edited parser,
+        detector or table-building code) is not used.
     """
     return {
         "parsed": _code_key(PARSER_LIBRARIES, PARSER_MODULES),
         "languages": _code_key(DETECTOR_LIBRARIES, DETECTOR_MODULES),
+        "results": _code_key(
+            tuple(dict.fromkeys(PARSER_LIBRARIES + DETECTOR_LIBRARIES)),
+            PARSER_MODULES + DETECTOR_MODULES + BUILD_MODULES,
+        ),
     }
 
 
@@ -189,8 +213,11 @@ def stage_state(
     registry: pl.DataFrame,
     generation: str,
     file_index: pl.DataFrame | None = None,
+    results: dict[str, pl.DataFrame] | None = None,
 ) -> StateRecord:
     """Write one generation's files and record, flushed to disk (not yet current).
+
+    `results`: `pipeline.DumpResults` of every current dump (None: not kept).
 
     Returns:
         The record to hand to `commit_state`.
@@ -205,6 +232,7 @@ def stage_state(
         "languages": languages.select(list(LANGUAGE_SCHEMA)),
         "ruling_ids": registry,
         **({"file_index": file_index} if file_index is not None else {}),
+        **{f"results_{name}": results[name] for name in RESULT_FRAMES if results is not None},
     }
     files = {}
     for kind, frame in frames.items():
@@ -291,6 +319,7 @@ def _empty_state() -> RunState:
         languages=pl.DataFrame(schema=LANGUAGE_SCHEMA),
         registry=pl.DataFrame(schema=REGISTRY_SCHEMA),
         file_index=pl.DataFrame(schema=FILE_INDEX_SCHEMA),
+        results=None,
         generation=None,
         recovered=None,
     )
@@ -357,6 +386,25 @@ def _read_generation(state_dir: Path, record: StateRecord) -> RunState:
         wrong = {c: t for c, t in schema.items() if frames[kind].schema.get(c) != t}
         if wrong:
             raise StateCorruptError(f"{path.name} lacks columns {sorted(wrong)}")
+    parsed, languages, results = _current_caches(record, frames)
+    return RunState(
+        parsed=parsed,
+        languages=languages.select(list(LANGUAGE_SCHEMA)),
+        registry=complete_registry(frames["ruling_ids"]),
+        file_index=frames["file_index"].select(list(FILE_INDEX_SCHEMA)),
+        results=results,
+        generation=record["generation"],
+        recovered=None,
+    )
+
+
+def _current_caches(
+    record: StateRecord, frames: dict[str, pl.DataFrame]
+) -> tuple[ParsedFiles | None, pl.DataFrame, dict[str, pl.DataFrame] | None]:
+    """The parse cache, language cache and per-dump results of a generation's frames.
+
+    Each is empty (None) when its cache key differs from this code's (`cache_keys`).
+    """
     keys = cache_keys()
     parsed = None
     if record["cache_keys"].get("parsed") == keys["parsed"]:
@@ -364,14 +412,12 @@ def _read_generation(state_dir: Path, record: StateRecord) -> RunState:
     languages = frames["languages"]
     if record["cache_keys"].get("languages") != keys["languages"]:
         languages = pl.DataFrame(schema=LANGUAGE_SCHEMA)
-    return RunState(
-        parsed=parsed,
-        languages=languages.select(list(LANGUAGE_SCHEMA)),
-        registry=complete_registry(frames["ruling_ids"]),
-        file_index=frames["file_index"].select(list(FILE_INDEX_SCHEMA)),
-        generation=record["generation"],
-        recovered=None,
-    )
+    results = None
+    if record["cache_keys"].get("results") == keys["results"] and all(
+        f"results_{name}" in record["files"] for name in RESULT_FRAMES
+    ):
+        results = {name: frames[f"results_{name}"] for name in RESULT_FRAMES}
+    return parsed, languages, results
 
 
 def _read_committed(state_dir: Path, strict: bool = False) -> dict[str, StateRecord | None]:

@@ -238,13 +238,47 @@ def build_card_stubs(
     )  # fmt: skip
 
 
-def build_dumps(readable: pl.DataFrame, lines: pl.DataFrame, headers: pl.DataFrame) -> pl.DataFrame:
+#: Per-dump line counts of the `dumps` table (`count_dump_lines`), in their column order.
+DUMP_COUNT_COLUMNS = (
+    "line_count", "entry_count", "translation_count", "stub_count", "rejected_line_count",
+    "control_char_count", "format_char_count", "markup_count",
+)  # fmt: skip
+
+
+def count_dump_lines(lines: pl.DataFrame) -> pl.DataFrame:
+    """Each dump's line counts, as the `dumps` table publishes them.
+
+    Needs:
+        lines: dump_id, kind, line, control_char_count, format_char_count,
+            markup_count (one row per line).
+
+    Returns:
+        dump_id (String) and DUMP_COUNT_COLUMNS (Int64); one row per dump with lines.
+    """
+    kind = pl.col("kind")
+    return lines.group_by("dump_id").agg(
+        line_count=pl.len().cast(pl.Int64),
+        entry_count=(kind == "date_source").sum().cast(pl.Int64),
+        translation_count=(kind == "translation").sum().cast(pl.Int64),
+        stub_count=(pl.col("line").str.contains(STAT_LINE_PATTERN) & (kind == "stub"))
+        .sum()
+        .cast(pl.Int64),
+        rejected_line_count=(kind == "rejected").sum().cast(pl.Int64),
+        control_char_count=pl.col("control_char_count").sum().cast(pl.Int64),
+        format_char_count=pl.col("format_char_count").sum().cast(pl.Int64),
+        markup_count=pl.col("markup_count").sum().cast(pl.Int64),
+    )
+
+
+def build_dumps(
+    readable: pl.DataFrame, counts: pl.DataFrame, headers: pl.DataFrame
+) -> pl.DataFrame:
     """One row per dump read: the `dumps` table (before `has_claimed_translation`).
 
     Needs:
         readable: path, dump_id, byte_count, encoding, encoding_repair.
-        lines: dump_id, kind, line, control_char_count, format_char_count,
-            markup_count (one row per line).
+        counts: dump_id and DUMP_COUNT_COLUMNS (`count_dump_lines`); a dump
+            without a row counts zero.
         headers: dump_id, header_text, header_language, header_language_is_inferred,
             claimed_translation_language.
 
@@ -254,26 +288,14 @@ def build_dumps(readable: pl.DataFrame, lines: pl.DataFrame, headers: pl.DataFra
         entry_count, translation_count, stub_count, rejected_line_count,
         control_char_count, format_char_count, markup_count (Int64); sorted by path.
     """
-    kind = pl.col("kind")
-    counts = lines.group_by("dump_id").agg(
-        line_count=pl.len(),
-        entry_count=(kind == "date_source").sum(),
-        translation_count=(kind == "translation").sum(),
-        stub_count=(pl.col("line").str.contains(STAT_LINE_PATTERN) & (kind == "stub")).sum(),
-        rejected_line_count=(kind == "rejected").sum(),
-        control_char_count=pl.col("control_char_count").sum(),
-        format_char_count=pl.col("format_char_count").sum(),
-        markup_count=pl.col("markup_count").sum(),
-    )
-    count_columns = counts.columns[1:]
     return (
         readable.join(headers, on="dump_id", how="left")
-        .join(counts, on="dump_id", how="left")
-        .with_columns(pl.col(c).fill_null(0).cast(pl.Int64) for c in count_columns)
+        .join(counts.select("dump_id", *DUMP_COUNT_COLUMNS), on="dump_id", how="left")
+        .with_columns(pl.col(c).fill_null(0).cast(pl.Int64) for c in DUMP_COUNT_COLUMNS)
         .select(
             "dump_id", "path", "encoding", "encoding_repair", "byte_count", "header_text",
             "header_language", "header_language_is_inferred", "claimed_translation_language",
-            *count_columns,
+            *DUMP_COUNT_COLUMNS,
         )
         .sort("path")
     )  # fmt: skip
