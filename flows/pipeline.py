@@ -79,17 +79,28 @@ def parse_files(hashed: pl.DataFrame) -> ParsedFiles:
 
 
 def merge_parsed(*parts: ParsedFiles) -> ParsedFiles:
-    """Cached and freshly parsed files together, each dump_id once, sorted by dump_id, line_number.
+    """Parsed files of several parts together, each dump_id once.
 
-    Byte-identical files in two batches are parsed by both (a batch knows only
-    the cache): their parses are equal, and one is kept.
+    Each part holds each of its dump_ids once. A dump_id in two parts (the
+    same content in two batches: a batch knows only the cache) is taken from
+    the first; both parses are equal. Rows keep their parts' order (a dump's
+    lines stay together, by line_number): not sorted across dumps.
     """
-    lines = [p["lines"] for p in parts if p["lines"].width]
+    dumps: list[pl.DataFrame] = []
+    lines: list[pl.DataFrame] = []
+    seen = pl.Series("dump_id", [], pl.String)
+    for part in parts:
+        new = part["dumps"].filter(~pl.col("dump_id").is_in(seen.implode()))
+        dumps.append(new)
+        if part["lines"].width:
+            fresh_lines = part["lines"]
+            if new.height < part["dumps"].height:
+                fresh_lines = fresh_lines.filter(pl.col("dump_id").is_in(new["dump_id"].implode()))
+            lines.append(fresh_lines)
+        seen = pl.concat([seen, new["dump_id"]])
     return ParsedFiles(
-        dumps=pl.concat([p["dumps"] for p in parts]).unique("dump_id").sort("dump_id"),
-        lines=pl.concat(lines).unique(["dump_id", "line_number"]).sort("dump_id", "line_number")
-        if lines
-        else parts[-1]["lines"],
+        dumps=pl.concat(dumps),
+        lines=pl.concat(lines, how="vertical_relaxed") if lines else parts[-1]["lines"],
     )
 
 
@@ -133,7 +144,9 @@ def parse_batch(
     unchanged = read.unchanged_dumps(stats, index, known_ids, max_file_bytes)
     to_read = paths.filter(~paths.is_in(unchanged["path"].implode()))
     hashed = read.hash_dumps(read.load_raw_dumps(raw_dir, to_read.to_list(), max_file_bytes))
-    new = hashed.filter(~pl.col("dump_id").is_in(known_ids.implode()))
+    new = hashed.filter(~pl.col("dump_id").is_in(known_ids.implode())).unique(
+        "dump_id", keep="first", maintain_order=True
+    )  # a content twice in the batch is parsed once
     files = pl.concat(
         [
             hashed.select(FILE_COLUMNS),
@@ -185,7 +198,11 @@ def assemble_dumps(
     files = files.join(parsed["dumps"], on="dump_id", how="left").sort("path")
     readable, file_rejects = read.split_readable_dumps(files)
     todo = readable if built is None else readable.filter(~pl.col("dump_id").is_in(built.implode()))
-    classified = parsed["lines"].filter(pl.col("dump_id").is_in(todo["dump_id"].implode()))
+    classified = (
+        parsed["lines"]
+        .filter(pl.col("dump_id").is_in(todo["dump_id"].implode()))
+        .sort("dump_id", "line_number")
+    )
     published_dates = dates.parse_published_dates(classified["date_text"], today)
     resolved = parse.resolve_entries(classified, published_dates).with_columns(
         line_normalized=pl.when(pl.col("kind") == "body").then(

@@ -99,6 +99,7 @@ def test_run_then_validate_in_a_subprocess(tmp_path: Path) -> None:
         *(f"table {name}: {n}" for name, n in SEED_ROWS.items()),
         "work: dumps_parsed: 5",
         "work: dumps_reused: 0",
+        "work: dumps_built: 5",
         "work: languages_detected: 39",
         "work: languages_reused: 0",
         "files added since previous: 5",

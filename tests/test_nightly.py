@@ -73,14 +73,16 @@ def test_rerun_does_no_work_and_one_change_parses_one_dump(
     assert cold["work"] == {
         "dumps_parsed": 5,
         "dumps_reused": 0,
+        "dumps_built": 5,
         "languages_detected": 39,
         "languages_reused": 0,
     }
     assert warm["work"] == {
         "dumps_parsed": 0,
         "dumps_reused": 5,
+        "dumps_built": 0,  # every dump's results reused: no text needs its language
         "languages_detected": 0,
-        "languages_reused": 39,
+        "languages_reused": 0,
     }
     for name in ("rulings.parquet", "ruling_occurrences.parquet", "dumps.jsonl"):
         assert (Path(cold["snapshot"]) / name).read_bytes() == (
@@ -97,9 +99,10 @@ def test_rerun_does_no_work_and_one_change_parses_one_dump(
     assert changed["work"] == {
         "dumps_parsed": 1,
         "dumps_reused": 3,
+        "dumps_built": 1,  # 001 only: the renamed 004 keeps its results (same bytes)
         "languages_detected": 1,
-        "languages_reused": 35,
-    }  # 39 less the 4 Demon rulings of 002
+        "languages_reused": 15,  # the texts of 001 but the new one
+    }
     assert {k: changed["since_previous"][k] for k in ("added", "changed", "removed")} == {
         "added": ["renamed.txt"],
         "changed": ["001_a1b82e86b0acb359.txt"],

@@ -130,7 +130,8 @@ def test_a_dump_with_a_future_date_is_built_again_when_the_run_date_moves(tmp_pa
     seed = raw / SEED
     seed.write_bytes(seed.read_bytes() + "10 déc. 2026 · source : wotc\nLater ruling.\n".encode())
     first = _run_on(raw, output, dt.date(2026, 12, 1))
-    assert first["manifest"]["line_accounting"]["rejected"] == 2  # the date is in the future, and its body with it
+    # the date is in the future, and its body with it
+    assert first["manifest"]["line_accounting"]["rejected"] == 2
     shutil.copytree(output, tmp_path / "copy", symlinks=True)
     same_day = _run_on(raw, output, dt.date(2026, 12, 1), run_id="20261201T130000000000Z")
     assert same_day["manifest"]["work"]["dumps_built"] == 0
