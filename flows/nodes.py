@@ -79,32 +79,41 @@ def load_inputs(raw_dir: Path, output: OutputPaths) -> Inputs:
     )
 
 
+def check_files(
+    raw_dir: Path,
+    paths: list[str],
+    known_ids: pl.Series,
+    max_file_bytes: int,
+    file_index: pl.DataFrame | None,
+) -> pipeline.FileCheck:
+    """Stat every file; find those whose metadata changed since the last run (to read).
+
+    See `pipeline.check_files`; `file_index`: the last run's (`state.FILE_INDEX_SCHEMA`).
+    """
+    return pipeline.check_files(raw_dir, paths, known_ids, max_file_bytes, file_index)
+
+
 def parse_batch(
     raw_dir: Path,
     paths: pl.Series,
     known_ids: pl.Series,
-    file_index: pl.DataFrame | None,
     parts_dir: Path,
     name: str,
     max_file_bytes: int = read.MAX_FILE_BYTES,
 ) -> dict[str, str]:
-    """Read, hash and parse one batch of files; write its Parquet parts.
-
-    See `pipeline.parse_batch`; `file_index`: the last run's (`state.FILE_INDEX_SCHEMA`).
-    """
-    batch = pipeline.parse_batch(raw_dir, paths, known_ids, max_file_bytes, file_index)
-    return state.write_parts(
-        parts_dir, name, {"files": batch["files"], "index": batch["index"], **batch["parsed"]}
-    )
+    """Read, hash and parse one batch of files; write its Parquet parts (`pipeline.parse_batch`)."""
+    batch = pipeline.parse_batch(raw_dir, paths, known_ids, max_file_bytes)
+    return state.write_parts(parts_dir, name, {"files": batch["files"], **batch["parsed"]})
 
 
 def assemble_dumps(
     parts: list[dict[str, str]],
+    check: pipeline.FileCheck,
     cached: state.ParsedFiles | None,
     results: dict[str, pl.DataFrame] | None,
     today: dt.date,
 ) -> tuple[pipeline.ParsedDumps, pl.Series, state.ParsedFiles, pl.DataFrame, dict[str, int]]:
-    """Gather the batches' parts with the cached parse; find entries, headers and stubs.
+    """Gather the batches' parts with the files not read and the cached parse; assemble dumps.
 
     Dumps whose per-dump results (`results`, of the last run) still hold
     today are not assembled again (`pipeline.reusable_dumps`).
@@ -115,10 +124,17 @@ def assemble_dumps(
         cache for the next run, the file index for the next run, work counts).
     """
     batches = [state.read_parts(p) for p in parts]
-    files = pl.concat([b["files"] for b in batches]).sort("path")
-    index = pl.concat([b["index"] for b in batches]).sort("path")
-    fresh = pipeline.merge_parsed(
-        *(state.ParsedFiles(dumps=b["dumps"], lines=b["lines"]) for b in batches)
+    files = pl.concat(
+        [check["unchanged"], *(b["files"] for b in batches)], how="vertical_relaxed"
+    ).sort("path")
+    fresh = (
+        pipeline.merge_parsed(
+            *(state.ParsedFiles(dumps=b["dumps"], lines=b["lines"]) for b in batches)
+        )
+        if batches
+        else state.ParsedFiles(
+            dumps=pl.DataFrame(schema=state.PARSED_DUMP_SCHEMA), lines=pl.DataFrame()
+        )
     )
     reused, _ = state.split_cached(files, cached)
     parsed_files = pipeline.merge_parsed(reused, fresh)
@@ -131,9 +147,11 @@ def assemble_dumps(
         "dumps_built": parsed["headers"].height,
     }
     logger.debug(
-        "read %d of %d files (the others unchanged by metadata)", index["read"].sum(), index.height
+        "read %d of %d files (the others unchanged by metadata)",
+        check["to_read"].len(),
+        files.height,
     )
-    return parsed, built, parsed_files, index.drop("read"), counts
+    return parsed, built, parsed_files, pipeline.index_files(check, files), counts
 
 
 def split_known_texts(

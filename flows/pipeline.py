@@ -109,11 +109,65 @@ class ParsedBatch(TypedDict):
 
     files: pl.DataFrame  # path, read_reject, dump_id, byte_count: every file of the batch
     parsed: ParsedFiles  # the files whose dump_id was not known yet
-    index: pl.DataFrame  # read.STAT_SCHEMA, dump_id, read (Boolean): the next run's file index
+
+
+class FileCheck(TypedDict):
+    """Frames from `check_files`."""
+
+    stats: pl.DataFrame  # read.STAT_SCHEMA: every file's metadata now
+    unchanged: pl.DataFrame  # FILE_COLUMNS of the files not to read (read_reject null)
+    to_read: pl.Series  # paths (String) of the files to read, in the order listed
 
 
 #: Columns of `parse_batch`'s `files`, as `read.hash_dumps` gives them without content.
 FILE_COLUMNS = ("path", "read_reject", "dump_id", "byte_count")
+
+
+def check_files(
+    raw_dir: Path,
+    paths: list[str],
+    known_ids: pl.Series,
+    max_file_bytes: int = read.MAX_FILE_BYTES,
+    file_index: pl.DataFrame | None = None,
+) -> FileCheck:
+    """Which files must be read: metadata first, as git's index.
+
+    A file whose metadata (size, mtime_ns, ctime_ns, inode, device) matches
+    `file_index` and whose dump_id is in `known_ids` is not read: its dump_id
+    and size come from the index (`read.unchanged_dumps`). Every other file
+    is read (`parse_batch`).
+
+    Args:
+        raw_dir: the raw folder. paths: POSIX paths relative to it.
+        known_ids: dump_ids already parsed (the cache, String).
+        max_file_bytes: larger files are read never (a `read` reject, by `parse_batch`).
+        file_index: the last run's index (`index_files`); None: read every file.
+    """
+    stats = read.stat_dumps(raw_dir, paths)
+    index = file_index if file_index is not None else pl.DataFrame(schema=FILE_INDEX_SCHEMA)
+    unchanged = read.unchanged_dumps(stats, index, known_ids, max_file_bytes)
+    every = pl.Series("path", paths, pl.String)
+    return FileCheck(
+        stats=stats,
+        unchanged=unchanged.select(
+            "path", pl.lit(None, pl.String).alias("read_reject"), "dump_id", "byte_count"
+        ),
+        to_read=every.filter(~every.is_in(unchanged["path"].implode())),
+    )
+
+
+def index_files(check: FileCheck, files: pl.DataFrame) -> pl.DataFrame:
+    """The next run's file index: each file's metadata and dump_id (FILE_INDEX_SCHEMA, by path).
+
+    Needs:
+        files: path, dump_id (String): every file, read or not.
+    """
+    return (
+        check["stats"]
+        .join(files.select("path", "dump_id"), on="path", how="left")
+        .select(list(FILE_INDEX_SCHEMA))
+        .sort("path")
+    )
 
 
 def parse_batch(
@@ -121,15 +175,11 @@ def parse_batch(
     paths: pl.Series,
     known_ids: pl.Series,
     max_file_bytes: int = read.MAX_FILE_BYTES,
-    file_index: pl.DataFrame | None = None,
 ) -> ParsedBatch:
     """Read, hash and parse one batch of files; skip contents parsed before.
 
-    A file whose metadata (size, mtime_ns, ctime_ns, inode, device) matches
-    `file_index` and whose dump_id is in `known_ids` is not even read: its
-    dump_id and size come from the index (`read.unchanged_dumps`). Every other
-    file is read and hashed. Reads the files itself, so a batch can run on
-    another process or machine that sees `raw_dir`.
+    Reads the files itself, so a batch can run on another process or machine
+    that sees `raw_dir`.
 
     Args:
         raw_dir: the raw folder. paths: POSIX paths relative to it (String).
@@ -137,30 +187,12 @@ def parse_batch(
             (Series, not Python collections: Prefect walks collection arguments
             item by item, which cost 45 % of a warm run at a million lines.)
         max_file_bytes: larger files are not read (a `read` reject).
-        file_index: the last run's index (`index` of its batches); None: read every file.
     """
-    stats = read.stat_dumps(raw_dir, paths.to_list())
-    index = file_index if file_index is not None else pl.DataFrame(schema=FILE_INDEX_SCHEMA)
-    unchanged = read.unchanged_dumps(stats, index, known_ids, max_file_bytes)
-    to_read = paths.filter(~paths.is_in(unchanged["path"].implode()))
-    hashed = read.hash_dumps(read.load_raw_dumps(raw_dir, to_read.to_list(), max_file_bytes))
+    hashed = read.hash_dumps(read.load_raw_dumps(raw_dir, paths.to_list(), max_file_bytes))
     new = hashed.filter(~pl.col("dump_id").is_in(known_ids.implode())).unique(
         "dump_id", keep="first", maintain_order=True
     )  # a content twice in the batch is parsed once
-    files = pl.concat(
-        [
-            hashed.select(FILE_COLUMNS),
-            unchanged.select(
-                "path", pl.lit(None, pl.String).alias("read_reject"), "dump_id", "byte_count"
-            ),
-        ]
-    ).sort("path")
-    next_index = stats.join(files.select("path", "dump_id"), on="path", how="left").with_columns(
-        read=~pl.col("path").is_in(unchanged["path"].implode())
-    )
-    return ParsedBatch(
-        files=files, parsed=parse_files(new), index=next_index.select(*FILE_INDEX_SCHEMA, "read")
-    )
+    return ParsedBatch(files=hashed.select(FILE_COLUMNS), parsed=parse_files(new))
 
 
 def parse_dumps(

@@ -54,6 +54,7 @@ class Step:
 STEPS: dict[str, Step] = {
     "load_catalog": Step(nodes.load_catalog_index, io=True),
     "load_inputs": Step(nodes.load_inputs, io=True),
+    "check_files": Step(nodes.check_files, io=True),
     "parse_batch": Step(nodes.parse_batch, io=True),
     "assemble_dumps": Step(nodes.assemble_dumps),
     "split_known_texts": Step(nodes.split_known_texts),
@@ -140,23 +141,30 @@ def _sequence(runner: Runner, run: RunSettings) -> RunResult:
     inputs = runner.call("load_inputs", run.raw_dir, out)
     cached = inputs["state"]["parsed"]
     known_ids = cached["dumps"]["dump_id"] if cached else pl.Series("dump_id", [], pl.String)
+    check = runner.call(
+        "check_files",
+        run.raw_dir,
+        inputs["paths"],
+        known_ids,
+        run.max_file_bytes,
+        inputs["state"]["file_index"] if run.trust_metadata else None,
+    )
     parts = [
         runner.submit(
             "parse_batch",
             run.raw_dir,
             batch,
             known_ids,
-            inputs["state"]["file_index"] if run.trust_metadata else None,
             out.parts(run.run_id),
             f"batch{i:05d}",
             run.max_file_bytes,
         )
-        for i, batch in enumerate(_batches(inputs["paths"], run.batch_files))
+        for i, batch in enumerate(_batches(check["to_read"], run.batch_files))
     ]
     today = run.started_at.date()
     cached_results = inputs["state"]["results"] if run.reuse_results else None
     parsed, reused_dumps, parsed_files, file_index, work = runner.call(
-        "assemble_dumps", [p.result() for p in parts], cached, cached_results, today
+        "assemble_dumps", [p.result() for p in parts], check, cached, cached_results, today
     )
     write.remove_tree(out.parts_root)  # the run lock keeps other runs out
     known = inputs["state"]["languages"]
@@ -250,9 +258,9 @@ def _roll_back(out: OutputPaths, previous: str | None, snapshot: Path, run_id: s
             logger.warning("rollback step failed: %s", exc)
 
 
-def _batches(paths: list[str], size: int) -> list[pl.Series]:
+def _batches(paths: pl.Series, size: int) -> list[pl.Series]:
     """`paths` in batches of `size` (String Series: Prefect does not walk a Series)."""
-    return [pl.Series("path", paths[i : i + size], pl.String) for i in range(0, len(paths), size)]
+    return [paths.slice(i, size) for i in range(0, paths.len(), size)]
 
 
 def _chunks(texts: pl.Series, parts: int) -> list[pl.Series]:
