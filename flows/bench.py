@@ -30,7 +30,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -184,15 +184,19 @@ def change_dumps(raw_dir: Path, share: float) -> int:
 
 
 def time_floor(state_dir: Path, raw_dir: Path, cores: int) -> dict[str, float]:
-    """The floor: langdetect over a run's distinct texts (its language cache) in one
-    process, divided by `cores`, plus reading every file of `raw_dir`."""
-    from flows.stages.language import detect_text_language
+    """The floor: plain langdetect (`detect_langs`, seeded) once over each of a run's
+    distinct texts that has a letter (its language cache) in one process, divided by
+    `cores`, plus reading every file of `raw_dir`: the work no run can skip."""
+    from langdetect import DetectorFactory, detect_langs
+    from langdetect.lang_detect_exception import LangDetectException
 
+    DetectorFactory.seed = 0
     texts = state.load_state(state_dir)["languages"]["text"]
     texts = texts.filter(texts.str.contains(r"\p{L}")).to_list()
     started = time.process_time()
     for text in texts:
-        detect_text_language(text)
+        with suppress(LangDetectException):
+            detect_langs(text)
     detect_cpu = time.process_time() - started
     started = time.perf_counter()
     for path in raw_dir.rglob("*.txt"):
