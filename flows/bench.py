@@ -296,6 +296,7 @@ def run_benchmark(
     env = {**os.environ, "PREFECT_HOME": str(work / "prefect-home")}
     flow_run = [sys.executable, "-m", "flows", "run", "--raw", str(raw), "--output", str(output)]
     quiet = {
+        "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "180",  # as the CLI: a busy machine
         **env,
         "PREFECT_LOGGING_LEVEL": "WARNING",
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
