@@ -180,8 +180,11 @@ def build_tables(
     cached: dict[str, pl.DataFrame] | None,
     reused: pl.Series,
     today: dt.date,
+    cached_clusters: pl.DataFrame | None = None,
 ) -> tuple[pipeline.GlobalTables, pipeline.DumpResults]:
     """Build the results of the new dumps, reuse the others' (`cached`), build every table.
+
+    `cached_clusters`: the last run's clusters (`pipeline.cluster_changed_blocks`).
 
     Returns:
         (the tables and ids, the per-dump results of every current dump for the next run).
@@ -189,7 +192,7 @@ def build_tables(
     fresh, _ = pipeline.build_dump_results(parsed, languages, today)
     results = pipeline.combine_results(cached, fresh, reused)
     built = pipeline.build_global_tables(
-        results, parsed["readable"], parsed["file_rejects"], registry, catalog
+        results, parsed["readable"], parsed["file_rejects"], registry, catalog, cached_clusters
     )
     return built, results
 
@@ -252,6 +255,7 @@ def stage_state(
     registry: pl.DataFrame,
     file_index: pl.DataFrame,
     results: pipeline.DumpResults,
+    clusters: pl.DataFrame,
     generation: str,
 ) -> state.StateRecord:
     """Write the next state generation (caches, results, file index, registry), not yet current."""
@@ -263,6 +267,7 @@ def stage_state(
         generation,
         file_index,
         dict(results),
+        clusters,
     )
 
 

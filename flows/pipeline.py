@@ -9,6 +9,7 @@ and returns polars frames.
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypedDict
@@ -33,6 +34,8 @@ from flows.stages.state import FILE_INDEX_SCHEMA, LANGUAGE_SCHEMA, REGISTRY_SCHE
 from flows.stages.validate import validate_table
 from schemas import TABLE_MODELS
 
+logger = logging.getLogger(__name__)
+
 
 class ParsedDumps(TypedDict):
     """Frames from `parse_dumps` (see each stage for columns)."""
@@ -52,6 +55,7 @@ class GlobalTables(TypedDict):
     registry: pl.DataFrame  # variant_id -> ruling_id, for the next run
     ruling_ids: dict[str, int | str | None]  # ids kept, merged, split, gained vs the registry
     line_accounting: dict[str, int]  # lines per kind, of every dump (`manifest.account_lines`)
+    clusters: pl.DataFrame  # CLUSTER_CACHE_SCHEMA, for the next run
 
 
 class BuiltTables(GlobalTables):
@@ -433,6 +437,81 @@ def combine_results(
     return DumpResults(**combined)
 
 
+#: The clusters of the last run, by variant (`cluster_changed_blocks`): its
+#: `cluster_variants` input and output, with each variant's block.
+CLUSTER_CACHE_SCHEMA = {
+    "variant_id": pl.String,
+    "block": pl.String,
+    "language": pl.String,
+    "occurrence_count": pl.UInt32,
+    "ruling_id": pl.String,
+    "is_representative": pl.Boolean,
+}
+
+
+def cluster_changed_blocks(
+    variants: pl.DataFrame, cached: pl.DataFrame | None
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """`dedupe.cluster_variants`, run only over the blocks that changed since `cached`.
+
+    Variants are compared within their block only (same language, same
+    protected tokens: `dedupe` module docstring), so a block's clusters are a
+    function of its variants, their languages and occurrence counts. A block
+    whose every variant has the language and occurrence count it had in
+    `cached`, and that lost none, keeps its cached clusters; the others are
+    clustered again.
+
+    Needs:
+        variants: variant_id, text (comparison key), language, occurrence_count
+            (UInt32); one row per variant.
+        cached: CLUSTER_CACHE_SCHEMA (the last run's), or None.
+
+    Returns:
+        (`cluster_variants` output for every variant, sorted by variant_id;
+        the cache for the next run, CLUSTER_CACHE_SCHEMA).
+    """
+    keyed = variants.with_columns(
+        block=pl.concat_str(
+            "language",
+            dedupe.protected_tokens(pl.col("text")).list.join("\x1f"),
+            separator="\x1e",
+        )
+    )
+    if cached is None or cached.height == 0:
+        clusters = dedupe.cluster_variants(variants)
+    else:
+        previous = cached.rename({c: f"_{c}" for c in cached.columns if c != "variant_id"})
+        same = (
+            (pl.col("block") == pl.col("_block"))
+            & (pl.col("language") == pl.col("_language"))
+            & (pl.col("occurrence_count") == pl.col("_occurrence_count"))
+        ).fill_null(False)
+        sizes = cached.group_by("block").agg(_cached_size=pl.len())
+        marked = (
+            keyed.join(previous, on="variant_id", how="left")
+            .join(sizes, on="block", how="left")
+            .with_columns(
+                _clean=same.all().over("block")
+                & (pl.len().over("block") == pl.col("_cached_size").fill_null(0))
+            )
+        )
+        clean = marked.filter(pl.col("_clean"))
+        dirty = variants.filter(
+            pl.col("variant_id").is_in(marked.filter(~pl.col("_clean"))["variant_id"].implode())
+        )
+        logger.info(
+            "clusters of %d variants in unchanged blocks reused; %d clustered again",
+            clean.height,
+            dirty.height,
+        )
+        reused = clean.select(
+            "variant_id", ruling_id="_ruling_id", is_representative="_is_representative"
+        )
+        clusters = pl.concat([reused, dedupe.cluster_variants(dirty)]).sort("variant_id")
+    cache = keyed.join(clusters, on="variant_id").select(list(CLUSTER_CACHE_SCHEMA))
+    return clusters, cache.sort("variant_id")
+
+
 def next_language_cache(known: pl.DataFrame, current: pl.DataFrame, partial: bool) -> pl.DataFrame:
     """The language cache to keep for the next run (LANGUAGE_SCHEMA, sorted by text).
 
@@ -478,6 +557,7 @@ def build_global_tables(
     file_rejects: pl.DataFrame,
     registry: pl.DataFrame | None = None,
     catalog: CatalogIndex | None = None,
+    cached_clusters: pl.DataFrame | None = None,
 ) -> GlobalTables:
     """Deduplicate rulings across dumps and build every published table from per-dump results.
 
@@ -485,7 +565,7 @@ def build_global_tables(
     ruling_id of earlier runs) keeps published ruling ids stable. `catalog`
     (`attribution.index_catalog`) attributes dumps to cards and fills
     `ruling_cards`; without it, dumps get names only and `ruling_cards` is
-    empty.
+    empty. `cached_clusters`: the last run's (`cluster_changed_blocks`).
     """
     entries = results["entries"]
     variant_languages = entries.group_by("variant_id").agg(
@@ -493,9 +573,9 @@ def build_global_tables(
         language=pl.col("language").mode().min(),
         occurrence_count=pl.len(),
     )
+    clusters, cluster_cache = cluster_changed_blocks(variant_languages, cached_clusters)
     ids = ruling_ids.stabilize_ruling_ids(
-        dedupe.cluster_variants(variant_languages),
-        registry if registry is not None else pl.DataFrame(schema=REGISTRY_SCHEMA),
+        clusters, registry if registry is not None else pl.DataFrame(schema=REGISTRY_SCHEMA)
     )
     occurrences = tables.build_occurrences(entries, ids["clusters"])
     variant_table = tables.build_variants(occurrences)
@@ -520,6 +600,7 @@ def build_global_tables(
         registry=ids["registry"],
         ruling_ids=ids["stats"],
         line_accounting=accounting,
+        clusters=cluster_cache,
     )
 
 

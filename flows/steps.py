@@ -183,6 +183,7 @@ def _sequence(runner: Runner, run: RunSettings) -> RunResult:
         cached_results,
         reused_dumps,
         today,
+        inputs["state"]["clusters"] if run.reuse_results else None,
     )
     published = runner.call("validate_tables", built["tables"])
     languages = pipeline.next_language_cache(known, detected["languages"], reused_dumps.len() > 0)
@@ -232,6 +233,7 @@ def _publish(
             built["registry"],
             file_index,
             results,
+            built["clusters"],
             run.run_id,
         )
         pause_point("state_staged")

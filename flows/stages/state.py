@@ -103,6 +103,7 @@ _OPTIONAL: dict[str, dict[str, Any]] = {
     "file_index": FILE_INDEX_SCHEMA,
     **{f"results_{name}": {"dump_id": pl.String} for name in RESULT_FRAMES},
 }
+_OPTIONAL["clusters"] = {"variant_id": pl.String, "block": pl.String}
 _OPTIONAL["results_counts"] = {
     "dump_id": pl.String,
     "built_on": pl.Date,
@@ -127,6 +128,8 @@ class RunState(TypedDict):
     file_index: pl.DataFrame  # FILE_INDEX_SCHEMA (empty on a first run)
     #: `pipeline.DumpResults` by frame name; None when absent or made by other code or libraries
     results: dict[str, pl.DataFrame] | None
+    #: `pipeline.CLUSTER_CACHE_SCHEMA` of the last run; None as `results`
+    clusters: pl.DataFrame | None
     generation: str | None  # the generation read (a run id); None on a cold start
     recovered: str | None  # what was broken and what was used instead; None when all was sound
 
@@ -214,10 +217,12 @@ def stage_state(
     generation: str,
     file_index: pl.DataFrame | None = None,
     results: dict[str, pl.DataFrame] | None = None,
+    clusters: pl.DataFrame | None = None,
 ) -> StateRecord:
     """Write one generation's files and record, flushed to disk (not yet current).
 
-    `results`: `pipeline.DumpResults` of every current dump (None: not kept).
+    `results`: `pipeline.DumpResults` of every current dump; `clusters`:
+    `pipeline.CLUSTER_CACHE_SCHEMA` (None: not kept).
 
     Returns:
         The record to hand to `commit_state`.
@@ -233,6 +238,7 @@ def stage_state(
         "ruling_ids": registry,
         **({"file_index": file_index} if file_index is not None else {}),
         **{f"results_{name}": results[name] for name in RESULT_FRAMES if results is not None},
+        **({"clusters": clusters} if clusters is not None else {}),
     }
     files = {}
     for kind, frame in frames.items():
@@ -320,6 +326,7 @@ def _empty_state() -> RunState:
         registry=pl.DataFrame(schema=REGISTRY_SCHEMA),
         file_index=pl.DataFrame(schema=FILE_INDEX_SCHEMA),
         results=None,
+        clusters=None,
         generation=None,
         recovered=None,
     )
@@ -386,13 +393,14 @@ def _read_generation(state_dir: Path, record: StateRecord) -> RunState:
         wrong = {c: t for c, t in schema.items() if frames[kind].schema.get(c) != t}
         if wrong:
             raise StateCorruptError(f"{path.name} lacks columns {sorted(wrong)}")
-    parsed, languages, results = _current_caches(record, frames)
+    parsed, languages, results, clusters = _current_caches(record, frames)
     return RunState(
         parsed=parsed,
         languages=languages.select(list(LANGUAGE_SCHEMA)),
         registry=complete_registry(frames["ruling_ids"]),
         file_index=frames["file_index"].select(list(FILE_INDEX_SCHEMA)),
         results=results,
+        clusters=clusters,
         generation=record["generation"],
         recovered=None,
     )
@@ -400,8 +408,8 @@ def _read_generation(state_dir: Path, record: StateRecord) -> RunState:
 
 def _current_caches(
     record: StateRecord, frames: dict[str, pl.DataFrame]
-) -> tuple[ParsedFiles | None, pl.DataFrame, dict[str, pl.DataFrame] | None]:
-    """The parse cache, language cache and per-dump results of a generation's frames.
+) -> tuple[ParsedFiles | None, pl.DataFrame, dict[str, pl.DataFrame] | None, pl.DataFrame | None]:
+    """The parse cache, language cache, per-dump results and clusters of a generation's frames.
 
     Each is empty (None) when its cache key differs from this code's (`cache_keys`).
     """
@@ -417,7 +425,10 @@ def _current_caches(
         f"results_{name}" in record["files"] for name in RESULT_FRAMES
     ):
         results = {name: frames[f"results_{name}"] for name in RESULT_FRAMES}
-    return parsed, languages, results
+    clusters = None
+    if record["cache_keys"].get("results") == keys["results"] and "clusters" in record["files"]:
+        clusters = frames["clusters"]
+    return parsed, languages, results, clusters
 
 
 def _read_committed(state_dir: Path, strict: bool = False) -> dict[str, StateRecord | None]:
