@@ -11,7 +11,9 @@ from it instead of joining folder names themselves:
       snapshots/<run_id>/                one complete snapshot per run
       snapshots/.<run_id>.partial/       a snapshot being written
       state/                             caches and the id registry (`stages.state`)
-        <kind>.<generation>.parquet      one generation's state files
+        <kind>.<generation>.parquet      one generation's state files: parse and
+                                         language caches, per-dump results
+                                         (results_*), clusters, file index, registry
         generation.<generation>.json     its record; state.json: the committed ones
         parts/<run_id>/                  the parse batches' Parquet parts (removed after use)
         catalog/<sha256>/                the catalog's tables (`stages.catalog`)
