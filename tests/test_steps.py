@@ -16,7 +16,7 @@ import pytest
 from flows import steps
 from flows.errors import RulingsError
 from flows.paths import OutputPaths
-from flows.stages import read
+from flows.stages import read, state
 from tests.conftest import SEED_DIR
 
 TABLES = ("dumps", "rulings", "ruling_variants", "ruling_occurrences", "card_stubs", "rejects")
@@ -119,9 +119,14 @@ def test_a_warm_run_builds_only_changed_dumps_and_publishes_a_whole_builds_table
     warm = steps.run_direct(raw, output)
     assert warm["manifest"]["work"]["dumps_parsed"] == 1
     assert warm["manifest"]["work"]["dumps_built"] == 1  # the 4 others: results reused
+    known = set(state.load_state(output / "state")["languages"]["text"].to_list())
     whole = steps.run_direct(raw, tmp_path / "copy", reuse_results=False)
     assert whole["manifest"]["work"]["dumps_built"] == 5
     assert _tables(warm["snapshot"]) == _tables(whole["snapshot"])
+    # the warm run saw only 001's texts; its language cache still holds every current text
+    assert (
+        set(state.load_state(tmp_path / "copy" / "state")["languages"]["text"].to_list()) <= known
+    )
     assert warm["manifest"]["line_accounting"] == whole["manifest"]["line_accounting"]
 
 
