@@ -23,7 +23,7 @@ from flows import pipeline
 from flows.paths import OutputPaths
 from flows.stages import language, manifest, read, report, report_html, state, write
 from flows.stages.attribution import CatalogIndex, index_catalog
-from flows.stages.catalog import load_catalog
+from flows.stages.catalog import hash_catalog, load_catalog
 from schemas import SCHEMA_VERSION
 from schemas.json_schema import json_schema_documents
 
@@ -112,11 +112,13 @@ def assemble_dumps(
     cached: state.ParsedFiles | None,
     results: dict[str, pl.DataFrame] | None,
     today: dt.date,
+    catalog_key: str | None = None,
 ) -> tuple[pipeline.ParsedDumps, pl.Series, state.ParsedFiles, pl.DataFrame, dict[str, int]]:
     """Gather the batches' parts with the files not read and the cached parse; assemble dumps.
 
     Dumps whose per-dump results (`results`, of the last run) still hold
-    today are not assembled again (`pipeline.reusable_dumps`).
+    today, with the catalog of sha256 `catalog_key` (None: none), are not
+    assembled again (`pipeline.reusable_dumps`).
 
     Returns:
         (parsed dumps (entries, headers and stubs of the dumps to build only),
@@ -138,7 +140,7 @@ def assemble_dumps(
     )
     reused, _ = state.split_cached(files, cached)
     parsed_files = pipeline.merge_parsed(reused, fresh)
-    reusable = pipeline.reusable_dumps(results, today)
+    reusable = pipeline.reusable_dumps(results, today, catalog_key)
     parsed = pipeline.assemble_dumps(files, parsed_files, today, built=reusable)
     built = parsed["readable"].filter(pl.col("dump_id").is_in(reusable.implode()))["dump_id"]
     counts = {
@@ -166,10 +168,15 @@ def detect_languages(texts: pl.Series, processes: int) -> pl.DataFrame:
     return language.detect_languages(texts, processes=processes)
 
 
-def load_catalog_index(catalog: Path, output: OutputPaths) -> tuple[CatalogIndex, bool]:
-    """The catalog's lookups, from the catalog cache when this catalog was read before."""
-    tables, reused = load_catalog(catalog, output.catalog_cache)
-    return index_catalog(tables), reused
+def load_catalog_index(catalog: Path, output: OutputPaths) -> tuple[CatalogIndex, bool, str]:
+    """The catalog's lookups, from the catalog cache when this catalog was read before.
+
+    Returns:
+        (the lookups, True when read from the cache, the catalog's sha256 hex).
+    """
+    digest = hash_catalog(catalog)
+    tables, reused = load_catalog(catalog, output.catalog_cache, digest)
+    return index_catalog(tables), reused, digest
 
 
 def build_tables(
@@ -181,15 +188,17 @@ def build_tables(
     reused: pl.Series,
     today: dt.date,
     cached_clusters: pl.DataFrame | None = None,
+    catalog_key: str | None = None,
 ) -> tuple[pipeline.GlobalTables, pipeline.DumpResults]:
     """Build the results of the new dumps, reuse the others' (`cached`), build every table.
 
-    `cached_clusters`: the last run's clusters (`pipeline.cluster_changed_blocks`).
+    `cached_clusters`: the last run's clusters (`pipeline.cluster_changed_blocks`);
+    `catalog_key`: the catalog's sha256 (recorded with the results).
 
     Returns:
         (the tables and ids, the per-dump results of every current dump for the next run).
     """
-    fresh, _ = pipeline.build_dump_results(parsed, languages, today)
+    fresh, _ = pipeline.build_dump_results(parsed, languages, today, catalog, catalog_key)
     results = pipeline.combine_results(cached, fresh, reused)
     built = pipeline.build_global_tables(
         results, parsed["readable"], parsed["file_rejects"], registry, catalog, cached_clusters

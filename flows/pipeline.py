@@ -28,7 +28,7 @@ from flows.stages import (
     tables,
     translations,
 )
-from flows.stages.attribution import CatalogIndex, add_attribution
+from flows.stages.attribution import CatalogIndex, attribute_dumps
 from flows.stages.ruling_cards import build_ruling_cards
 from flows.stages.state import FILE_INDEX_SCHEMA, LANGUAGE_SCHEMA, REGISTRY_SCHEMA, ParsedFiles
 from flows.stages.validate import validate_table
@@ -328,6 +328,7 @@ class DumpResults(TypedDict):
     kept_lines: pl.DataFrame  # the lines of kind rejected or translation, with their language
     counts: pl.DataFrame  # one row per dump: DUMP_COUNTS_SCHEMA
     card_stubs: pl.DataFrame  # `tables.build_card_stubs`: the `card_stubs` rows
+    attribution: pl.DataFrame  # `attribution.attribute_dumps`: one row per attributed dump
 
 
 #: A date reject that another run date could undo (`dates.parse_date`'s future-date reason).
@@ -343,6 +344,7 @@ DUMP_COUNTS_SCHEMA = {
     **{f"kind_{kind}": pl.Int64 for kind in parse.LINE_KINDS},
     "built_on": pl.Date,
     "depends_on_date": pl.Boolean,
+    "catalog": pl.String,
 }
 
 #: Each results frame's order (cached and fresh rows sorted together as a cold run sorts them).
@@ -352,19 +354,27 @@ _RESULTS_ORDER = {
     "kept_lines": ("dump_id", "line_number"),
     "counts": ("dump_id",),
     "card_stubs": ("dump_id", "line_number"),
+    "attribution": ("dump_id",),
 }
 
 
 def build_dump_results(
-    parsed: ParsedDumps, languages: pl.DataFrame, today: dt.date
+    parsed: ParsedDumps,
+    languages: pl.DataFrame,
+    today: dt.date,
+    catalog: CatalogIndex | None = None,
+    catalog_key: str | None = None,
 ) -> tuple[DumpResults, pl.DataFrame]:
-    """Label line languages, separate translations and key entries, dump by dump.
+    """Label line languages, separate translations, key entries and attribute, dump by dump.
 
     Args:
         parsed: `assemble_dumps` output (its `resolved`, `headers`, `stubs`).
         languages: text, language, language_probability, is_reliable for
             every text of `collect_texts(parsed)`.
         today: the run's UTC date (recorded as `built_on`).
+        catalog: `attribution.index_catalog` (None: names only, as `attribute_dumps`).
+        catalog_key: the catalog's sha256 (recorded as `catalog`: results
+            are reused only with the same catalog).
 
     Returns:
         (the results of the dumps of `parsed["headers"]`, their lines: one row
@@ -389,28 +399,35 @@ def build_dump_results(
         .with_columns(
             built_on=pl.lit(today, pl.Date),
             depends_on_date=pl.col("dump_id").is_in(date_bound["dump_id"].implode()),
+            catalog=pl.lit(catalog_key, pl.String),
         )
         .select(
             pl.col(name).fill_null(0).cast(dtype) if dtype == pl.Int64 else pl.col(name)
             for name, dtype in DUMP_COUNTS_SCHEMA.items()
         )
     )
+    entries = dedupe.assign_variants(parse.assemble_entries(lines))
+    card_stubs = tables.build_card_stubs(parsed["stubs"], headers, languages)
     results = DumpResults(
         headers=headers,
-        entries=dedupe.assign_variants(parse.assemble_entries(lines)),
+        entries=entries,
         kept_lines=lines.filter(pl.col("kind").is_in(["rejected", "translation"])),
         counts=counts,
-        card_stubs=tables.build_card_stubs(parsed["stubs"], headers, languages),
+        card_stubs=card_stubs,
+        attribution=attribute_dumps(entries, card_stubs, catalog),  # each dump on its own
     )
     return results, lines
 
 
-def reusable_dumps(cached: DumpResults | None, today: dt.date) -> pl.Series:
-    """The dump_ids whose cached results hold on `today` (String).
+def reusable_dumps(
+    cached: DumpResults | None, today: dt.date, catalog_key: str | None = None
+) -> pl.Series:
+    """The dump_ids whose cached results hold on `today` with this catalog (String).
 
     Results built on another date are reused unless a date of theirs was
     rejected as in the future (`depends_on_date`); none when the run date
-    went back (a clock set back: every result is rebuilt).
+    went back (a clock set back: every result is rebuilt), and none built
+    with another catalog (`catalog_key`: its sha256, None for none).
     """
     if cached is None or cached["counts"].height == 0:
         return pl.Series("dump_id", [], pl.String)
@@ -418,7 +435,10 @@ def reusable_dumps(cached: DumpResults | None, today: dt.date) -> pl.Series:
     if counts["built_on"].max() > today:
         return pl.Series("dump_id", [], pl.String)
     built_on = pl.col("built_on")
-    return counts.filter((built_on == today) | ~pl.col("depends_on_date"))["dump_id"]
+    same_catalog = pl.col("catalog").eq_missing(pl.lit(catalog_key, pl.String))
+    return counts.filter(same_catalog & ((built_on == today) | ~pl.col("depends_on_date")))[
+        "dump_id"
+    ]
 
 
 def combine_results(
@@ -540,7 +560,7 @@ def build_tables(
     to the current UTC date.
     """
     day = today or dt.datetime.now(dt.UTC).date()
-    fresh, lines = build_dump_results(parsed, languages, day)
+    fresh, lines = build_dump_results(parsed, languages, day, catalog)
     built = build_global_tables(
         combine_results(None, fresh, pl.Series([], dtype=pl.String)),
         parsed["readable"],
@@ -591,7 +611,12 @@ def build_global_tables(
         "rejects": tables.build_rejects(results["kept_lines"], file_rejects),
         "ruling_cards": build_ruling_cards(variant_table, catalog and catalog["rulings"]),
     }
-    add_attribution(published, catalog)
+    published["dumps"] = published["dumps"].join(results["attribution"], on="dump_id", how="left")
+    found = results["attribution"]
+    logger.info(
+        "attributed %d of %d dumps to a card (%d with an oracle_id)",
+        found.height, published["dumps"].height, found["oracle_id"].count(),
+    )  # fmt: skip
     counts = results["counts"]
     accounting = {kind: int(counts[f"kind_{kind}"].sum()) for kind in parse.LINE_KINDS}
     accounting["lines_read"] = int(counts["line_count"].sum())

@@ -135,8 +135,8 @@ def run_steps(runner: Runner, run: RunSettings) -> RunResult:
 
 def _sequence(runner: Runner, run: RunSettings) -> RunResult:
     out = run.output
-    catalog_index, catalog_reused = (
-        runner.call("load_catalog", run.catalog, out) if run.catalog else (None, True)
+    catalog_index, catalog_reused, catalog_key = (
+        runner.call("load_catalog", run.catalog, out) if run.catalog else (None, True, None)
     )
     inputs = runner.call("load_inputs", run.raw_dir, out)
     cached = inputs["state"]["parsed"]
@@ -164,7 +164,13 @@ def _sequence(runner: Runner, run: RunSettings) -> RunResult:
     today = run.started_at.date()
     cached_results = inputs["state"]["results"] if run.reuse_results else None
     parsed, reused_dumps, parsed_files, file_index, work = runner.call(
-        "assemble_dumps", [p.result() for p in parts], check, cached, cached_results, today
+        "assemble_dumps",
+        [p.result() for p in parts],
+        check,
+        cached,
+        cached_results,
+        today,
+        catalog_key,
     )
     write.remove_tree(out.parts_root)  # the run lock keeps other runs out
     known = inputs["state"]["languages"]
@@ -184,6 +190,7 @@ def _sequence(runner: Runner, run: RunSettings) -> RunResult:
         reused_dumps,
         today,
         inputs["state"]["clusters"] if run.reuse_results else None,
+        catalog_key,
     )
     published = runner.call("validate_tables", built["tables"])
     languages = pipeline.next_language_cache(known, detected["languages"], reused_dumps.len() > 0)

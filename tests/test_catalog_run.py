@@ -64,3 +64,35 @@ def test_flow_with_a_catalog_reuses_its_tables(
         == pl.read_parquet(output / "latest" / "ruling_cards.parquet").height
         > 0
     )
+
+
+def _table_bytes(snapshot: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(snapshot.glob("*.parquet"))}
+
+
+def test_warm_runs_keep_attributions_and_a_new_catalog_rebuilds_every_dump(
+    small_catalog_dir: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    from flows import steps
+
+    raw = tmp_path / "raw"
+    shutil.copytree(SEED_DIR, raw)
+    output = tmp_path / "output"
+    steps.run_direct(raw, output, catalog=small_catalog_dir)
+    seed = raw / "002_14b9121c30f5c5b3.txt"
+    seed.write_bytes(seed.read_bytes() + "08 mars 2024 · source : wotc\nA new ruling.\n".encode())
+    shutil.copytree(output, tmp_path / "copy", symlinks=True)
+    warm = steps.run_direct(raw, output, catalog=small_catalog_dir)
+    assert warm["manifest"]["work"]["dumps_built"] == 1
+    whole = steps.run_direct(raw, tmp_path / "copy", catalog=small_catalog_dir, reuse_results=False)
+    assert _table_bytes(warm["snapshot"]) == _table_bytes(whole["snapshot"])
+    dumps = pl.read_parquet(warm["snapshot"] / "dumps.parquet").sort("path")
+    assert dumps["oracle_id"].to_list()[2] == "2b2f2abd-6c0f-49a5-a44b-f366614c944d"
+    other = tmp_path / "catalog-two-sets"
+    other.mkdir()
+    for name in ("KLD.json.gz", "AER.json.gz"):  # NEO left out: another catalog
+        shutil.copy(small_catalog_dir / name, other / name)
+    rebuilt = steps.run_direct(raw, output, catalog=other)
+    assert rebuilt["manifest"]["work"]["dumps_built"] == 5

@@ -98,12 +98,13 @@ def hash_catalog(path: Path) -> str:
     return digest.hexdigest()
 
 
-def load_catalog(path: Path, cache_dir: Path) -> tuple[Catalog, bool]:
+def load_catalog(path: Path, cache_dir: Path, digest: str | None = None) -> tuple[Catalog, bool]:
     """The catalog's tables, from the Parquet cache when this exact catalog was read before.
 
     Args:
         path: AllPrintings.json (plain, .xz, .gz) or a folder of MTGJSON set files.
         cache_dir: e.g. `output/state/catalog`; gets `<sha256>/` with the tables.
+        digest: `hash_catalog(path)` when the caller has it (hashed here otherwise).
 
     Returns:
         (the tables, True when they came from the cache).
@@ -111,7 +112,7 @@ def load_catalog(path: Path, cache_dir: Path) -> tuple[Catalog, bool]:
     Raises:
         CatalogError: missing, unreadable, not JSON, or not MTGJSON's layout.
     """
-    digest = hash_catalog(path)
+    digest = digest or hash_catalog(path)
     cached = cache_dir / f"{digest}.v{CATALOG_CACHE_VERSION}"
     if all((cached / f"{name}.parquet").is_file() for name in _TABLES):
         return Catalog(**{n: pl.read_parquet(cached / f"{n}.parquet") for n in _TABLES}), True

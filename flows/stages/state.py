@@ -72,7 +72,7 @@ BUILD_MODULES = (
     "flows.stages.stubs",
 )
 #: The frames of `pipeline.DumpResults`, each kept as state file `results_<name>`.
-RESULT_FRAMES = ("headers", "entries", "kept_lines", "counts", "card_stubs")
+RESULT_FRAMES = ("headers", "entries", "kept_lines", "counts", "card_stubs", "attribution")
 
 PARSED_DUMP_SCHEMA = {
     "dump_id": pl.String,
