@@ -27,10 +27,12 @@ polars' hash, which changes between polars versions).
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import itertools
 import logging
 from collections.abc import Iterator
+from typing import NamedTuple
 
 import numpy as np
 import polars as pl
@@ -91,6 +93,7 @@ _MIN_SWAPPED_WORD = 4
 #: Shortest word a negating prefix is looked for on (`to`/`into` is no negation).
 _MIN_NEGATED_WORD = 3
 _WORD = regex.compile(r"[\p{L}\p{M}'-]+")
+_PROTECTED = regex.compile(PROTECTED_TOKENS)
 
 #: At most this many character edits between two near-duplicates ...
 MAX_EDITS = 2
@@ -149,14 +152,73 @@ def assign_variants(entries: pl.DataFrame) -> pl.DataFrame:
     return with_text.with_columns(variant_id=sha256_hex(with_text["text_normalized"]))
 
 
+class _Profile(NamedTuple):
+    """What the merge rule needs of one comparison key, computed once per key."""
+
+    tokens: tuple[str, ...]  # PROTECTED_TOKENS, in order
+    words: tuple[str, ...]  # `_WORD` matches, lowercased
+    negatable: frozenset[str]  # words of at least _MIN_NEGATED_WORD letters
+    stems: frozenset[str]  # those words with a NEGATING_PREFIXES prefix taken off
+    swap_index: dict[str, str | None]  # `_swap_keys` -> its word (None: several words)
+
+
+#: Enough keys for a block of near-duplicates, or a group, to be profiled once.
+_PROFILES_KEPT = 4096
+
+
+@functools.lru_cache(maxsize=_PROFILES_KEPT)
+def _profile(text: str) -> _Profile:
+    words = tuple(w.lower() for w in _WORD.findall(text))
+    swap_index: dict[str, str | None] = {}
+    for word in words:
+        if len(word) >= _MIN_SWAPPED_WORD:
+            for key in _swap_keys(word):
+                swap_index[key] = word if swap_index.get(key, word) == word else None
+    return _Profile(
+        tokens=tuple(_PROTECTED.findall(text)),
+        words=words,
+        negatable=frozenset(w for w in words if len(w) >= _MIN_NEGATED_WORD),
+        stems=frozenset(
+            w[len(p) :]
+            for w in words
+            for p in NEGATING_PREFIXES
+            if w.startswith(p) and len(w) - len(p) >= _MIN_NEGATED_WORD
+        ),
+        swap_index=swap_index,
+    )
+
+
+def _swap_keys(word: str) -> tuple[str, str]:
+    """Two words of one length share a key when `_swapped_prefix` may hold: they are
+    equal from the third letter on, or in the first letter and from the fourth on."""
+    return f"{len(word)}:{word[2:]}", f"{len(word)}.{word[0]}{word[3:]}"
+
+
+def _may_negate(a: _Profile, b: _Profile) -> bool:
+    """A word of one is a NEGATING_PREFIXES prefix plus a word of the other, aligned or not."""
+    return not (a.stems.isdisjoint(b.negatable) and b.stems.isdisjoint(a.negatable))
+
+
+def _may_swap(a: _Profile, b: _Profile) -> bool:
+    """Two different words, one of each, share a `_swap_keys` key, aligned or not."""
+    return any(
+        a.swap_index[key] is None or a.swap_index[key] != b.swap_index[key]
+        for key in a.swap_index.keys() & b.swap_index.keys()
+    )
+
+
 def _replaced_words(a: str, b: str, one_for_one: bool = False) -> Iterator[tuple[str, str]]:
     """Each (word of `a`, word of `b`) where difflib aligns a replacement; lowercased.
 
     With `one_for_one`, only words replaced one by one (a span of N words by N
     words, paired in order), never the words of a split or joined span.
     """
-    words_a = [w.lower() for w in _WORD.findall(a)]
-    words_b = [w.lower() for w in _WORD.findall(b)]
+    return _aligned_replacements(_profile(a).words, _profile(b).words, one_for_one)
+
+
+def _aligned_replacements(
+    words_a: tuple[str, ...], words_b: tuple[str, ...], one_for_one: bool
+) -> Iterator[tuple[str, str]]:
     matcher = difflib.SequenceMatcher(None, words_a, words_b, autojunk=False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op != "replace":
@@ -172,11 +234,14 @@ def negates(a: str, b: str) -> bool:
 
     Words are aligned with difflib (a word replaced by one word); case is ignored.
     """
-    for x, y in _replaced_words(a, b):
-        short, long = sorted((x, y), key=len)
-        if len(short) >= _MIN_NEGATED_WORD and any(long == p + short for p in NEGATING_PREFIXES):
-            return True
-    return False
+    if not _may_negate(_profile(a), _profile(b)):
+        return False
+    return any(_is_negation(x, y) for x, y in _replaced_words(a, b))
+
+
+def _is_negation(x: str, y: str) -> bool:
+    short, long = sorted((x, y), key=len)
+    return len(short) >= _MIN_NEGATED_WORD and any(long == p + short for p in NEGATING_PREFIXES)
 
 
 def swaps_word(a: str, b: str) -> bool:
@@ -192,6 +257,8 @@ def swaps_word(a: str, b: str) -> bool:
     PROTECTED_TOKENS. Common: a Zipf frequency (wordfreq, English) of at least
     COMMON_WORD_ZIPF for both words.
     """
+    if not _may_swap(_profile(a), _profile(b)):
+        return False
     return any(
         len(x) == len(y) >= _MIN_SWAPPED_WORD
         and _swapped_prefix(x, y)
@@ -210,7 +277,7 @@ def within_merge_rule(
     a: str, b: str, max_edits: int = MAX_EDITS, min_similarity: float = MIN_SIMILARITY
 ) -> bool:
     """True when comparison keys `a` and `b` may be one ruling (any language check aside)."""
-    if regex.findall(PROTECTED_TOKENS, a) != regex.findall(PROTECTED_TOKENS, b):
+    if _profile(a).tokens != _profile(b).tokens:
         return False
     edits = Levenshtein.distance(a, b, score_cutoff=max_edits)
     longest = max(len(a), len(b), 1)
