@@ -148,8 +148,11 @@ def assign_variants(entries: pl.DataFrame) -> pl.DataFrame:
             differ only in invisible characters, NFKC forms or quotes are
             one variant.
     """
-    with_text = entries.with_columns(text_normalized=normalize_text(pl.col("text_raw")))
-    return with_text.with_columns(variant_id=sha256_hex(with_text["text_normalized"]))
+    keys = entries.select(pl.col("text_raw").unique()).with_columns(
+        text_normalized=normalize_text(pl.col("text_raw"))
+    )  # each distinct body keyed once: most bodies recur across dumps
+    keys = keys.with_columns(variant_id=sha256_hex(keys["text_normalized"]))
+    return entries.join(keys, on="text_raw", how="left", nulls_equal=True, maintain_order="left")
 
 
 class _Profile(NamedTuple):
@@ -159,7 +162,10 @@ class _Profile(NamedTuple):
     words: tuple[str, ...]  # `_WORD` matches, lowercased
     negatable: frozenset[str]  # words of at least _MIN_NEGATED_WORD letters
     stems: frozenset[str]  # those words with a NEGATING_PREFIXES prefix taken off
-    swap_index: dict[str, str | None]  # `_swap_keys` -> its word (None: several words)
+    #: Two words of one length that may differ in two adjacent letters among their
+    #: first three (`_swapped_prefix`) share a key: (length, the word from its third
+    #: letter) or (-length, its first letter and the word from its fourth).
+    swap_index: dict[tuple[int, str], str | None]  # key -> its word (None: several words)
 
 
 #: Enough keys for a block of near-duplicates, or a group, to be profiled once.
@@ -169,11 +175,11 @@ _PROFILES_KEPT = 4096
 @functools.lru_cache(maxsize=_PROFILES_KEPT)
 def _profile(text: str) -> _Profile:
     words = tuple(w.lower() for w in _WORD.findall(text))
-    swap_index: dict[str, str | None] = {}
-    for word in words:
+    swap_index: dict[tuple[int, str], str | None] = {}
+    for word in set(words):
         if len(word) >= _MIN_SWAPPED_WORD:
-            for key in _swap_keys(word):
-                swap_index[key] = word if swap_index.get(key, word) == word else None
+            for key in ((len(word), word[2:]), (-len(word), word[0] + word[3:])):
+                swap_index[key] = word if key not in swap_index else None
     return _Profile(
         tokens=tuple(_PROTECTED.findall(text)),
         words=words,
@@ -181,17 +187,12 @@ def _profile(text: str) -> _Profile:
         stems=frozenset(
             w[len(p) :]
             for w in words
+            if w.startswith(NEGATING_PREFIXES)
             for p in NEGATING_PREFIXES
             if w.startswith(p) and len(w) - len(p) >= _MIN_NEGATED_WORD
         ),
         swap_index=swap_index,
     )
-
-
-def _swap_keys(word: str) -> tuple[str, str]:
-    """Two words of one length share a key when `_swapped_prefix` may hold: they are
-    equal from the third letter on, or in the first letter and from the fourth on."""
-    return f"{len(word)}:{word[2:]}", f"{len(word)}.{word[0]}{word[3:]}"
 
 
 def _may_negate(a: _Profile, b: _Profile) -> bool:
@@ -200,7 +201,7 @@ def _may_negate(a: _Profile, b: _Profile) -> bool:
 
 
 def _may_swap(a: _Profile, b: _Profile) -> bool:
-    """Two different words, one of each, share a `_swap_keys` key, aligned or not."""
+    """Two different words, one of each, share a swap key, aligned or not."""
     return any(
         a.swap_index[key] is None or a.swap_index[key] != b.swap_index[key]
         for key in a.swap_index.keys() & b.swap_index.keys()
