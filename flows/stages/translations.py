@@ -179,6 +179,8 @@ def mark_translations(labelled: pl.DataFrame) -> pl.DataFrame:
     """
     is_body = pl.col("kind") == "body"
     foreign = pl.col("_is_foreign").fill_null(False)
+    if not labelled.select((is_body & foreign).any()).item():
+        return labelled.drop("_is_foreign")  # no foreign body line: nothing to mark
     has_original = (is_body & ~foreign).any().over("dump_id", "entry_line")
     return labelled.with_columns(
         kind=pl.when(is_body & foreign & has_original)
