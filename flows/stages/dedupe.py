@@ -317,8 +317,9 @@ def cluster_variants(
     ).sort("variant_id")
     parent = {v: v for v in blocked["variant_id"].to_list()}
     for block in blocked.filter(pl.len().over("_block") > 1).partition_by("_block"):
+        ids = block["variant_id"].to_list()
         for a, b in _near_pairs(block["text"].to_list(), max_edits, min_similarity):
-            _union(parent, block["variant_id"][a], block["variant_id"][b])
+            _union(parent, ids[a], ids[b])
     rows = {
         v: (t, c)
         for v, t, c in blocked.select("variant_id", "text", "occurrence_count").iter_rows()
@@ -329,6 +330,7 @@ def cluster_variants(
     assigned: list[tuple[str, str, bool]] = []
     for members in groups.values():
         assigned.extend(_verified_groups(members, rows, max_edits, min_similarity))
+    _profile.cache_clear()  # the keys' profiles are of no use after this run
     merged = pl.DataFrame(
         assigned,
         schema={"variant_id": pl.String, "_canonical": pl.String, "is_representative": pl.Boolean},
