@@ -278,13 +278,12 @@ def within_merge_rule(
     a: str, b: str, max_edits: int = MAX_EDITS, min_similarity: float = MIN_SIMILARITY
 ) -> bool:
     """True when comparison keys `a` and `b` may be one ruling (any language check aside)."""
-    if _profile(a).tokens != _profile(b).tokens:
-        return False
     edits = Levenshtein.distance(a, b, score_cutoff=max_edits)
     longest = max(len(a), len(b), 1)
     return (
         edits <= max_edits
         and 1 - edits / longest >= min_similarity
+        and _profile(a).tokens == _profile(b).tokens
         and not negates(a, b)
         and not swaps_word(a, b)
     )
