@@ -95,11 +95,7 @@ def attribute_dumps(
         ("rulings", "stub", "name"), card_attribution_score (0-1); one row per
         attributed dump, sorted by dump_id.
     """
-    dump_texts = (
-        occurrences.filter(pl.col("language") == "en")
-        .select("dump_id", text=normalize_text(pl.col("text_raw")))
-        .unique()
-    )
+    dump_texts = _english_dump_texts(occurrences)
     if index is None:
         named = pick_subject_names(dump_texts, find_name_mentions(dump_texts["text"]))
         return named.select(
@@ -124,6 +120,18 @@ def attribute_dumps(
         _names_against_stub(own_texts, mentions, by_stub, index), on="dump_id", how="anti"
     )
     return _combine(named, by_rulings, by_stub)
+
+
+def _english_dump_texts(occurrences: pl.DataFrame) -> pl.DataFrame:
+    """dump_id, text: each dump's distinct English rulings, normalized (`normalize_text`).
+
+    Each distinct body is normalized once: most recur across dumps.
+    """
+    english = occurrences.filter(pl.col("language") == "en").select("dump_id", "text_raw")
+    keys = english.select(pl.col("text_raw").unique()).with_columns(
+        text=normalize_text(pl.col("text_raw"))
+    )
+    return english.join(keys, on="text_raw", nulls_equal=True).select("dump_id", "text").unique()
 
 
 def _names_against_stub(

@@ -27,10 +27,12 @@ polars' hash, which changes between polars versions).
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import itertools
 import logging
 from collections.abc import Iterator
+from typing import NamedTuple
 
 import numpy as np
 import polars as pl
@@ -91,6 +93,7 @@ _MIN_SWAPPED_WORD = 4
 #: Shortest word a negating prefix is looked for on (`to`/`into` is no negation).
 _MIN_NEGATED_WORD = 3
 _WORD = regex.compile(r"[\p{L}\p{M}'-]+")
+_PROTECTED = regex.compile(PROTECTED_TOKENS)
 
 #: At most this many character edits between two near-duplicates ...
 MAX_EDITS = 2
@@ -145,8 +148,64 @@ def assign_variants(entries: pl.DataFrame) -> pl.DataFrame:
             differ only in invisible characters, NFKC forms or quotes are
             one variant.
     """
-    with_text = entries.with_columns(text_normalized=normalize_text(pl.col("text_raw")))
-    return with_text.with_columns(variant_id=sha256_hex(with_text["text_normalized"]))
+    keys = entries.select(pl.col("text_raw").unique()).with_columns(
+        text_normalized=normalize_text(pl.col("text_raw"))
+    )  # each distinct body keyed once: most bodies recur across dumps
+    keys = keys.with_columns(variant_id=sha256_hex(keys["text_normalized"]))
+    return entries.join(keys, on="text_raw", how="left", nulls_equal=True, maintain_order="left")
+
+
+class _Profile(NamedTuple):
+    """What the merge rule needs of one comparison key, computed once per key."""
+
+    tokens: tuple[str, ...]  # PROTECTED_TOKENS, in order
+    words: tuple[str, ...]  # `_WORD` matches, lowercased
+    negatable: frozenset[str]  # words of at least _MIN_NEGATED_WORD letters
+    stems: frozenset[str]  # those words with a NEGATING_PREFIXES prefix taken off
+    #: Two words of one length that may differ in two adjacent letters among their
+    #: first three (`_swapped_prefix`) share a key: (length, the word from its third
+    #: letter) or (-length, its first letter and the word from its fourth).
+    swap_index: dict[tuple[int, str], str | None]  # key -> its word (None: several words)
+
+
+#: Enough keys for a block of near-duplicates, or a group, to be profiled once.
+_PROFILES_KEPT = 4096
+
+
+@functools.lru_cache(maxsize=_PROFILES_KEPT)
+def _profile(text: str) -> _Profile:
+    words = tuple(w.lower() for w in _WORD.findall(text))
+    swap_index: dict[tuple[int, str], str | None] = {}
+    for word in set(words):
+        if len(word) >= _MIN_SWAPPED_WORD:
+            for key in ((len(word), word[2:]), (-len(word), word[0] + word[3:])):
+                swap_index[key] = word if key not in swap_index else None
+    return _Profile(
+        tokens=tuple(_PROTECTED.findall(text)),
+        words=words,
+        negatable=frozenset(w for w in words if len(w) >= _MIN_NEGATED_WORD),
+        stems=frozenset(
+            w[len(p) :]
+            for w in words
+            if w.startswith(NEGATING_PREFIXES)
+            for p in NEGATING_PREFIXES
+            if w.startswith(p) and len(w) - len(p) >= _MIN_NEGATED_WORD
+        ),
+        swap_index=swap_index,
+    )
+
+
+def _may_negate(a: _Profile, b: _Profile) -> bool:
+    """A word of one is a NEGATING_PREFIXES prefix plus a word of the other, aligned or not."""
+    return not (a.stems.isdisjoint(b.negatable) and b.stems.isdisjoint(a.negatable))
+
+
+def _may_swap(a: _Profile, b: _Profile) -> bool:
+    """Two different words, one of each, share a swap key, aligned or not."""
+    return any(
+        a.swap_index[key] is None or a.swap_index[key] != b.swap_index[key]
+        for key in a.swap_index.keys() & b.swap_index.keys()
+    )
 
 
 def _replaced_words(a: str, b: str, one_for_one: bool = False) -> Iterator[tuple[str, str]]:
@@ -155,8 +214,12 @@ def _replaced_words(a: str, b: str, one_for_one: bool = False) -> Iterator[tuple
     With `one_for_one`, only words replaced one by one (a span of N words by N
     words, paired in order), never the words of a split or joined span.
     """
-    words_a = [w.lower() for w in _WORD.findall(a)]
-    words_b = [w.lower() for w in _WORD.findall(b)]
+    return _aligned_replacements(_profile(a).words, _profile(b).words, one_for_one)
+
+
+def _aligned_replacements(
+    words_a: tuple[str, ...], words_b: tuple[str, ...], one_for_one: bool
+) -> Iterator[tuple[str, str]]:
     matcher = difflib.SequenceMatcher(None, words_a, words_b, autojunk=False)
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         if op != "replace":
@@ -172,11 +235,14 @@ def negates(a: str, b: str) -> bool:
 
     Words are aligned with difflib (a word replaced by one word); case is ignored.
     """
-    for x, y in _replaced_words(a, b):
-        short, long = sorted((x, y), key=len)
-        if len(short) >= _MIN_NEGATED_WORD and any(long == p + short for p in NEGATING_PREFIXES):
-            return True
-    return False
+    if not _may_negate(_profile(a), _profile(b)):
+        return False
+    return any(_is_negation(x, y) for x, y in _replaced_words(a, b))
+
+
+def _is_negation(x: str, y: str) -> bool:
+    short, long = sorted((x, y), key=len)
+    return len(short) >= _MIN_NEGATED_WORD and any(long == p + short for p in NEGATING_PREFIXES)
 
 
 def swaps_word(a: str, b: str) -> bool:
@@ -192,6 +258,8 @@ def swaps_word(a: str, b: str) -> bool:
     PROTECTED_TOKENS. Common: a Zipf frequency (wordfreq, English) of at least
     COMMON_WORD_ZIPF for both words.
     """
+    if not _may_swap(_profile(a), _profile(b)):
+        return False
     return any(
         len(x) == len(y) >= _MIN_SWAPPED_WORD
         and _swapped_prefix(x, y)
@@ -210,13 +278,12 @@ def within_merge_rule(
     a: str, b: str, max_edits: int = MAX_EDITS, min_similarity: float = MIN_SIMILARITY
 ) -> bool:
     """True when comparison keys `a` and `b` may be one ruling (any language check aside)."""
-    if regex.findall(PROTECTED_TOKENS, a) != regex.findall(PROTECTED_TOKENS, b):
-        return False
     edits = Levenshtein.distance(a, b, score_cutoff=max_edits)
     longest = max(len(a), len(b), 1)
     return (
         edits <= max_edits
         and 1 - edits / longest >= min_similarity
+        and _profile(a).tokens == _profile(b).tokens
         and not negates(a, b)
         and not swaps_word(a, b)
     )
@@ -249,8 +316,9 @@ def cluster_variants(
     ).sort("variant_id")
     parent = {v: v for v in blocked["variant_id"].to_list()}
     for block in blocked.filter(pl.len().over("_block") > 1).partition_by("_block"):
+        ids = block["variant_id"].to_list()
         for a, b in _near_pairs(block["text"].to_list(), max_edits, min_similarity):
-            _union(parent, block["variant_id"][a], block["variant_id"][b])
+            _union(parent, ids[a], ids[b])
     rows = {
         v: (t, c)
         for v, t, c in blocked.select("variant_id", "text", "occurrence_count").iter_rows()
@@ -261,6 +329,7 @@ def cluster_variants(
     assigned: list[tuple[str, str, bool]] = []
     for members in groups.values():
         assigned.extend(_verified_groups(members, rows, max_edits, min_similarity))
+    _profile.cache_clear()  # the keys' profiles are of no use after this run
     merged = pl.DataFrame(
         assigned,
         schema={"variant_id": pl.String, "_canonical": pl.String, "is_representative": pl.Boolean},

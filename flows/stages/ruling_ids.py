@@ -88,7 +88,8 @@ def stabilize_ruling_ids(
     taken: set[str] = set()
     for content, registered, _, _ in claims.iter_rows():
         if content not in won and registered not in taken:
-            won[content], taken = registered, taken | {registered}
+            won[content] = registered
+            taken.add(registered)
     final = _with_fresh_ids(clusters["ruling_id"].unique().sort().to_list(), won, taken)
     stable = clusters.with_columns(ruling_id=pl.col("ruling_id").replace_strict(final)).sort(
         "variant_id"
@@ -103,6 +104,7 @@ def stabilize_ruling_ids(
 def _with_fresh_ids(contents: list[str], won: dict[str, str], taken: set[str]) -> dict[str, str]:
     """Content id -> final id; a content id already taken is re-hashed until free."""
     final = {}
+    taken = set(taken)  # the caller's set stays as it was
     for content in contents:
         if content in won:
             final[content] = won[content]
@@ -110,7 +112,8 @@ def _with_fresh_ids(contents: list[str], won: dict[str, str], taken: set[str]) -
         candidate = content
         while candidate in taken:
             candidate = hashlib.sha256(f"ruling:{candidate}".encode()).hexdigest()
-        final[content], taken = candidate, taken | {candidate}
+        final[content] = candidate
+        taken.add(candidate)
     return final
 
 

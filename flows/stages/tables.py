@@ -33,8 +33,11 @@ def _with_language(
     prior = pl.lit(None, dtype=pl.String) if prior is None else prior
     context = prior if context is None else context
     found = pl.col("_found")
+    keys = frame.select(pl.col(text_column).unique()).with_columns(
+        _key=normalize_text(pl.col(text_column))
+    )  # each distinct text keyed once: headers and stubs recur across dumps
     return (
-        frame.with_columns(_key=normalize_text(pl.col(text_column)))
+        frame.join(keys, on=text_column, how="left", nulls_equal=True, maintain_order="left")
         .join(lookup, on="_key", how="left")
         .with_columns(_detected=settle_language(found, context))
         .with_columns(

@@ -99,21 +99,20 @@ def label_line_languages(
         if "line_normalized" in resolved.columns
         else normalize_text(pl.col("line"))
     )
-    words = pl.col("line").str.replace_all(r"\{[^}]*\}", " ")  # `{T}` is no Latin evidence
-    letters = words.str.count_matches(r"\p{L}")
-    other_script = words.str.count_matches(r"[\p{L}--\p{Latin}]") * 2 > letters
     detected, reliable = pl.col("_detected"), pl.col("is_reliable").fill_null(False)
     claimed = pl.col("claimed_translation_language")
+    not_english = is_body & ~detected.is_in([ORIGINAL_LANGUAGE, UNDETERMINED]).fill_null(True)
     with_detected = (
         resolved.with_columns(_key=pl.when(is_body).then(key))
         .join(lookup, on="_key", how="left")
         .join(dump_context_languages(resolved, dumps), on="dump_id", how="left")
         .join(dumps.select("dump_id", "claimed_translation_language"), on="dump_id", how="left")
+        .pipe(_with_other_script, not_english)
         .with_columns(
-            _is_foreign=is_body
-            & ~detected.is_in([ORIGINAL_LANGUAGE, UNDETERMINED]).fill_null(True)
-            & (reliable | other_script | (settle_language(detected, claimed) == claimed))
+            _is_foreign=not_english
+            & (reliable | pl.col("_other_script") | (settle_language(detected, claimed) == claimed))
         )
+        .drop("_other_script")
     )
     modes = detected.filter(pl.col("_is_foreign") & reliable).mode()
     foreign_mode = (  # the dump's most common reliable foreign language; none on a tie
@@ -147,6 +146,22 @@ def label_line_languages(
     )
 
 
+def _with_other_script(lines: pl.DataFrame, candidate: pl.Expr) -> pl.DataFrame:
+    """Add _other_script (Boolean): `line` is mostly in another script than Latin.
+
+    Letters inside `{...}` symbols are left out (`{T}` is no Latin evidence).
+    Counted only on `candidate` lines (null elsewhere): counting every letter
+    of every line is the costly part, and only lines detected as neither
+    English nor undetermined can be foreign.
+    """
+    words = pl.col("line").str.replace_all(r"\{[^}]*\}", " ")
+    letters = words.str.replace_all(r"\P{L}+", "").str.len_chars()
+    other = words.str.replace_all(r"[\P{L}\p{Latin}]+", "").str.len_chars()
+    numbered = lines.with_row_index("_row")
+    counted = numbered.filter(candidate).select("_row", _other_script=other * 2 > letters)
+    return numbered.join(counted, on="_row", how="left", maintain_order="left").drop("_row")
+
+
 def mark_translations(labelled: pl.DataFrame) -> pl.DataFrame:
     """Turn foreign body lines of an entry that has an English original into `translation` lines.
 
@@ -164,6 +179,8 @@ def mark_translations(labelled: pl.DataFrame) -> pl.DataFrame:
     """
     is_body = pl.col("kind") == "body"
     foreign = pl.col("_is_foreign").fill_null(False)
+    if not labelled.select((is_body & foreign).any()).item():
+        return labelled.drop("_is_foreign")  # no foreign body line: nothing to mark
     has_original = (is_body & ~foreign).any().over("dump_id", "entry_line")
     return labelled.with_columns(
         kind=pl.when(is_body & foreign & has_original)

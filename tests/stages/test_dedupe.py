@@ -14,6 +14,7 @@ from flows.stages.dedupe import (
     negates,
     normalize_text,
     sha256_hex,
+    swaps_word,
     within_merge_rule,
 )
 from flows.stages.read import load_raw_dumps
@@ -191,6 +192,33 @@ def test_merge_rule_keeps_signs_order_and_negations(a: str, b: str, merged: bool
 def test_negates_needs_a_word_of_three_letters() -> None:
     assert negates("tap it", "untap it")
     assert not negates("go to the zone", "go into the zone")  # "to" is no word to negate
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "negated", "swapped"),
+    [
+        (
+            "Untap it, then tap it. The count includes it but excludes tokens.",
+            "Untap it, then tap it. The count includes it but excludes tokenz.",
+            False,
+            False,
+        ),
+        ("Untap it, then tap it.", "Untap it, then untap it.", True, False),
+        (
+            "The count includes it but excludes tokens.",
+            "The count excludes it but excludes tokens.",
+            False,
+            True,
+        ),
+    ],
+    ids=["in-both-unaligned", "untap-aligned", "excludes-aligned"],
+)
+def test_words_in_both_texts_negate_or_swap_only_where_aligned(
+    a: str, b: str, negated: bool, swapped: bool
+) -> None:
+    """tap/untap and includes/excludes in both texts: only a replacement counts (the
+    quick check on the texts' words must leave these to the alignment)."""
+    assert (negates(a, b), swaps_word(a, b)) == (negated, swapped)
 
 
 THEME, THEM, TH = (

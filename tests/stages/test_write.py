@@ -109,3 +109,37 @@ def test_restore_latest_undoes_a_switch(
     assert not (tmp_path / "latest").is_symlink()
     with pytest.raises(PublishError, match="does not exist"):
         resolve_latest(tmp_path)
+
+
+MANIFEST_LIKE = {
+    "run_id": "20261130T191122105373Z",
+    "inputs": [
+        {"path": '002_démon «Dark» "Schemes".txt', "sha256": "ab" * 32, "bytes": 1234},
+        {"path": "tab\there\\back/slash\u2028\u0007.txt", "sha256": "cd" * 32, "bytes": 0},
+    ],
+    "rows": {"dumps": 5, "rulings": 36},
+    "since_previous": {"previous_run_id": None, "added": ["a", "b"], "changed": []},
+    "work": {},
+    "ruling_ids": {"kept": 0, "registry_merge_rules_version": None, "merge_rules_version": "3"},
+    "state_recovered": False,
+    "scores": [0.5, 1e-07, float("inf"), True, None, [], {}, [[1, ("x", 2)], {"k": [True]}]],
+    "non_string_keys": {1: "one", 2.5: {"nested": True}, None: []},
+}
+
+
+@pytest.mark.parametrize(
+    "value",
+    [MANIFEST_LIKE, [], {}, "plain", 3, [MANIFEST_LIKE, MANIFEST_LIKE]],
+    ids=["manifest", "empty-list", "empty-dict", "string", "int", "nested"],
+)
+def test_indented_json_is_json_dumps_indent_2(value: object) -> None:
+    assert write.indented_json(value) == json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def test_the_written_manifest_is_json_dumps_indent_2(
+    seed_tables: dict[str, pl.DataFrame], tmp_path: Path
+) -> None:
+    snapshot = write_snapshot(seed_tables, MANIFEST_LIKE, tmp_path, MANIFEST_LIKE["run_id"])
+    text = (snapshot / "manifest.json").read_text(encoding="utf-8")
+    manifest = json.loads(text)
+    assert text == json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
