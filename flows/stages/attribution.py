@@ -23,7 +23,6 @@ only when the evidence it has agrees (a wrong card is worse than none):
 
 from __future__ import annotations
 
-import logging
 from typing import TypedDict
 
 import polars as pl
@@ -44,8 +43,6 @@ from flows.stages.rulings_match import (
     match_catalog_texts,
 )
 from flows.stages.stub_match import attribute_by_stub, index_catalog_texts
-
-logger = logging.getLogger(__name__)
 
 ATTRIBUTION_SCHEMA = {
     "dump_id": pl.String,
@@ -268,17 +265,3 @@ def _combine(named: pl.DataFrame, by_rulings: pl.DataFrame, by_stub: pl.DataFram
         card_attribution=how,
         card_attribution_score=(1 - doubt[0] * doubt[1] * doubt[2]).round(3),
     ).sort("dump_id")
-
-
-def add_attribution(published: dict[str, pl.DataFrame], index: CatalogIndex | None) -> None:
-    """Add the attribution columns (ATTRIBUTION_SCHEMA) to `published["dumps"]`, in place.
-
-    Needs the built `dumps`, `ruling_occurrences` and `card_stubs` tables;
-    dumps without a card get nulls.
-    """
-    found = attribute_dumps(published["ruling_occurrences"], published["card_stubs"], index)
-    published["dumps"] = published["dumps"].join(found, on="dump_id", how="left")
-    logger.info(
-        "attributed %d of %d dumps to a card (%d with an oracle_id)",
-        found.height, published["dumps"].height, found["oracle_id"].count(),
-    )  # fmt: skip
