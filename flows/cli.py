@@ -1,8 +1,10 @@
 """Command line: `ruling-dumps run`, `validate`, `serve`, `bench` (also `python -m flows`).
 
 The CLI only parses arguments, sets quiet Prefect defaults for machines with
-no internet, and calls the flow. Every failure ends as one `error:` line on
-stderr and exit code 1; `--debug` (or RULING_DUMPS_DEBUG=1) adds the traceback.
+no internet, and calls the flow; `run` imports the pipeline while Prefect's
+temporary server starts and ends its summary with the server's start and the
+pipeline's own time, each on its own line. Every failure ends as one `error:`
+line on stderr and exit code 1; `--debug` (or RULING_DUMPS_DEBUG=1) adds the traceback.
 Any of these may be overridden from the environment (they are set only when unset):
     PREFECT_SERVER_ANALYTICS_ENABLED=false, DO_NOT_TRACK=1: no telemetry calls.
     PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS=180: how long the temporary
