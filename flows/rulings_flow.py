@@ -22,6 +22,8 @@ import errno
 import logging
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,7 @@ from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.deployments.runner import RunnerDeployment
 from prefect.schedules import Cron
+from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
 from prefect.states import State
 from prefect.task_runners import ThreadPoolTaskRunner
 from prefect.utilities.annotations import quote
@@ -219,6 +222,20 @@ def _say(line: str) -> None:
     """One outcome line on stderr (served runs: the operator's console)."""
     sys.stderr.write(line + "\n")
     sys.stderr.flush()
+
+
+@contextmanager
+def without_heartbeats() -> Iterator[None]:
+    """Flow runs started inside send no heartbeat events (for runs on the temporary server).
+
+    Heartbeats let a server's automation mark a run whose process died as
+    crashed. Prefect's temporary server ends with the CLI's run, so nothing
+    could read them there; and the engine's heartbeat thread sleeps in 1 s
+    steps, so joining it delays the end of every flow run by up to 1 s.
+    Served runs (`serve_nightly`) keep them.
+    """
+    with temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
+        yield
 
 
 def run_on_dask(

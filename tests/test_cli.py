@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -92,6 +93,10 @@ def test_run_then_validate_in_a_subprocess(tmp_path: Path) -> None:
     manifest = json.loads((tmp_path / "out" / "latest" / "manifest.json").read_text())
     snapshot = (tmp_path / "out" / "latest").resolve()
     summary = run.stderr[run.stderr.index("run: ") :]  # stderr is no terminal: key: value lines
+    [server_start] = re.findall(
+        r"Prefect's temporary server is up \(([0-9]+\.[0-9]) s\)\n", run.stderr
+    )
+    [pipeline] = re.findall(r"^time: pipeline: ([0-9]+\.[0-9]) s$", summary, re.MULTILINE)
     assert summary.splitlines() == [
         f"run: {manifest['run_id']}",
         "dumps read: 5",
@@ -107,6 +112,8 @@ def test_run_then_validate_in_a_subprocess(tmp_path: Path) -> None:
         "files removed since previous: 0",
         f"snapshot: {tmp_path / 'out' / 'snapshots' / snapshot.name}",
         f"report (charts): {tmp_path / 'out' / 'snapshots' / snapshot.name / 'report.html'}",
+        f"time: prefect server start: {server_start} s",  # as the progress line said
+        f"time: pipeline: {pipeline} s",
     ]
     assert manifest["line_accounting"] == SEED_LINE_ACCOUNTING
     assert manifest["state_recovered"] is None
@@ -190,3 +197,18 @@ def test_any_failure_is_one_error_line(monkeypatch: pytest.MonkeyPatch, tmp_path
         1,
         "error: KeyError: 'manifest' (rerun with --debug for the traceback)\n",
     )
+
+
+def test_the_server_start_and_the_pipeline_are_timed_apart(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(
+        "PREFECT_API_URL", "http://127.0.0.1:9/api"
+    )  # a running server: none started
+    clock = cli._start_prefect()
+    assert clock.server_start_s is None
+    clock.pipeline_s = 1.94
+    assert cli._time_rows(clock) == [("time: pipeline", "1.9 s")]
+    clock.server_start_s = 9.84  # as on the temporary server
+    assert cli._time_rows(clock) == [
+        ("time: prefect server start", "9.8 s"),
+        ("time: pipeline", "1.9 s"),
+    ]

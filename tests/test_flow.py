@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from prefect.settings import get_current_settings
 
-from flows.rulings_flow import rulings_flow
+from flows.rulings_flow import rulings_flow, without_heartbeats
 from schemas import TABLE_MODELS
 from tests.conftest import SEED_DIR, SEED_LINE_ACCOUNTING, SEED_ROWS
 
@@ -56,3 +57,10 @@ def test_second_run_writes_byte_identical_tables(
     assert sorted(p.name for p in (output / "snapshots").iterdir()) == sorted(
         [first["run_id"], second["run_id"]]
     )
+
+
+def test_runs_on_the_temporary_server_send_no_heartbeats() -> None:
+    default = get_current_settings().flows.heartbeat_frequency
+    with without_heartbeats():
+        assert get_current_settings().flows.heartbeat_frequency is None  # the engine sends none
+    assert get_current_settings().flows.heartbeat_frequency == default
