@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 
 import polars as pl
+import pytest
 from langdetect.lang_detect_exception import LangDetectException
 
 from flows.stages import language
@@ -204,7 +205,8 @@ def test_probabilities_are_langdetects_to_the_last_bit() -> None:
         assert language._probabilities(text) == _langdetect_probabilities(text), text
 
 
-def test_a_process_pool_gives_the_in_process_results() -> None:
-    texts = pl.Series([f"{ENGLISH} {n}" for n in range(language.PARALLEL_MIN_TEXTS)])
+def test_a_process_pool_gives_the_in_process_results(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(language, "PARALLEL_MIN_TEXTS", 20)  # seeded in each worker too
+    texts = pl.Series([f"{ENGLISH} {n}" for n in range(20)])
     texts = texts.append(pl.Series([FRENCH, GERMAN, HEADER, "Vol", "Piétinement"]))
     assert detect_languages(texts, processes=2).equals(detect_languages(texts, processes=1))
