@@ -211,9 +211,9 @@ _LOG_FREQUENCIES: dict[str, dict[str, float]] = {}
 
 def _fold_capitals(text: str) -> str:
     """`text` lowercased when most of its cased letters are capitals (an all-caps header)."""
-    cased = [c for c in text if c.isupper() or c.islower()]
-    upper = sum(c.isupper() for c in cased)
-    return text.lower() if len(cased) >= 4 and upper >= 0.8 * len(cased) else text
+    upper = sum(map(str.isupper, text))
+    cased = upper + sum(map(str.islower, text))  # a letter is upper, lower, or neither
+    return text.lower() if cased >= 4 and upper >= 0.8 * cased else text
 
 
 def _probabilities(text: str) -> dict[str, float]:
