@@ -24,12 +24,13 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 
 import hanzidentifier
+import langdetect.detector
 import langdetect.detector_factory
+import numpy
 import polars as pl
 import wordfreq
 from langdetect import DetectorFactory
 from langdetect.detector_factory import init_factory
-from langdetect.lang_detect_exception import LangDetectException
 
 logger = logging.getLogger(__name__)
 
@@ -190,26 +191,86 @@ def _lexical_score(words: list[str], lang: str) -> float:
     """Mean log10 frequency of `words` in `lang` (wordfreq; unknown words count 1e-8)."""
     if not words:
         return UNKNOWN_WORD
-    floor = 10**UNKNOWN_WORD
-    return sum(math.log10(max(wordfreq.word_frequency(w, lang), floor)) for w in words) / len(words)
+    known = _LOG_FREQUENCIES.setdefault(lang, {})
+    total = 0.0
+    for word in words:  # in order: the same sum to the last bit
+        score = known.get(word)
+        if score is None:
+            if len(known) >= _MAX_CACHED_WORDS:
+                known.clear()
+            score = known[word] = math.log10(max(wordfreq.word_frequency(word, lang), _FLOOR))
+        total += score
+    return total / len(words)
+
+
+_FLOOR = 10**UNKNOWN_WORD
+_MAX_CACHED_WORDS = 100_000
+#: log10 word frequency by language and word, as `_lexical_score` met them in this process.
+_LOG_FREQUENCIES: dict[str, dict[str, float]] = {}
 
 
 def _fold_capitals(text: str) -> str:
     """`text` lowercased when most of its cased letters are capitals (an all-caps header)."""
-    cased = [c for c in text if c.isupper() or c.islower()]
-    upper = sum(c.isupper() for c in cased)
-    return text.lower() if len(cased) >= 4 and upper >= 0.8 * len(cased) else text
+    upper = sum(map(str.isupper, text))
+    cased = upper + sum(map(str.islower, text))  # a letter is upper, lower, or neither
+    return text.lower() if cased >= 4 and upper >= 0.8 * cased else text
 
 
 def _probabilities(text: str) -> dict[str, float]:
-    """langdetect's probability of every language it ranks above 0 (seeded); {} without letters."""
+    """langdetect's probability of every language it ranks above 0 (seeded); {} without letters.
+
+    langdetect's own `Detector._detect_block`, step for step, with each
+    update of the 55 probabilities done by numpy instead of a Python loop: the
+    same random draws (its `random.Random`, seeded with `DetectorFactory.seed`),
+    the same float operations in the same order (a product per element, a
+    left-to-right sum), so the same probabilities to the last bit
+    (`tests/stages/test_language.py` checks it against langdetect's own code).
+    """
     detector = _factory.create()
     detector.append(text)
-    try:
-        detector.get_probabilities()
-    except LangDetectException:
+    detector.cleaning_text()
+    ngrams = detector._extract_ngrams()
+    if not ngrams:
         return {}
-    return {lang: p for lang, p in zip(detector.langlist, detector.langprob, strict=True) if p > 0}
+    rows: dict[str, int] = {}
+    picks = [rows.setdefault(ngram, len(rows)) for ngram in ngrams]
+    table = numpy.stack([_ngram_row(ngram) for ngram in rows])
+    draw = detector.random
+    draw.seed(detector.seed)  # DetectorFactory.seed: 0
+    choice, gauss = draw.choice, draw.gauss
+    n_trial, languages = detector.n_trial, len(detector.langlist)
+    langprob = numpy.zeros(languages)
+    for _ in range(n_trial):
+        prob = numpy.full(languages, 1.0 / languages)
+        alpha = detector.alpha + gauss(0.0, 1.0) * detector.ALPHA_WIDTH
+        factors = (alpha / detector.BASE_FREQ) + table
+        i = 0
+        while True:
+            prob *= factors[choice(picks)]
+            if i % 5 == 0:
+                values = prob.tolist()
+                total = sum(values)  # Python's sum, as langdetect's
+                prob /= total
+                # max(values) / total is max(prob): division by total > 0 keeps the order
+                if max(values) / total > _CONV_THRESHOLD or i >= _ITERATION_LIMIT:
+                    break
+            i += 1
+        langprob += prob / n_trial
+    return {lang: p for lang, p in zip(detector.langlist, langprob.tolist(), strict=True) if p > 0}
+
+
+def _ngram_row(ngram: str) -> numpy.ndarray:
+    """langdetect's probabilities of `ngram` in each language, as an array (cached)."""
+    row = _NGRAM_ROWS.get(ngram)
+    if row is None:
+        row = _NGRAM_ROWS[ngram] = numpy.array(_factory.word_lang_prob_map[ngram])
+    return row
+
+
+#: The rows of langdetect's n-grams met so far in this process.
+_NGRAM_ROWS: dict[str, numpy.ndarray] = {}
+_CONV_THRESHOLD = langdetect.detector.Detector.CONV_THRESHOLD
+_ITERATION_LIMIT = langdetect.detector.Detector.ITERATION_LIMIT
 
 
 def _language_by_script(text: str) -> str | None:
@@ -233,8 +294,11 @@ def _language_by_script(text: str) -> str | None:
 _HAN_SCRIPTS = {hanzidentifier.TRADITIONAL: "zh-tw", hanzidentifier.SIMPLIFIED: "zh-cn"}
 
 
-#: Below this many texts, detection stays in the calling process.
-PARALLEL_MIN_TEXTS = 400
+#: Below this many texts, detection stays in the calling process: a pool costs
+#: about 0.6 s more before its first result (the forkserver's imports, each
+#: worker's word lists), which two processes at ~1.2 ms a text (CPU, 100k
+#: bench corpus) win back from about 1,000 texts on.
+PARALLEL_MIN_TEXTS = 1000
 
 
 def detect_languages(

@@ -5,7 +5,10 @@ from __future__ import annotations
 import gzip
 
 import polars as pl
+import pytest
+from langdetect.lang_detect_exception import LangDetectException
 
+from flows.stages import language
 from flows.stages.language import (
     detect_languages,
     detect_text_language,
@@ -13,7 +16,9 @@ from flows.stages.language import (
     settle_is_inferred,
     settle_language,
 )
-from tests.conftest import REAL_DATA, needs_real_data
+from tests.conftest import REAL_DATA, REPO, needs_real_data
+
+RAW = REPO / "raw"
 
 ENGLISH = "Energy counters are a kind of counter that a player may have. They're not associated with any specific permanents."
 FRENCH = "Au début du combat pendant votre tour, vous pouvez payer"
@@ -157,3 +162,51 @@ def test_real_foreign_card_texts_are_found_in_their_language() -> None:
         pl.col("is_reliable") & (pl.col("language_right") == pl.col("language").replace(expected))
     )
     assert right.height >= 0.97 * sample.height
+
+
+def _langdetect_probabilities(text: str) -> dict[str, float]:
+    """langdetect's own `Detector` (seeded by the module), the reference for `_probabilities`."""
+    detector = language._factory.create()
+    detector.append(text)
+    try:
+        detector.get_probabilities()
+    except LangDetectException:
+        return {}
+    return {lang: p for lang, p in zip(detector.langlist, detector.langprob, strict=True) if p > 0}
+
+
+@needs_real_data
+def test_probabilities_are_langdetects_to_the_last_bit() -> None:
+    cards = pl.read_ndjson(
+        gzip.decompress((REAL_DATA / "derived" / "mtgjson_v5_foreign_cards.jsonl.gz").read_bytes()),
+        infer_schema_length=None,
+    )
+    card_texts = (
+        cards.select(pl.concat_list("name", "type", "text").alias("text"), "language")
+        .explode("text")
+        .drop_nulls()
+        .unique()
+        .sort("language", "text")
+        .group_by("language", maintain_order=True)
+        .agg(pl.col("text").shuffle(seed=5).head(12))
+        .explode("text")["text"]
+    )
+    rulings = (
+        pl.read_ndjson(REAL_DATA / "derived" / "mtgjson_v5_rulings.jsonl")["comment"]
+        .unique()
+        .sort()
+        .sample(60, seed=5)
+    )
+    seeds = [line for path in sorted(RAW.glob("*")) for line in path.read_text().splitlines()]
+    edge = ["", "7", "{T}", "http://example.com x", "a", ENGLISH.upper(), FRENCH]
+    texts = [*card_texts, *rulings, *seeds, *edge]
+    assert len(texts) > 200 and cards["language"].n_unique() >= 10
+    for text in texts:
+        assert language._probabilities(text) == _langdetect_probabilities(text), text
+
+
+def test_a_process_pool_gives_the_in_process_results(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(language, "PARALLEL_MIN_TEXTS", 20)  # seeded in each worker too
+    texts = pl.Series([f"{ENGLISH} {n}" for n in range(20)])
+    texts = texts.append(pl.Series([FRENCH, GERMAN, HEADER, "Vol", "Piétinement"]))
+    assert detect_languages(texts, processes=2).equals(detect_languages(texts, processes=1))
