@@ -40,6 +40,28 @@ def _wait_for(what: str, check: Callable[[], Any], timeout: float, log: Path) ->
     raise AssertionError(f"timed out waiting for {what}; log:\n{log.read_text()[-3000:]}")
 
 
+def _create_flow_run(api: str, deployment_id: str, body: dict[str, Any], log: Path) -> Any:
+    """Create a flow run of the deployment; a busy server may answer 503 or slowly: try again.
+
+    The 60 s read timeout keeps a slow answer from being taken for a failure (and the
+    run from being created twice).
+    """
+    return _wait_for(
+        "the flow run to be created",
+        lambda: (
+            (
+                r := httpx.post(
+                    f"{api}/deployments/{deployment_id}/create_flow_run", json=body, timeout=60
+                )
+            ).status_code
+            == 201
+            and r.json()
+        ),
+        STARTUP_TIMEOUT,
+        log,
+    )
+
+
 def _final_state(api: str, flow_run_id: str) -> dict[str, Any] | None:
     """The flow run's state once it is final (completed, failed, crashed, cancelled), else None."""
     response = httpx.get(f"{api}/flow_runs/{flow_run_id}")
@@ -125,20 +147,7 @@ def test_served_deployment_runs_through_the_api(
             "one_line_outcome": True,
         }
         assert deployment["global_concurrency_limit"]["limit"] == 1  # one run at a time
-        flow_run = _wait_for(  # the server may answer 503 while its services start
-            "the flow run to be created",
-            lambda: (
-                (
-                    r := httpx.post(
-                        f"{api}/deployments/{deployment['id']}/create_flow_run", json={}
-                    )
-                ).status_code
-                == 201
-                and r.json()
-            ),
-            STARTUP_TIMEOUT,
-            log,
-        )
+        flow_run = _create_flow_run(api, deployment["id"], {}, log)
         final = _wait_for(
             "the flow run to finish",
             lambda: _final_state(api, flow_run["id"]),
@@ -154,10 +163,9 @@ def test_served_deployment_runs_through_the_api(
             log,
         )
         missing = tmp_path / "no-such-raw"
-        failed_run = httpx.post(
-            f"{api}/deployments/{deployment['id']}/create_flow_run",
-            json={"parameters": {"raw_dir": str(missing)}},
-        ).json()
+        failed_run = _create_flow_run(
+            api, deployment["id"], {"parameters": {"raw_dir": str(missing)}}, log
+        )
         failed = _wait_for(
             "the failing flow run to finish",
             lambda: _final_state(api, failed_run["id"]),
