@@ -23,6 +23,7 @@ import ftfy
 import polars as pl
 from ftfy import badness
 
+from flows.stages import fast_badness
 from flows.stages.dates import parse_date
 from flows.stages.parse import DATE_SOURCE_PATTERN
 
@@ -58,6 +59,11 @@ _ACCENTED_RUN = re.compile(r"[À-ÿŒœŸ]{4,}")
 _WESTERN = set(
     "àâäçéèêëîïôöùûüÿœæÀÂÄÇÉÈÊËÎÏÔÖÙÛÜŸŒÆßáíóúñÁÍÓÚÑãõÃÕìòÌÒ¡¿ºª·«»‘’“”–—…°€\u00a0\u202f"
 )
+
+#: ftfy's badness test runs only near these characters (see `fast_badness`); the
+#: languages' own letters and signs are chosen as triggers only where a pattern
+#: leaves no other choice.
+_BADNESS_TRIGGERS = fast_badness.derive_triggers(badness.BADNESS_RE, common="".join(_WESTERN))
 
 #: Only the start of a large file is used to rank candidate code pages.
 _RANKING_BYTES = 65_536
@@ -333,7 +339,9 @@ def repair_mojibake(text: str) -> tuple[str, str | None]:
 
 
 def _looks_broken(text: str) -> bool:
-    return bool(_MOJIBAKE_MARK.search(text)) or badness.is_bad(_NOT_FOR_BADNESS.sub("", text))
+    return bool(_MOJIBAKE_MARK.search(text)) or fast_badness.is_bad(
+        _NOT_FOR_BADNESS.sub("", text), _BADNESS_TRIGGERS
+    )
 
 
 def _checked(text: str, encoding: str, repair: str | None = None) -> DecodedDump:
