@@ -124,7 +124,8 @@ def load_raw_dumps(
     """
     paths = list_dump_paths(raw_dir) if paths is None else sorted(paths)
     root = os.path.realpath(raw_dir)
-    read = [_read(root, os.path.join(raw_dir, unescape_path(p)), max_file_bytes) for p in paths]
+    folders: dict[str, str | None] = {}
+    read = [_read(root, raw_dir, unescape_path(p), max_file_bytes, folders) for p in paths]
     raw_dumps = pl.DataFrame(
         {
             "path": paths,
@@ -137,8 +138,42 @@ def load_raw_dumps(
     return raw_dumps
 
 
-def _read(root: str, path: str, max_file_bytes: int) -> tuple[bytes | None, str | None]:
-    """(content, None) for a readable file, else (None, why it is not read)."""
+def _read(
+    root: str, raw_dir: Path, name: str, max_file_bytes: int, folders: dict[str, str | None]
+) -> tuple[bytes | None, str | None]:
+    """(content, None) for a readable file, else (None, why it is not read).
+
+    A regular file (not a symlink) in a folder whose real path is inside
+    `root` is its own real path: it is opened without resolving the whole
+    path again (`folders` keeps each folder's real path, None when it is not a
+    folder inside `root`). Any other entry goes through `_resolve`.
+    """
+    folder, base = os.path.split(name)
+    if folder not in folders:
+        folders[folder] = _real_folder(root, os.path.join(raw_dir, folder))
+    real_folder = folders[folder]
+    if real_folder is not None and base not in ("", ".", ".."):
+        target = os.path.join(real_folder, base)
+        try:
+            plain = stat.S_ISREG(os.lstat(target).st_mode)
+        except OSError:
+            plain = False
+        if plain:
+            return _read_regular(target, max_file_bytes)
+    return _resolve(root, os.path.join(raw_dir, name), max_file_bytes)
+
+
+def _real_folder(root: str, folder: str) -> str | None:
+    """`folder`'s real path when it exists and is inside `root`, else None."""
+    try:
+        real = os.path.realpath(folder, strict=True)
+    except OSError:
+        return None
+    return real if os.path.commonpath([root, real]) == root else None
+
+
+def _resolve(root: str, path: str, max_file_bytes: int) -> tuple[bytes | None, str | None]:
+    """`_read` of any entry: follows a symlink whose target is inside `root`, else says why not."""
     try:
         target = os.path.realpath(path, strict=True)
     except OSError as exc:
@@ -155,19 +190,42 @@ def _read(root: str, path: str, max_file_bytes: int) -> tuple[bytes | None, str 
     for is_kind, name in _FILE_KINDS:
         if is_kind(kind):
             return None, f"not a regular file but {name}: not read"
+    return _read_regular(target, max_file_bytes)
+
+
+def _read_regular(target: str, max_file_bytes: int) -> tuple[bytes | None, str | None]:
+    """Read `target` (a real path, opened without following a symlink) up to the size limit.
+
+    Reads with `os.read` until the end of the file or `max_file_bytes` + 1
+    bytes (a buffered `read(n)` sets aside n bytes first: 64 MiB per file).
+    """
     fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    with open(fd, "rb") as dump:
-        opened = os.fstat(dump.fileno())  # what was opened, should the entry have changed
+    try:
+        opened = os.fstat(fd)  # what was opened, should the entry have changed
         if not stat.S_ISREG(opened.st_mode):
             return None, "not a regular file: not read"
         size = opened.st_size
-        content = dump.read(max_file_bytes + 1) if size <= max_file_bytes else b""
+        content = _read_up_to(fd, max_file_bytes + 1, size + 1) if size <= max_file_bytes else b""
+    finally:
+        os.close(fd)
     if size > max_file_bytes or len(content) > max_file_bytes:
         return None, (
             f"file is {max(size, len(content)):,} bytes, over the {max_file_bytes:,}-byte "
             "size limit: not read"
         )
     return content, None
+
+
+def _read_up_to(fd: int, limit: int, first: int) -> bytes:
+    """Bytes from `fd` until its end or `limit` bytes, in reads of at least `first` bytes."""
+    chunks, left = [], limit
+    while left > 0:
+        chunk = os.read(fd, min(left, max(first, 65_536)))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
 
 
 #: The file metadata a file index compares, as git's index does: a file whose

@@ -141,6 +141,37 @@ def test_unreadable_file_is_rejected_whole(tmp_path: Path) -> None:
     ]
 
 
+def test_files_in_linked_folders_are_read_only_inside_raw(tmp_path: Path) -> None:
+    raw, outside = tmp_path / "raw", tmp_path / "outside"
+    (raw / "sub").mkdir(parents=True)
+    outside.mkdir()
+    (raw / "sub" / "a.txt").write_bytes(f"{SEED_DATE}\n".encode())
+    (outside / "b.txt").write_bytes(b"secret\n")
+    (raw / "inner").symlink_to(raw / "sub")
+    (raw / "outer").symlink_to(outside)
+    (raw / "sub" / "alias.txt").symlink_to("a.txt")
+    paths = ["sub/a.txt", "inner/a.txt", "sub/alias.txt", "outer/b.txt", "sub/gone.txt"]
+    loaded = load_raw_dumps(raw, paths, max_file_bytes=1 << 20)
+    date = f"{SEED_DATE}\n".encode()
+    assert loaded.rows() == [
+        ("inner/a.txt", date, None),
+        ("outer/b.txt", None, "symlink to a file outside the raw dir: not read"),
+        ("sub/a.txt", date, None),
+        ("sub/alias.txt", date, None),
+        ("sub/gone.txt", None, "file removed from the raw dir while the run read it: not read"),
+    ]
+
+
+def test_a_file_over_the_limit_is_not_read(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_bytes(b"x" * 100)
+    (tmp_path / "b.txt").write_bytes(b"x" * 99)
+    loaded = load_raw_dumps(tmp_path, max_file_bytes=99)
+    assert loaded.rows() == [
+        ("a.txt", None, "file is 100 bytes, over the 99-byte size limit: not read"),
+        ("b.txt", b"x" * 99, None),
+    ]
+
+
 def test_byte_identical_files_are_read_once(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_bytes(b"x\n")
     (tmp_path / "b.txt").write_bytes(b"x\n")
