@@ -113,6 +113,24 @@ def _listed_chars(op: object, av: object) -> set[str] | None:
     return chars
 
 
+def class_chars(char_class: str) -> frozenset[str]:
+    """The characters of a character class `[...]` of characters and ranges (no negation).
+
+    Raises:
+        ValueError: `char_class` is anything else (`\\w`, `[^...]`, two classes).
+    """
+    items = _sre_parse.parse(char_class).data
+    chars = _listed_chars(*items[0]) if len(items) == 1 else None
+    if chars is None:
+        raise ValueError(f"not a class of listed characters: {char_class!r}")
+    return frozenset(chars)
+
+
+def rust_class(chars: frozenset[str] | set[str]) -> str:
+    """The same class for polars (Rust regex syntax): every character as `\\x{...}`."""
+    return "[" + "".join(f"\\x{{{ord(c):x}}}" for c in sorted(chars)) + "]"
+
+
 def _rarity_key(chars: set[str], common: str) -> tuple[int, int, int]:
     letters = sum(c in common or "LETTER" in unicodedata.name(c, "") for c in chars)
     return letters, len(chars), min(map(ord, chars))

@@ -19,7 +19,7 @@ from pathlib import Path
 import polars as pl
 
 from flows.errors import RawDirError
-from flows.stages.decode import decode_bytes
+from flows.stages.decode import decode_bytes, plain_texts
 from flows.stages.parse import starts_with_date
 
 logger = logging.getLogger(__name__)
@@ -341,23 +341,32 @@ def decode_dumps(hashed: pl.DataFrame) -> pl.DataFrame:
         .sort("dump_id")
     )
     contents = hashed["content"]
-    rows = []
-    for row, dump_id in firsts.select("_row", "dump_id").iter_rows():
-        decoded = decode_bytes(contents[row])
-        rows.append(
-            (dump_id, decoded.encoding, decoded.repair, decoded.reject_reason, decoded.text)
-        )
+    firsts_contents = [contents[row] for row in firsts["_row"]]
+    plain = plain_texts(firsts_contents)  # most dumps: UTF-8 that needs no repair
+    others = plain.is_null().arg_true().to_list()
+    decoded = [decode_bytes(firsts_contents[i]) for i in others]
+    fields = {
+        "encoding": ("utf-8", [d.encoding for d in decoded]),
+        "encoding_repair": (None, [d.repair for d in decoded]),
+        "reject_reason": (None, [d.reject_reason for d in decoded]),
+    }
     return pl.DataFrame(
-        rows,
-        schema={
-            "dump_id": pl.String,
-            "encoding": pl.String,
-            "encoding_repair": pl.String,
-            "reject_reason": pl.String,
-            "text": pl.String,
-        },
-        orient="row",
+        {
+            "dump_id": firsts["dump_id"],
+            **{
+                name: _scatter(
+                    pl.repeat(plain_value, plain.len(), dtype=pl.String, eager=True), others, values
+                )
+                for name, (plain_value, values) in fields.items()
+            },
+            "text": _scatter(plain, others, [d.text for d in decoded]),
+        }
     )
+
+
+def _scatter(column: pl.Series, rows: list[int], values: list[str | None]) -> pl.Series:
+    """`column` with `values` at `rows` (String)."""
+    return column.scatter(rows, pl.Series(values, dtype=pl.String)) if rows else column
 
 
 def split_readable_dumps(decoded: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:

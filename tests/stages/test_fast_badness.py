@@ -7,12 +7,13 @@ import json
 import re
 from collections.abc import Iterator
 
+import polars as pl
 import pytest
 from ftfy import badness
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flows.stages import fast_badness
+from flows.stages import decode, fast_badness
 from flows.stages.decode import _BADNESS_TRIGGERS
 from tests.conftest import REAL_DATA, needs_real_data
 
@@ -133,3 +134,33 @@ def test_underivable_patterns_turn_the_shortcut_off(pattern: str) -> None:
 def test_classes_of_listed_characters_are_the_triggers() -> None:
     derived = fast_badness.derive_triggers(re.compile(r"\w[€£]|^Ã |[^a]√x?"))
     assert derived == fast_badness.Triggers(re.compile("[£Ã€√]"), 3)
+
+
+@pytest.mark.parametrize(
+    "char_class",
+    [
+        decode._NOISE.pattern,
+        f"[{decode._MARK_LEAD}]",
+        f"[{decode._MARK_TRAIL}]",
+        TRIGGERS.pattern.pattern,
+    ],
+    ids=["noise", "mark-lead", "mark-trail", "triggers"],
+)
+def test_rust_class_matches_the_same_characters(char_class: str) -> None:
+    chars = pl.Series([chr(c) for c in range(0x10000) if not 0xD800 <= c < 0xE000])
+    in_polars = chars.str.contains(fast_badness.rust_class(fast_badness.class_chars(char_class)))
+    in_python = [re.fullmatch(char_class, c) is not None for c in chars]
+    assert in_polars.to_list() == in_python
+    assert 20 < sum(in_python) < 1000
+
+
+def test_mark_pair_in_polars_finds_what_python_finds() -> None:
+    texts = pl.Series(["gÃ©nÃ©rÃ©e", "Ã", "é·", "Ã\u0080", "xâ€™", "générée"])
+    found = texts.str.contains(decode._MARK_PAIR).to_list()
+    assert found == [decode._MOJIBAKE_MARK.search(t) is not None for t in texts]
+    assert found == [True, False, True, True, True, False]
+
+
+def test_class_chars_rejects_other_patterns() -> None:
+    with pytest.raises(ValueError, match="not a class of listed characters"):
+        fast_badness.class_chars(r"[^a]")
