@@ -100,8 +100,7 @@ def _ambiguous_dates(is_head: pl.Expr, first_head: pl.Expr) -> pl.Expr:
     it fixes the order when it is one of `dates.day_first_languages`.
     """
     claimed = (
-        pl.when(pl.col("line_number") < first_head)
-        .then(claimed_language(pl.col("line")))
+        claimed_language(pl.when(pl.col("line_number") < first_head).then(pl.col("line")))
         .drop_nulls()
         .first()
         .over("dump_id")
@@ -173,8 +172,8 @@ def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) ->
         .when(_ambiguous_dates(is_date & ~in_stub, first_head))
         .then(pl.lit(AMBIGUOUS_DATE_REASON))
     )  # fmt: skip
-    parts = pl.col("line").str.extract_groups(_HEAD_PARTS)
     is_head_line = pl.col("_shape") == "date_source"
+    parts = pl.when(is_head_line).then(pl.col("line")).str.extract_groups(_HEAD_PARTS)
     date_shape, dated_shape = head_shape(pl.col("line"))
     return (
         lines.with_columns(_is_date=date_shape, _looks_dated=dated_shape)
@@ -187,7 +186,7 @@ def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) ->
             .then(pl.col("line_number"))
             .forward_fill()
             .over("dump_id", **by_line),
-            _parts=pl.when(is_head_line).then(parts),
+            _parts=parts,  # heads only: the regex skips null lines
         )
         .with_columns(
             entry_line=pl.when(pl.col("_shape").is_in(["date_source", "body"])).then(
