@@ -418,6 +418,9 @@ CONTROL_CHARACTERS = r"[\x00-\x08\x0b-\x1f\x7f-\x9f]"
 #: U+202A-U+202E, U+2066-U+2069).
 FORMAT_CHARACTERS = "[\ufeff\u200b-\u200d\u2060\u00ad\u200e\u200f\u202a-\u202e\u2066-\u2069]"
 
+#: Either kind of character removed from lines.
+_INVISIBLE = f"{CONTROL_CHARACTERS}|{FORMAT_CHARACTERS}"
+
 #: HTML tags pasted around or inside lines (`<p>`, `<br>`, `<li>`…): removed.
 HTML_TAG = (
     r"(?i)</?(?:p|br|div|span|li|ul|ol|b|i|u|em|strong|a|font|small|big|h[1-6]|blockquote"
@@ -458,6 +461,8 @@ def split_lines(decoded: pl.DataFrame) -> pl.DataFrame:
         from the line); sorted by input order, line_number.
     """
     unified = pl.col("text").str.replace_all(r"\r\n?", "\n")
+    # The regexes below run only on the few lines they change (null lines are skipped).
+    invisible = pl.when(pl.col("line").str.contains(_INVISIBLE)).then(pl.col("line"))
     raw_lines = (
         decoded.select(
             "dump_id",
@@ -470,23 +475,34 @@ def split_lines(decoded: pl.DataFrame) -> pl.DataFrame:
         .select(
             "dump_id",
             line_number=pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over("dump_id"),
-            line=pl.col("line")
-            .str.replace_all(CONTROL_CHARACTERS, "")
-            .str.replace_all(FORMAT_CHARACTERS, ""),
-            control_char_count=pl.col("line").str.count_matches(CONTROL_CHARACTERS).cast(pl.Int64),
-            format_char_count=pl.col("line").str.count_matches(FORMAT_CHARACTERS).cast(pl.Int64),
+            line=pl.coalesce(
+                invisible.str.replace_all(CONTROL_CHARACTERS, "").str.replace_all(
+                    FORMAT_CHARACTERS, ""
+                ),
+                pl.col("line"),
+            ),
+            control_char_count=_count(invisible, CONTROL_CHARACTERS),
+            format_char_count=_count(invisible, FORMAT_CHARACTERS),
         )
     )
     return _remove_markup(raw_lines)
 
 
+def _count(lines: pl.Expr, pattern: str) -> pl.Expr:
+    """Matches of `pattern` in each of `lines` (Int64), 0 for a null line."""
+    return lines.str.count_matches(pattern).fill_null(0).cast(pl.Int64)
+
+
 def _remove_markup(lines: pl.DataFrame) -> pl.DataFrame:
     """Remove HTML tags and bullets, decode entities; add markup_count (Int64)."""
-    tags = pl.col("line").str.count_matches(HTML_TAG)
-    entities = pl.col("line").str.count_matches(HTML_ENTITY)
+    # A tag starts with `<`, an entity with `&`: the regexes run only on such lines.
+    tagged = pl.when(pl.col("line").str.contains("<", literal=True)).then(pl.col("line"))
+    with_ampersand = pl.when(pl.col("line").str.contains("&", literal=True)).then(pl.col("line"))
     untagged = lines.with_columns(
-        markup_count=(tags + entities).cast(pl.Int64),
-        line=pl.col("line").str.replace_all(HTML_TAG, "").map_batches(_unescape, pl.String),
+        markup_count=_count(tagged, HTML_TAG) + _count(with_ampersand, HTML_ENTITY),
+        line=pl.coalesce(tagged.str.replace_all(HTML_TAG, ""), pl.col("line")).map_batches(
+            _unescape, pl.String
+        ),
     ).with_row_index("_row")
     # Dates are looked for only on the few lines with a bullet.
     debulleted = pl.col("line").str.replace(BULLET, "")
@@ -502,9 +518,10 @@ def _remove_markup(lines: pl.DataFrame) -> pl.DataFrame:
             markup_count=pl.col("markup_count") + pl.col("_debulleted").is_not_null(),
         )
         .with_columns(
-            line=pl.when(pl.col("markup_count") > 0)
-            .then(pl.col("line").str.strip_chars())
-            .otherwise(pl.col("line"))
+            line=pl.coalesce(
+                pl.when(pl.col("markup_count") > 0).then(pl.col("line")).str.strip_chars(),
+                pl.col("line"),
+            )
         )
         .drop("_row", "_debulleted")
     )
@@ -512,9 +529,9 @@ def _remove_markup(lines: pl.DataFrame) -> pl.DataFrame:
 
 def _unescape(lines: pl.Series) -> pl.Series:
     """`html.unescape` on the lines holding an HTML entity (String in, String out)."""
-    has_entity = lines.str.contains(HTML_ENTITY).fill_null(False)
-    if not has_entity.any():
+    with_ampersand = lines.str.contains("&", literal=True).fill_null(False).arg_true()
+    indices = with_ampersand.filter(lines.gather(with_ampersand).str.contains(HTML_ENTITY))
+    if indices.is_empty():
         return lines
-    indices = has_entity.arg_true()
     texts = lines.gather(indices).str.replace_all(NO_BREAK_SPACE_ENTITY, " ").to_list()
     return lines.scatter(indices, [html.unescape(t) for t in texts])
