@@ -23,6 +23,7 @@ import ftfy
 import polars as pl
 from ftfy import badness
 
+from flows.stages import fast_badness
 from flows.stages.dates import parse_date
 from flows.stages.parse import DATE_SOURCE_PATTERN
 
@@ -33,11 +34,13 @@ _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 #: such a pair, or one ftfy's badness measure finds bad (MacRoman `√©`, Windows-1251
 #: `Рњ`), goes to ftfy. C1 controls and U+FFFD are left out of the badness test (a
 #: lone C1 control is no mojibake; U+FFFD lines are rejected later).
-_MOJIBAKE_MARK = re.compile(
-    "[\u00c2-\u00ef][\u0080-\u00bf\u0152\u0153\u0160\u0161\u0178\u017d\u017e"
+_MARK_LEAD = "\u00c2-\u00ef"
+_MARK_TRAIL = (
+    "\u0080-\u00bf\u0152\u0153\u0160\u0161\u0178\u017d\u017e"
     "\u0192\u02c6\u02dc\u2013\u2014\u2018-\u201e\u2020-\u2022\u2026\u2030"
-    "\u2039\u203a\u20ac\u2122]"
+    "\u2039\u203a\u20ac\u2122"
 )
+_MOJIBAKE_MARK = re.compile(f"[{_MARK_LEAD}][{_MARK_TRAIL}]")
 _NOT_FOR_BADNESS = re.compile("[\u0080-\u009f\ufffd]")
 _NOISE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffd]")
 _REAL_NON_ASCII = re.compile(r"[^\x00-\x7f\ufffd]")
@@ -57,6 +60,27 @@ PREFERRED_CODE_PAGES: tuple[str, ...] = ("cp1252", "cp850", "cp1251", "mac_roman
 _ACCENTED_RUN = re.compile(r"[À-ÿŒœŸ]{4,}")
 _WESTERN = set(
     "àâäçéèêëîïôöùûüÿœæÀÂÄÇÉÈÊËÎÏÔÖÙÛÜŸŒÆßáíóúñÁÍÓÚÑãõÃÕìòÌÒ¡¿ºª·«»‘’“”–—…°€\u00a0\u202f"
+)
+
+#: ftfy's badness test runs only near these characters (see `fast_badness`); the
+#: languages' own letters and signs are chosen as triggers only where a pattern
+#: leaves no other choice.
+_BADNESS_TRIGGERS = fast_badness.derive_triggers(badness.BADNESS_RE, common="".join(_WESTERN))
+
+
+#: The same checks for polars (`plain_texts`): the noise characters, a cp1252
+#: pair, and the badness triggers that `_NOT_FOR_BADNESS` leaves in a text.
+_NOISE_CLASS = fast_badness.rust_class(fast_badness.class_chars(_NOISE.pattern))
+_MARK_PAIR = fast_badness.rust_class(
+    fast_badness.class_chars(f"[{_MARK_LEAD}]")
+) + fast_badness.rust_class(fast_badness.class_chars(f"[{_MARK_TRAIL}]"))
+_TRIGGER_CLASS = (
+    fast_badness.rust_class(
+        fast_badness.class_chars(_BADNESS_TRIGGERS.pattern.pattern)
+        - fast_badness.class_chars(_NOT_FOR_BADNESS.pattern)
+    )
+    if _BADNESS_TRIGGERS is not None
+    else "(?s)."  # every text is measured
 )
 
 #: Only the start of a large file is used to rank candidate code pages.
@@ -124,6 +148,43 @@ def decode_bytes(content: bytes) -> DecodedDump:
     if _mostly_utf8(replaced):
         return _checked(replaced, "utf-8", REPAIR_REPLACED)
     return _legacy(content, replaced)
+
+
+def plain_texts(contents: list[bytes]) -> pl.Series:
+    """The text `decode_bytes` gives for each content left as it is, else null.
+
+    A content is plain when it has no BOM and no NUL byte, is valid UTF-8,
+    and its text holds no control character or U+FFFD (`_NOISE`), no cp1252
+    mojibake pair (`_MOJIBAKE_MARK`), and is not bad by ftfy's measure (only
+    texts with one of the characters near which it can match are measured,
+    see `fast_badness`): `decode_bytes` then returns it as text, encoding
+    "utf-8", no repair, no reject. The character checks run in polars over
+    all contents at once (most dumps are plain); a null asks for `decode_bytes`.
+
+    Returns:
+        String Series, one row per content.
+    """
+    texts = [_utf8_or_none(content) for content in contents]
+    checked = pl.DataFrame({"text": texts}, schema={"text": pl.String}).select(
+        suspect=pl.col("text").str.contains(_NOISE_CLASS) | pl.col("text").str.contains(_MARK_PAIR),
+        measure=pl.col("text").str.contains(_TRIGGER_CLASS),
+    )
+    to_measure = checked.select(~pl.col("suspect") & pl.col("measure")).to_series()
+    for row in to_measure.arg_true().to_list():
+        if fast_badness.is_bad(_NOT_FOR_BADNESS.sub("", texts[row]), _BADNESS_TRIGGERS):
+            texts[row] = None
+    for row in checked["suspect"].arg_true().to_list():
+        texts[row] = None
+    return pl.Series(texts, dtype=pl.String)
+
+
+def _utf8_or_none(content: bytes) -> str | None:
+    if content.startswith((codecs.BOM_UTF8, *_UTF16_BOMS)) or b"\x00" in content:
+        return None
+    try:
+        return content.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def _is_cut_utf8(content: bytes) -> bool:
@@ -333,7 +394,9 @@ def repair_mojibake(text: str) -> tuple[str, str | None]:
 
 
 def _looks_broken(text: str) -> bool:
-    return bool(_MOJIBAKE_MARK.search(text)) or badness.is_bad(_NOT_FOR_BADNESS.sub("", text))
+    return bool(_MOJIBAKE_MARK.search(text)) or fast_badness.is_bad(
+        _NOT_FOR_BADNESS.sub("", text), _BADNESS_TRIGGERS
+    )
 
 
 def _checked(text: str, encoding: str, repair: str | None = None) -> DecodedDump:

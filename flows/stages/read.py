@@ -19,7 +19,7 @@ from pathlib import Path
 import polars as pl
 
 from flows.errors import RawDirError
-from flows.stages.decode import decode_bytes
+from flows.stages.decode import decode_bytes, plain_texts
 from flows.stages.parse import starts_with_date
 
 logger = logging.getLogger(__name__)
@@ -124,7 +124,8 @@ def load_raw_dumps(
     """
     paths = list_dump_paths(raw_dir) if paths is None else sorted(paths)
     root = os.path.realpath(raw_dir)
-    read = [_read(root, os.path.join(raw_dir, unescape_path(p)), max_file_bytes) for p in paths]
+    folders: dict[str, str | None] = {}
+    read = [_read(root, raw_dir, unescape_path(p), max_file_bytes, folders) for p in paths]
     raw_dumps = pl.DataFrame(
         {
             "path": paths,
@@ -137,8 +138,42 @@ def load_raw_dumps(
     return raw_dumps
 
 
-def _read(root: str, path: str, max_file_bytes: int) -> tuple[bytes | None, str | None]:
-    """(content, None) for a readable file, else (None, why it is not read)."""
+def _read(
+    root: str, raw_dir: Path, name: str, max_file_bytes: int, folders: dict[str, str | None]
+) -> tuple[bytes | None, str | None]:
+    """(content, None) for a readable file, else (None, why it is not read).
+
+    A regular file (not a symlink) in a folder whose real path is inside
+    `root` is its own real path: it is opened without resolving the whole
+    path again (`folders` keeps each folder's real path, None when it is not a
+    folder inside `root`). Any other entry goes through `_resolve`.
+    """
+    folder, base = os.path.split(name)
+    if folder not in folders:
+        folders[folder] = _real_folder(root, os.path.join(raw_dir, folder))
+    real_folder = folders[folder]
+    if real_folder is not None and base not in ("", ".", ".."):
+        target = os.path.join(real_folder, base)
+        try:
+            plain = stat.S_ISREG(os.lstat(target).st_mode)
+        except OSError:
+            plain = False
+        if plain:
+            return _read_regular(target, max_file_bytes)
+    return _resolve(root, os.path.join(raw_dir, name), max_file_bytes)
+
+
+def _real_folder(root: str, folder: str) -> str | None:
+    """`folder`'s real path when it exists and is inside `root`, else None."""
+    try:
+        real = os.path.realpath(folder, strict=True)
+    except OSError:
+        return None
+    return real if os.path.commonpath([root, real]) == root else None
+
+
+def _resolve(root: str, path: str, max_file_bytes: int) -> tuple[bytes | None, str | None]:
+    """`_read` of any entry: follows a symlink whose target is inside `root`, else says why not."""
     try:
         target = os.path.realpath(path, strict=True)
     except OSError as exc:
@@ -155,19 +190,42 @@ def _read(root: str, path: str, max_file_bytes: int) -> tuple[bytes | None, str 
     for is_kind, name in _FILE_KINDS:
         if is_kind(kind):
             return None, f"not a regular file but {name}: not read"
+    return _read_regular(target, max_file_bytes)
+
+
+def _read_regular(target: str, max_file_bytes: int) -> tuple[bytes | None, str | None]:
+    """Read `target` (a real path, opened without following a symlink) up to the size limit.
+
+    Reads with `os.read` until the end of the file or `max_file_bytes` + 1
+    bytes (a buffered `read(n)` sets aside n bytes first: 64 MiB per file).
+    """
     fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    with open(fd, "rb") as dump:
-        opened = os.fstat(dump.fileno())  # what was opened, should the entry have changed
+    try:
+        opened = os.fstat(fd)  # what was opened, should the entry have changed
         if not stat.S_ISREG(opened.st_mode):
             return None, "not a regular file: not read"
         size = opened.st_size
-        content = dump.read(max_file_bytes + 1) if size <= max_file_bytes else b""
+        content = _read_up_to(fd, max_file_bytes + 1, size + 1) if size <= max_file_bytes else b""
+    finally:
+        os.close(fd)
     if size > max_file_bytes or len(content) > max_file_bytes:
         return None, (
             f"file is {max(size, len(content)):,} bytes, over the {max_file_bytes:,}-byte "
             "size limit: not read"
         )
     return content, None
+
+
+def _read_up_to(fd: int, limit: int, first: int) -> bytes:
+    """Bytes from `fd` until its end or `limit` bytes, in reads of at least `first` bytes."""
+    chunks, left = [], limit
+    while left > 0:
+        chunk = os.read(fd, min(left, max(first, 65_536)))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
 
 
 #: The file metadata a file index compares, as git's index does: a file whose
@@ -283,23 +341,32 @@ def decode_dumps(hashed: pl.DataFrame) -> pl.DataFrame:
         .sort("dump_id")
     )
     contents = hashed["content"]
-    rows = []
-    for row, dump_id in firsts.select("_row", "dump_id").iter_rows():
-        decoded = decode_bytes(contents[row])
-        rows.append(
-            (dump_id, decoded.encoding, decoded.repair, decoded.reject_reason, decoded.text)
-        )
+    firsts_contents = [contents[row] for row in firsts["_row"]]
+    plain = plain_texts(firsts_contents)  # most dumps: UTF-8 that needs no repair
+    others = plain.is_null().arg_true().to_list()
+    decoded = [decode_bytes(firsts_contents[i]) for i in others]
+    fields = {
+        "encoding": ("utf-8", [d.encoding for d in decoded]),
+        "encoding_repair": (None, [d.repair for d in decoded]),
+        "reject_reason": (None, [d.reject_reason for d in decoded]),
+    }
     return pl.DataFrame(
-        rows,
-        schema={
-            "dump_id": pl.String,
-            "encoding": pl.String,
-            "encoding_repair": pl.String,
-            "reject_reason": pl.String,
-            "text": pl.String,
-        },
-        orient="row",
+        {
+            "dump_id": firsts["dump_id"],
+            **{
+                name: _scatter(
+                    pl.repeat(plain_value, plain.len(), dtype=pl.String, eager=True), others, values
+                )
+                for name, (plain_value, values) in fields.items()
+            },
+            "text": _scatter(plain, others, [d.text for d in decoded]),
+        }
     )
+
+
+def _scatter(column: pl.Series, rows: list[int], values: list[str | None]) -> pl.Series:
+    """`column` with `values` at `rows` (String)."""
+    return column.scatter(rows, pl.Series(values, dtype=pl.String)) if rows else column
 
 
 def split_readable_dumps(decoded: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -351,6 +418,9 @@ CONTROL_CHARACTERS = r"[\x00-\x08\x0b-\x1f\x7f-\x9f]"
 #: U+202A-U+202E, U+2066-U+2069).
 FORMAT_CHARACTERS = "[\ufeff\u200b-\u200d\u2060\u00ad\u200e\u200f\u202a-\u202e\u2066-\u2069]"
 
+#: Either kind of character removed from lines.
+_INVISIBLE = f"{CONTROL_CHARACTERS}|{FORMAT_CHARACTERS}"
+
 #: HTML tags pasted around or inside lines (`<p>`, `<br>`, `<li>`…): removed.
 HTML_TAG = (
     r"(?i)</?(?:p|br|div|span|li|ul|ol|b|i|u|em|strong|a|font|small|big|h[1-6]|blockquote"
@@ -391,6 +461,8 @@ def split_lines(decoded: pl.DataFrame) -> pl.DataFrame:
         from the line); sorted by input order, line_number.
     """
     unified = pl.col("text").str.replace_all(r"\r\n?", "\n")
+    # The regexes below run only on the few lines they change (null lines are skipped).
+    invisible = pl.when(pl.col("line").str.contains(_INVISIBLE)).then(pl.col("line"))
     raw_lines = (
         decoded.select(
             "dump_id",
@@ -403,23 +475,34 @@ def split_lines(decoded: pl.DataFrame) -> pl.DataFrame:
         .select(
             "dump_id",
             line_number=pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over("dump_id"),
-            line=pl.col("line")
-            .str.replace_all(CONTROL_CHARACTERS, "")
-            .str.replace_all(FORMAT_CHARACTERS, ""),
-            control_char_count=pl.col("line").str.count_matches(CONTROL_CHARACTERS).cast(pl.Int64),
-            format_char_count=pl.col("line").str.count_matches(FORMAT_CHARACTERS).cast(pl.Int64),
+            line=pl.coalesce(
+                invisible.str.replace_all(CONTROL_CHARACTERS, "").str.replace_all(
+                    FORMAT_CHARACTERS, ""
+                ),
+                pl.col("line"),
+            ),
+            control_char_count=_count(invisible, CONTROL_CHARACTERS),
+            format_char_count=_count(invisible, FORMAT_CHARACTERS),
         )
     )
     return _remove_markup(raw_lines)
 
 
+def _count(lines: pl.Expr, pattern: str) -> pl.Expr:
+    """Matches of `pattern` in each of `lines` (Int64), 0 for a null line."""
+    return lines.str.count_matches(pattern).fill_null(0).cast(pl.Int64)
+
+
 def _remove_markup(lines: pl.DataFrame) -> pl.DataFrame:
     """Remove HTML tags and bullets, decode entities; add markup_count (Int64)."""
-    tags = pl.col("line").str.count_matches(HTML_TAG)
-    entities = pl.col("line").str.count_matches(HTML_ENTITY)
+    # A tag starts with `<`, an entity with `&`: the regexes run only on such lines.
+    tagged = pl.when(pl.col("line").str.contains("<", literal=True)).then(pl.col("line"))
+    with_ampersand = pl.when(pl.col("line").str.contains("&", literal=True)).then(pl.col("line"))
     untagged = lines.with_columns(
-        markup_count=(tags + entities).cast(pl.Int64),
-        line=pl.col("line").str.replace_all(HTML_TAG, "").map_batches(_unescape, pl.String),
+        markup_count=_count(tagged, HTML_TAG) + _count(with_ampersand, HTML_ENTITY),
+        line=pl.coalesce(tagged.str.replace_all(HTML_TAG, ""), pl.col("line")).map_batches(
+            _unescape, pl.String
+        ),
     ).with_row_index("_row")
     # Dates are looked for only on the few lines with a bullet.
     debulleted = pl.col("line").str.replace(BULLET, "")
@@ -435,9 +518,10 @@ def _remove_markup(lines: pl.DataFrame) -> pl.DataFrame:
             markup_count=pl.col("markup_count") + pl.col("_debulleted").is_not_null(),
         )
         .with_columns(
-            line=pl.when(pl.col("markup_count") > 0)
-            .then(pl.col("line").str.strip_chars())
-            .otherwise(pl.col("line"))
+            line=pl.coalesce(
+                pl.when(pl.col("markup_count") > 0).then(pl.col("line")).str.strip_chars(),
+                pl.col("line"),
+            )
         )
         .drop("_row", "_debulleted")
     )
@@ -445,9 +529,9 @@ def _remove_markup(lines: pl.DataFrame) -> pl.DataFrame:
 
 def _unescape(lines: pl.Series) -> pl.Series:
     """`html.unescape` on the lines holding an HTML entity (String in, String out)."""
-    has_entity = lines.str.contains(HTML_ENTITY).fill_null(False)
-    if not has_entity.any():
+    with_ampersand = lines.str.contains("&", literal=True).fill_null(False).arg_true()
+    indices = with_ampersand.filter(lines.gather(with_ampersand).str.contains(HTML_ENTITY))
+    if indices.is_empty():
         return lines
-    indices = has_entity.arg_true()
     texts = lines.gather(indices).str.replace_all(NO_BREAK_SPACE_ENTITY, " ").to_list()
     return lines.scatter(indices, [html.unescape(t) for t in texts])

@@ -10,8 +10,14 @@ from polars.testing import assert_frame_equal
 
 from flows.errors import RawDirError
 from flows.stages.decode import REPAIR_MOJIBAKE, REPAIR_REPLACED, DecodedDump, decode_bytes
-from flows.stages.read import list_dump_paths, load_raw_dumps, split_readable_dumps
-from tests.conftest import files_of, lines_of
+from flows.stages.read import (
+    decode_dumps,
+    hash_dumps,
+    list_dump_paths,
+    load_raw_dumps,
+    split_readable_dumps,
+)
+from tests.conftest import CASES_DIR, SEED_DIR, files_of, lines_of
 
 SEED_HEADER = (
     "Clarifications officielles de Wizards of the Coast. La traduction FR ci-dessous est générée "
@@ -141,6 +147,37 @@ def test_unreadable_file_is_rejected_whole(tmp_path: Path) -> None:
     ]
 
 
+def test_files_in_linked_folders_are_read_only_inside_raw(tmp_path: Path) -> None:
+    raw, outside = tmp_path / "raw", tmp_path / "outside"
+    (raw / "sub").mkdir(parents=True)
+    outside.mkdir()
+    (raw / "sub" / "a.txt").write_bytes(f"{SEED_DATE}\n".encode())
+    (outside / "b.txt").write_bytes(b"secret\n")
+    (raw / "inner").symlink_to(raw / "sub")
+    (raw / "outer").symlink_to(outside)
+    (raw / "sub" / "alias.txt").symlink_to("a.txt")
+    paths = ["sub/a.txt", "inner/a.txt", "sub/alias.txt", "outer/b.txt", "sub/gone.txt"]
+    loaded = load_raw_dumps(raw, paths, max_file_bytes=1 << 20)
+    date = f"{SEED_DATE}\n".encode()
+    assert loaded.rows() == [
+        ("inner/a.txt", date, None),
+        ("outer/b.txt", None, "symlink to a file outside the raw dir: not read"),
+        ("sub/a.txt", date, None),
+        ("sub/alias.txt", date, None),
+        ("sub/gone.txt", None, "file removed from the raw dir while the run read it: not read"),
+    ]
+
+
+def test_a_file_over_the_limit_is_not_read(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_bytes(b"x" * 100)
+    (tmp_path / "b.txt").write_bytes(b"x" * 99)
+    loaded = load_raw_dumps(tmp_path, max_file_bytes=99)
+    assert loaded.rows() == [
+        ("a.txt", None, "file is 100 bytes, over the 99-byte size limit: not read"),
+        ("b.txt", b"x" * 99, None),
+    ]
+
+
 def test_byte_identical_files_are_read_once(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_bytes(b"x\n")
     (tmp_path / "b.txt").write_bytes(b"x\n")
@@ -241,3 +278,54 @@ def test_bytes_without_a_bom_are_never_read_as_utf16(content: bytes) -> None:
     assert not decoded.encoding.startswith("utf_16")
     assert decoded.text is not None
     assert len(decoded.text.splitlines()) == len(content.splitlines())
+
+
+def _odd_contents() -> list[bytes]:
+    """Seeds, field-fault cases, and each seed saved or damaged in the ways decoding handles."""
+    seeds = [p.read_bytes() for p in sorted(SEED_DIR.glob("*.txt"))]
+    cases = [p.read_bytes() for p in sorted(CASES_DIR.glob("*.txt"))] if CASES_DIR.is_dir() else []
+    odd = [
+        b"",
+        b"\n",
+        b"\x01\x02\x03\x04\x05x\n",
+        "\ufffd\ufffd\ufffdab".encode(),
+        "\u2018quoted\u2019 \u201cwords\u201d \u00c9t\u00e9\n".encode(),
+    ]
+    for seed in seeds:
+        text = seed.decode("utf-8")
+        odd += [
+            b"\xef\xbb\xbf" + seed,  # BOM
+            text.encode("utf-16"),
+            seed + b"\x00",
+            seed.replace(b"\xc3\xa9", b"\xe9"),  # a cp1252 paste inside UTF-8
+            text.encode("utf-8").decode("cp1252", errors="replace").encode("utf-8"),  # mojibake
+            text.encode("utf-8").decode("mac_roman").encode("utf-8"),
+            seed + "\u0085 \ufffd \u00e9\u00a6\n".encode(),  # C1, U+FFFD, a badness pair
+            seed + b"\x01\x02",
+        ]
+    return seeds + cases + odd
+
+
+def test_decode_dumps_gives_decode_bytes_answer_for_every_file() -> None:
+    contents = _odd_contents()
+    hashed = hash_dumps(
+        pl.DataFrame(
+            {"path": [f"{i:03}.txt" for i in range(len(contents))], "content": contents},
+            schema={"path": pl.String, "content": pl.Binary},
+        )
+    )
+    firsts = hashed.unique("dump_id", keep="first").sort("dump_id")
+    expected = pl.DataFrame(
+        [
+            (dump_id, d.encoding, d.repair, d.reject_reason, d.text)
+            for dump_id, d in zip(
+                firsts["dump_id"], map(decode_bytes, firsts["content"]), strict=True
+            )
+        ],
+        schema=["dump_id", "encoding", "encoding_repair", "reject_reason", "text"],
+        orient="row",
+    )
+    decoded = decode_dumps(hashed)
+    assert_frame_equal(decoded, expected)
+    assert decoded["encoding_repair"].drop_nulls().len() > 5  # the repairs were exercised
+    assert decoded["encoding"].n_unique() >= 4
