@@ -22,7 +22,7 @@ import errno
 import logging
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -125,6 +125,31 @@ class PrefectRunner:
 LOCAL_TASK_THREADS = os.cpu_count() or 1
 
 
+class RunSummary(Mapping[str, Any]):
+    """What `rulings_flow` returns: the run's manifest, plus `snapshot` and `report_html` paths.
+
+    A read-only mapping rather than a dict because Prefect walks a flow's
+    returned dict item by item looking for futures: with the manifest's one
+    entry per input file, that walk cost 0.7 s per 10,000 files (7 s at a
+    million lines). `dict(summary)` gives a plain dict.
+    """
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self._data = data
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __repr__(self) -> str:
+        return f"RunSummary(run_id={self._data.get('run_id')!r})"
+
+
 @flow(
     name="ruling-dumps",
     log_prints=False,
@@ -140,7 +165,7 @@ def rulings_flow(
     max_file_bytes: int = read.MAX_FILE_BYTES,
     one_line_outcome: bool = False,
     catalog: Path | None = None,
-) -> dict[str, Any]:
+) -> RunSummary:
     """Turn the dumps in `raw_dir` into a validated snapshot under `output_dir`.
 
     The steps and their sequence are `flows.steps` (`run_steps`), each run as
@@ -201,11 +226,11 @@ def rulings_flow(
             f"run {run.run_id} published {result['manifest']['rows']['rulings']} rulings "
             f"({sum(result['manifest']['rows'].values())} rows) to {result['snapshot']}"
         )
-    return {
+    return RunSummary({
         **result["manifest"],
         "snapshot": str(result["snapshot"]),
         "report_html": str(result["snapshot"] / "report.html"),
-    }
+    })  # fmt: skip
 
 
 def _post_report(markdown: str, run_id: str) -> None:
@@ -246,7 +271,7 @@ def run_on_dask(
     workers: int = 2,
     max_file_bytes: int = read.MAX_FILE_BYTES,
     catalog: Path | None = None,
-) -> dict[str, Any]:
+) -> RunSummary:
     """Run `rulings_flow` with its parse and language batches on a Dask cluster.
 
     Args:
@@ -262,8 +287,8 @@ def run_on_dask(
     from distributed import LocalCluster
     from prefect_dask import DaskTaskRunner
 
-    def run(runner: DaskTaskRunner, batches: int) -> dict[str, Any]:
-        result: dict[str, Any] = rulings_flow.with_options(task_runner=runner)(
+    def run(runner: DaskTaskRunner, batches: int) -> RunSummary:
+        result: RunSummary = rulings_flow.with_options(task_runner=runner)(
             raw_dir=raw_dir,
             output_dir=output_dir,
             retention=retention,
