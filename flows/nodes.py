@@ -285,9 +285,9 @@ def switch_latest(output: OutputPaths, snapshot: Path) -> Path:
     return write.switch_latest(output.root, snapshot)
 
 
-def commit_state(output: OutputPaths, record: state.StateRecord) -> None:
+def commit_state(output: OutputPaths, record: state.StateRecord, used: str | None = None) -> None:
     """Make the staged state generation current (the last step of a publish)."""
-    state.commit_state(output.state, record)
+    state.commit_state(output.state, record, used)
 
 
 def prune_snapshots(output: OutputPaths, retention: int) -> list[str]:

@@ -205,7 +205,17 @@ def _sequence(runner: Runner, run: RunSettings) -> RunResult:
     )
     snapshot = runner.call("write_snapshot", published, run_manifest, out, documents)
     pause_point("snapshot_written")
-    _publish(runner, run, snapshot, parsed_files, languages, built, results, file_index)
+    _publish(
+        runner,
+        run,
+        snapshot,
+        parsed_files,
+        languages,
+        built,
+        results,
+        file_index,
+        inputs["state"]["generation"],
+    )
     try:
         runner.call("prune_snapshots", out, max(1, run.retention))
     except Exception as exc:  # best effort: the run is published
@@ -223,8 +233,11 @@ def _publish(
     built: pipeline.GlobalTables,
     results: pipeline.DumpResults,
     file_index: pl.DataFrame,
+    state_read: str | None,
 ) -> None:
     """Stage the new state, switch `latest`, commit the state; on any failure roll back.
+
+    `state_read`: the generation the run's state came from (the next fallback).
 
     After a failure `latest` points where it pointed before, the new
     snapshot folder and the staged state are removed, and the error is raised.
@@ -246,7 +259,7 @@ def _publish(
         pause_point("state_staged")
         runner.call("switch_latest", out, snapshot)
         pause_point("latest_switched")
-        runner.call("commit_state", out, staged)
+        runner.call("commit_state", out, staged, state_read)
         pause_point("state_committed")
     except BaseException:
         _roll_back(out, previous, snapshot, run.run_id)

@@ -322,11 +322,13 @@ def test_only_transient_os_errors_are_retried(
     real_commit = state.commit_state
     calls: list[str] = []
 
-    def commit_fails_once(state_dir: Path, record: state.StateRecord) -> None:
+    def commit_fails_once(
+        state_dir: Path, record: state.StateRecord, used: str | None = None
+    ) -> None:
         calls.append(record["generation"])
         if len(calls) == 1:
             raise OSError(errno.EIO, "Input/output error")
-        real_commit(state_dir, record)
+        real_commit(state_dir, record, used)
 
     monkeypatch.setattr(state, "commit_state", commit_fails_once)
     run_id = _run(raw, output)["run_id"]
@@ -336,7 +338,10 @@ def test_only_transient_os_errors_are_retried(
         calls.clear()
 
         def commit_denied(
-            state_dir: Path, record: state.StateRecord, exc: OSError = denied
+            state_dir: Path,
+            record: state.StateRecord,
+            used: str | None = None,
+            exc: OSError = denied,
         ) -> None:
             calls.append(record["generation"])
             raise exc

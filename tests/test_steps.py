@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import shutil
 import subprocess
@@ -183,3 +184,41 @@ def test_unchecked_parameters_below_one_publish_nothing(
     with pytest.raises(RulingsError, match="must be at least 1: nothing was read"):
         steps.run_direct(_raw(tmp_path), tmp_path / "out", **settings)
     assert not (tmp_path / "out").exists()
+
+
+def _current_files(output: Path, kind: str) -> Path:
+    record = json.loads((output / "state" / "state.json").read_text())["current"]
+    return output / "state" / record["files"][kind]["file"]
+
+
+def test_after_a_recovery_the_fallback_is_the_generation_used_not_the_broken_one(
+    tmp_path: Path,
+) -> None:
+    raw, output = _raw(tmp_path), tmp_path / "out"
+    first = steps.run_direct(raw, output)["manifest"]["run_id"]
+    steps.run_direct(raw, output)
+    broken = _current_files(output, "results_entries")
+    data = bytearray(broken.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    broken.write_bytes(bytes(data))
+    third = steps.run_direct(raw, output)
+    assert third["manifest"]["state_recovered"].endswith(f"used generation {first}")
+    committed = json.loads((output / "state" / "state.json").read_text())
+    assert committed["previous"]["generation"] == first  # not the broken second run's
+    assert not broken.exists()
+    fourth = steps.run_direct(raw, output)
+    assert fourth["manifest"]["state_recovered"] is None
+
+
+def test_a_folder_in_place_of_a_state_file_is_recovered_then_removed(tmp_path: Path) -> None:
+    raw, output = _raw(tmp_path), tmp_path / "out"
+    steps.run_direct(raw, output)
+    steps.run_direct(raw, output)
+    languages = _current_files(output, "languages")
+    languages.unlink()
+    (languages / "x").mkdir(parents=True)  # a folder where the file was
+    recovered = steps.run_direct(raw, output)
+    assert "is missing" in recovered["manifest"]["state_recovered"]
+    assert not languages.exists()  # tidied with the broken generation
+    again = steps.run_direct(raw, output)
+    assert again["manifest"]["state_recovered"] is None

@@ -38,6 +38,7 @@ import importlib
 import json
 import logging
 import os
+import shutil
 from functools import cache
 from importlib.metadata import version
 from pathlib import Path
@@ -250,27 +251,55 @@ def stage_state(
     return record
 
 
-def commit_state(state_dir: Path, record: StateRecord) -> None:
+def commit_state(state_dir: Path, record: StateRecord, used: str | None = None) -> None:
     """Make a staged generation current (replace `state.json`, flushed); tidy the rest.
 
-    The generation that was current becomes `previous` (the fallback); files
-    of any other generation and `*.tmp` leftovers of killed runs are deleted.
+    Args:
+        used: the generation this run's state was read from (`RunState.generation`):
+            it becomes `previous`, the fallback, so a generation the run skipped
+            as broken is never kept as one. None (a cold start, or unknown): the
+            committed current generation becomes `previous`.
+
+    Files of any other generation and `*.tmp` leftovers of killed runs are
+    deleted, best effort: what cannot be deleted is logged and left (the new
+    generation is committed whatever is left over).
     """
     committed = _read_committed(state_dir)
-    current = committed.get("current")
-    if current and current["generation"] == record["generation"]:  # a retried commit
-        current = committed.get("previous")
-    _write_json({"current": record, "previous": current}, state_dir / "state.json")
-    keep = {record["generation"], *([current["generation"]] if current else [])}
+    previous = committed.get("current")
+    if used is not None and used != record["generation"]:
+        previous = _record_of(state_dir, used) or previous
+    if previous and previous["generation"] == record["generation"]:  # a retried commit
+        previous = committed.get("previous")
+    _write_json({"current": record, "previous": previous}, state_dir / "state.json")
+    keep = {record["generation"], *([previous["generation"]] if previous else [])}
     for path in state_dir.iterdir():
         generation = _generation_of(path)
         if path.name.endswith(".tmp") or (generation is not None and generation not in keep):
-            path.unlink(missing_ok=True)
+            _remove(path)
     logger.info(
         "saved state %s: %s",
         record["generation"],
         ", ".join(f"{kind} {spec['sha256'][:12]}" for kind, spec in record["files"].items()),
     )
+
+
+def _record_of(state_dir: Path, generation: str) -> StateRecord | None:
+    """A generation's record from its `generation.<id>.json`; None when unreadable."""
+    try:
+        return _read_record(state_file(state_dir, "generation", generation, "json"))
+    except (OSError, ValueError, StateCorruptError):
+        return None
+
+
+def _remove(path: Path) -> None:
+    """Delete a stale state file, or a folder left in its place (best effort, logged)."""
+    try:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink(missing_ok=True)
+    except OSError as exc:
+        logger.warning("stale state file %s not removed: %s", path.name, exc)
 
 
 def discard_state(state_dir: Path, generation: str) -> None:
