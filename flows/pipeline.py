@@ -322,17 +322,12 @@ class DumpResults(TypedDict):
     """
 
     headers: pl.DataFrame  # `tables.describe_dump_headers`: one row per dump
-    entries: (
-        pl.DataFrame
-    )  # kept entries with text_normalized, variant_id (`dedupe.assign_variants`)
+    entries: pl.DataFrame  # kept entries, with variant_id (`dedupe.assign_variants`)
     kept_lines: pl.DataFrame  # the lines of kind rejected or translation, with their language
     counts: pl.DataFrame  # one row per dump: DUMP_COUNTS_SCHEMA
     card_stubs: pl.DataFrame  # `tables.build_card_stubs`: the `card_stubs` rows
     attribution: pl.DataFrame  # `attribution.attribute_dumps`: one row per attributed dump
 
-
-#: A date reject that another run date could undo (`dates.parse_date`'s future-date reason).
-FUTURE_DATE_REASON = r"\) is in the future"
 
 #: `DumpResults.counts`: `tables.count_dump_lines`, one count per line kind
 #: (`kind_<kind>`, for the manifest's line accounting), the run date the
@@ -388,7 +383,7 @@ def build_dump_results(
         (pl.col("kind") == kind).sum().alias(f"kind_{kind}") for kind in parse.LINE_KINDS
     )
     date_bound = (
-        lines.filter(pl.col("reject_reason").str.contains(FUTURE_DATE_REASON))
+        lines.filter(pl.col("reject_reason").str.contains(dates.FUTURE_DATE_REASON, literal=True))
         .select("dump_id")
         .unique()
     )
@@ -490,13 +485,7 @@ def cluster_changed_blocks(
         (`cluster_variants` output for every variant, sorted by variant_id;
         the cache for the next run, CLUSTER_CACHE_SCHEMA).
     """
-    keyed = variants.with_columns(
-        block=pl.concat_str(
-            "language",
-            dedupe.protected_tokens(pl.col("text")).list.join("\x1f"),
-            separator="\x1e",
-        )
-    )
+    keyed = variants.with_columns(block=dedupe.block_key())
     if cached is None or cached.height == 0:
         clusters = dedupe.cluster_variants(variants)
     else:

@@ -26,6 +26,10 @@ from babel import Locale
 
 logger = logging.getLogger(__name__)
 
+#: The end of a date's reject reason when it is after the day after the run date: a
+#: later run may accept it (`pipeline.reusable_dumps` rebuilds such a dump).
+FUTURE_DATE_REASON = "is in the future"
+
 #: Locales whose CLDR date formats are read: the ten languages and the
 #: regional variants whose formats or month names differ (de_AT `Jänner`,
 #: fr_CA `y-MM-dd`, zh_Hant_HK `d/M/y`, en_GB `d MMMM y`…).
@@ -336,7 +340,7 @@ def _check(
     if reason:
         return None, f"{reason} in date {date_text!r}"
     if day > today + dt.timedelta(days=1):  # a site east of UTC may already be a day ahead
-        return None, f"date {date_text!r} ({day.isoformat()}) is in the future"
+        return None, f"date {date_text!r} ({day.isoformat()}) {FUTURE_DATE_REASON}"
     return day, None
 
 

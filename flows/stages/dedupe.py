@@ -125,6 +125,17 @@ def protected_tokens(text: pl.Expr) -> pl.Expr:
     return text.str.extract_all(PROTECTED_TOKENS)
 
 
+def block_key(text: str = "text", language: str = "language") -> pl.Expr:
+    """The block a variant is compared within (String): its language and protected tokens.
+
+    `cluster_variants` compares variants of one block only, so a block's
+    clusters depend on its variants alone (`pipeline.cluster_changed_blocks`).
+    """
+    return pl.concat_str(
+        language, protected_tokens(pl.col(text)).list.join("\x1f"), separator="\x1e"
+    )
+
+
 def sha256_hex(values: pl.Series, namespace: str = "") -> pl.Series:
     """Return the sha256 hex digest of `namespace + value` (UTF-8) for each value.
 
@@ -307,13 +318,7 @@ def cluster_variants(
     """
     if "occurrence_count" not in variants.columns:
         variants = variants.with_columns(occurrence_count=pl.lit(1, dtype=pl.Int64))
-    blocked = variants.with_columns(
-        _block=pl.concat_str(
-            "language",
-            protected_tokens(pl.col("text")).list.join("\x1f"),
-            separator="\x1e",
-        )
-    ).sort("variant_id")
+    blocked = variants.with_columns(_block=block_key()).sort("variant_id")
     parent = {v: v for v in blocked["variant_id"].to_list()}
     for block in blocked.filter(pl.len().over("_block") > 1).partition_by("_block"):
         ids = block["variant_id"].to_list()

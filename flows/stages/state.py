@@ -103,12 +103,8 @@ _REQUIRED: dict[str, dict[str, Any]] = {
 _OPTIONAL: dict[str, dict[str, Any]] = {
     "file_index": FILE_INDEX_SCHEMA,
     **{f"results_{name}": {"dump_id": pl.String} for name in RESULT_FRAMES},
-}
-_OPTIONAL["clusters"] = {"variant_id": pl.String, "block": pl.String}
-_OPTIONAL["results_counts"] = {
-    "dump_id": pl.String,
-    "built_on": pl.Date,
-    "depends_on_date": pl.Boolean,
+    "results_counts": {"dump_id": pl.String, "built_on": pl.Date, "depends_on_date": pl.Boolean},
+    "clusters": {"variant_id": pl.String, "block": pl.String},
 }
 _STATE_FILES = (*_REQUIRED, *_OPTIONAL)
 
