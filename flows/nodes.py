@@ -129,15 +129,9 @@ def assemble_dumps(
     files = pl.concat(
         [check["unchanged"], *(b["files"] for b in batches)], how="vertical_relaxed"
     ).sort("path")
-    fresh = (
-        pipeline.merge_parsed(
-            *(state.ParsedFiles(dumps=b["dumps"], lines=b["lines"]) for b in batches)
-        )
-        if batches
-        else state.ParsedFiles(
-            dumps=pl.DataFrame(schema=state.PARSED_DUMP_SCHEMA), lines=pl.DataFrame()
-        )
-    )
+    fresh = pipeline.merge_parsed(
+        *(state.ParsedFiles(dumps=b["dumps"], lines=b["lines"]) for b in batches)
+    )  # no batch (nothing to read): no dump
     reused, _ = state.split_cached(files, cached)
     parsed_files = pipeline.merge_parsed(reused, fresh)
     reusable = pipeline.reusable_dumps(results, today, catalog_key)

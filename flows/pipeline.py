@@ -30,7 +30,13 @@ from flows.stages import (
 )
 from flows.stages.attribution import CatalogIndex, attribute_dumps
 from flows.stages.ruling_cards import build_ruling_cards
-from flows.stages.state import FILE_INDEX_SCHEMA, LANGUAGE_SCHEMA, REGISTRY_SCHEMA, ParsedFiles
+from flows.stages.state import (
+    FILE_INDEX_SCHEMA,
+    LANGUAGE_SCHEMA,
+    PARSED_DUMP_SCHEMA,
+    REGISTRY_SCHEMA,
+    ParsedFiles,
+)
 from flows.stages.validate import validate_table
 from schemas import TABLE_MODELS
 
@@ -88,7 +94,8 @@ def merge_parsed(*parts: ParsedFiles) -> ParsedFiles:
     Each part holds each of its dump_ids once. A dump_id in two parts (the
     same content in two batches: a batch knows only the cache) is taken from
     the first; both parses are equal. Rows keep their parts' order (a dump's
-    lines stay together, by line_number): not sorted across dumps.
+    lines stay together, by line_number): not sorted across dumps. No part:
+    no dump.
     """
     dumps: list[pl.DataFrame] = []
     lines: list[pl.DataFrame] = []
@@ -103,8 +110,8 @@ def merge_parsed(*parts: ParsedFiles) -> ParsedFiles:
             lines.append(fresh_lines)
         seen = pl.concat([seen, new["dump_id"]])
     return ParsedFiles(
-        dumps=pl.concat(dumps),
-        lines=pl.concat(lines, how="vertical_relaxed") if lines else parts[-1]["lines"],
+        dumps=pl.concat(dumps) if dumps else pl.DataFrame(schema=PARSED_DUMP_SCHEMA),
+        lines=pl.concat(lines, how="vertical_relaxed") if lines else pl.DataFrame(),
     )
 
 

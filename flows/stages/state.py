@@ -321,6 +321,11 @@ def save_state(
     commit_state(state_dir, stage_state(state_dir, parsed, languages, registry, generation))
 
 
+def empty_parsed() -> ParsedFiles:
+    """Parsed files of no dump (PARSED_DUMP_SCHEMA; lines without columns)."""
+    return ParsedFiles(dumps=pl.DataFrame(schema=PARSED_DUMP_SCHEMA), lines=pl.DataFrame())
+
+
 def split_cached(
     files: pl.DataFrame, parsed: ParsedFiles | None
 ) -> tuple[ParsedFiles, pl.DataFrame]:
@@ -333,9 +338,8 @@ def split_cached(
         (cached, to_parse): the cached frames of current dump_ids only (a
         removed dump drops out), and the rows of `files` whose dump_id is new.
     """
-    empty = ParsedFiles(dumps=pl.DataFrame(schema=PARSED_DUMP_SCHEMA), lines=pl.DataFrame())
     if parsed is None:
-        return empty, files
+        return empty_parsed(), files
     current = files["dump_id"].unique().implode()
     cached = ParsedFiles(
         dumps=parsed["dumps"].filter(pl.col("dump_id").is_in(current)),
