@@ -272,6 +272,15 @@ def bench_generate(
     )
 
 
+def _record(measured: dict[str, Any], results: Path) -> None:
+    """Write a benchmark's results as JSON to `results`; print its figures against the targets."""
+    import json
+
+    results.parent.mkdir(parents=True, exist_ok=True)
+    results.write_text(json.dumps(measured, indent=2) + "\n", encoding="utf-8")
+    typer.echo(json.dumps(measured["against_targets"], indent=2))
+
+
 @bench_app.command("run")
 def bench_run(
     corpus: Annotated[Path, typer.Argument(help="A corpus from `bench generate`.")],
@@ -288,16 +297,11 @@ def bench_run(
 
         ruling-dumps bench run /tmp/corpus-1m --results bench/results-1m.json
     """
-    import json
-
     try:
         from flows.bench import run_benchmark
     except ImportError as exc:  # psutil, httpx: the `bench` extra
         _fail(RulingsError(f"{exc}; install the bench extra: pip install -e '.[bench]'"))
-    measured = run_benchmark(corpus, work)
-    results.parent.mkdir(parents=True, exist_ok=True)
-    results.write_text(json.dumps(measured, indent=2) + "\n", encoding="utf-8")
-    typer.echo(json.dumps(measured["against_targets"], indent=2))
+    _record(run_benchmark(corpus, work), results)
 
 
 @bench_app.command("seeds")
@@ -317,16 +321,11 @@ def bench_seeds(
 
         ruling-dumps bench seeds --runs 3 --results bench/results-seeds.json
     """
-    import json
-
     try:
         from flows.bench import run_seed_benchmark
     except ImportError as exc:  # psutil, httpx: the `bench` extra
         _fail(RulingsError(f"{exc}; install the bench extra: pip install -e '.[bench]'"))
-    measured = run_seed_benchmark(raw, work, runs)
-    results.parent.mkdir(parents=True, exist_ok=True)
-    results.write_text(json.dumps(measured, indent=2) + "\n", encoding="utf-8")
-    typer.echo(json.dumps(measured["against_targets"], indent=2))
+    _record(run_seed_benchmark(raw, work, runs), results)
 
 
 def _fail(exc: Exception) -> None:
