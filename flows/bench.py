@@ -41,6 +41,7 @@ from typing import Any
 import httpx
 import psutil
 
+from flows.errors import RulingsError
 from flows.paths import OutputPaths
 from flows.stages import state
 
@@ -56,6 +57,15 @@ TARGETS = {
 }
 
 
+class MeasuredRunError(RulingsError):
+    """A measured command exited with an error: its command line, exit code and last stderr line."""
+
+    def __init__(self, command: list[str], code: int, stderr: str) -> None:
+        lines = [line for line in stderr.splitlines() if line.strip()]
+        why = lines[-1].strip() if lines else "nothing on stderr"
+        super().__init__(f"measured run failed (exit {code}): {' '.join(command)}: {why}")
+
+
 def measure(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> dict[str, float]:
     """Run `command`; return its wall time, CPU time and peak memory.
 
@@ -66,7 +76,7 @@ def measure(command: list[str], cwd: Path, env: dict[str, str] | None = None) ->
         peak_tree_rss_mib (the whole tree's RSS at its sampled peak).
 
     Raises:
-        subprocess.CalledProcessError: the command failed.
+        MeasuredRunError: the command failed.
     """
     started = time.perf_counter()
     process = subprocess.Popen(
@@ -93,7 +103,7 @@ def measure(command: list[str], cwd: Path, env: dict[str, str] | None = None) ->
     stderr = process.stderr.read().decode(errors="replace") if process.stderr else ""
     code = os.waitstatus_to_exitcode(status)
     if code != 0:
-        raise subprocess.CalledProcessError(code, command, stderr=stderr)
+        raise MeasuredRunError(command, code, stderr)
     cpu[process.pid] = usage.ru_utime + usage.ru_stime  # exact for the main process
     return {
         "wall_s": round(wall, 2),
@@ -382,7 +392,7 @@ def time_seed_run(raw_dir: Path, output: Path, env: dict[str, str]) -> dict[str,
         before_server_s: the rest (Python's start, the CLI's imports and checks).
 
     Raises:
-        subprocess.CalledProcessError: the run failed.
+        MeasuredRunError: the run failed.
     """
     shutil.rmtree(output, ignore_errors=True)
     command = [sys.executable, "-m", "flows", "run", "--raw", str(raw_dir), "--output", str(output)]
@@ -401,7 +411,7 @@ def time_seed_run(raw_dir: Path, output: Path, env: dict[str, str]) -> dict[str,
     ended, cpu_at_end = time.perf_counter(), _own_cpu_s(process.pid)
     code = process.wait()
     if code != 0:
-        raise subprocess.CalledProcessError(code, command, stderr=stderr)
+        raise MeasuredRunError(command, code, stderr)
     times = {name: float(value) for name, value in _TIME_LINE.findall(stderr)}
     wall, server = ended - started, times["prefect server start"]
     after = times["pipeline"] + (ended - last_line_at)

@@ -305,7 +305,8 @@ def bench_run(
         from flows.bench import run_benchmark
     except ImportError as exc:  # psutil, httpx: the `bench` extra
         _fail(RulingsError(f"{exc}; install the bench extra: pip install -e '.[bench]'"))
-    _record(run_benchmark(corpus, work), results)
+    with _one_line_errors():
+        _record(run_benchmark(corpus, work), results)
 
 
 @bench_app.command("seeds")
@@ -329,7 +330,8 @@ def bench_seeds(
         from flows.bench import run_seed_benchmark
     except ImportError as exc:  # psutil, httpx: the `bench` extra
         _fail(RulingsError(f"{exc}; install the bench extra: pip install -e '.[bench]'"))
-    _record(run_seed_benchmark(raw, work, runs), results)
+    with _one_line_errors():
+        _record(run_seed_benchmark(raw, work, runs), results)
 
 
 def _fail(exc: Exception) -> None:

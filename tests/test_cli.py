@@ -226,3 +226,21 @@ def test_word_lists_load_during_the_server_start_only_for_a_small_raw_dir(tmp_pa
     (tmp_path / "big").mkdir()
     (tmp_path / "big" / "notes.md").write_bytes(b"x" * (cli.SMALL_RAW_BYTES + 1))
     assert cli._is_small(tmp_path / "big")
+
+
+def test_a_failed_measured_run_is_one_error_line_naming_why(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        app,
+        [
+            *("bench", "seeds", "--raw", str(tmp_path / "none"), "--runs", "1"),
+            *("--work", str(tmp_path / "work"), "--results", str(tmp_path / "results.json")),
+        ],
+    )
+    assert result.exit_code == 1
+    assert result.output.count("\n") == 1 and "Traceback" not in result.output
+    assert result.output.startswith("error: measured run failed (exit 1): ")
+    assert result.output.endswith(
+        f"error: raw dir {tmp_path / 'none'} does not exist or is not "
+        "a directory; create it and copy the dump files (*.txt) into it\n"
+    )
+    assert not (tmp_path / "results.json").exists()
