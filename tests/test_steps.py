@@ -222,3 +222,38 @@ def test_a_folder_in_place_of_a_state_file_is_recovered_then_removed(tmp_path: P
     assert not languages.exists()  # tidied with the broken generation
     again = steps.run_direct(raw, output)
     assert again["manifest"]["state_recovered"] is None
+
+
+def _keep_track_id(run: steps.RunResult) -> str:
+    rulings = pl.read_parquet(run["snapshot"] / "rulings.parquet")
+    return rulings.filter(pl.col("text").str.starts_with("Keep track"))["ruling_id"].item()
+
+
+def test_with_no_whole_generation_left_the_ids_come_from_a_sound_registry(
+    tmp_path: Path,
+) -> None:
+    # Four seeds register "writing theme down"; seed 003 then adds the smaller "writing
+    # them down", so a content id (a cold run's) would differ from the kept one.
+    them = "003_321b63c5bd17bae4.txt"
+    raw, output = _raw(tmp_path), tmp_path / "out"
+    (tmp_path / them).write_bytes((raw / them).read_bytes())
+    (raw / them).unlink()
+    kept = _keep_track_id(steps.run_direct(raw, output))
+    (raw / them).write_bytes((tmp_path / them).read_bytes())
+    second = steps.run_direct(raw, output)
+    assert _keep_track_id(second) == kept
+    committed = json.loads((output / "state" / "state.json").read_text())
+    for record in (committed["current"], committed["previous"]):  # both generations broken
+        broken = output / "state" / record["files"]["languages"]["file"]
+        data = bytearray(broken.read_bytes())
+        data[len(data) // 2] ^= 0x01
+        broken.write_bytes(bytes(data))
+    third = steps.run_direct(raw, output)
+    assert third["manifest"]["work"]["dumps_parsed"] == 5  # cold: every cache lost
+    assert _keep_track_id(third) == kept
+    assert third["manifest"]["state_recovered"].endswith(
+        "no whole generation left: cold run, ruling ids kept from generation "
+        f"{second['manifest']['run_id']}'s registry"
+    )
+    for name in ("rulings.parquet", "ruling_variants.parquet"):  # as if nothing broke
+        assert (third["snapshot"] / name).read_bytes() == (second["snapshot"] / name).read_bytes()

@@ -181,13 +181,19 @@ def load_state(state_dir: Path, published: str | None = None) -> RunState:
     generations, then any other generation record, newest first. The first
     whose files all match their sha256 and schema is read.
 
+    When no generation reads whole, the run starts cold (empty caches) but
+    keeps the id registry of the first of them whose `ruling_ids` file is
+    sound: the caches can be rebuilt from `raw/`, the registry cannot.
+
     Returns:
         The state, with `recovered` set (and a warning logged) when a
-        generation was skipped as broken or nothing readable was left (a cold
-        start: empty caches, an empty id registry).
+        generation was skipped as broken; a cold start (empty caches, and an
+        empty id registry when no generation's registry was sound either)
+        when nothing whole was left.
     """
     problems: list[str] = []
-    for record in _candidate_records(state_dir, published, problems):
+    candidates = _candidate_records(state_dir, published, problems)
+    for record in candidates:
         try:
             loaded = _read_generation(state_dir, record)
         except StateCorruptError as exc:
@@ -198,11 +204,26 @@ def load_state(state_dir: Path, published: str | None = None) -> RunState:
             logger.warning("state recovered: %s", loaded["recovered"])
         return loaded
     cold = _empty_state()
-    if problems:
+    if not problems:
+        return cold
+    for record in candidates:  # the caches are lost; the ids need only the registry
+        try:
+            cold["registry"] = complete_registry(_read_file(state_dir, record, "ruling_ids"))
+        except StateCorruptError:
+            continue
         cold["recovered"] = "; ".join(
-            [*problems, "no readable state left: cold run, ruling ids are content ids again"]
+            [
+                *problems,
+                "no whole generation left: cold run, ruling ids kept from generation "
+                f"{record['generation']}'s registry",
+            ]
         )
-        logger.warning("STATE LOST: %s", cold["recovered"])
+        logger.warning("state recovered: %s", cold["recovered"])
+        return cold
+    cold["recovered"] = "; ".join(
+        [*problems, "no readable state left: cold run, ruling ids are content ids again"]
+    )
+    logger.warning("STATE LOST: %s", cold["recovered"])
     return cold
 
 
@@ -403,25 +424,10 @@ def _read_generation(state_dir: Path, record: StateRecord) -> RunState:
     """
     frames = {}
     for kind in _STATE_FILES:
-        spec = record["files"].get(kind)
-        if spec is None and kind in _OPTIONAL:
+        if record["files"].get(kind) is None and kind in _OPTIONAL:
             frames[kind] = pl.DataFrame(schema=_OPTIONAL[kind])
-            continue
-        if spec is None:
-            raise StateCorruptError(f"its record names no {kind} file")
-        path = state_dir / spec["file"]
-        if not path.is_file():
-            raise StateCorruptError(f"{path.name} is missing")
-        if _sha256(path) != spec["sha256"]:
-            raise StateCorruptError(f"{path.name} differs from its recorded sha256")
-        try:
-            frames[kind] = pl.read_parquet(path)
-        except Exception as exc:  # polars raises several error types on a bad file
-            raise StateCorruptError(f"{path.name} does not read back: {exc}") from exc
-        schema = {**_REQUIRED, **_OPTIONAL}[kind]
-        wrong = {c: t for c, t in schema.items() if frames[kind].schema.get(c) != t}
-        if wrong:
-            raise StateCorruptError(f"{path.name} lacks columns {sorted(wrong)}")
+        else:
+            frames[kind] = _read_file(state_dir, record, kind)
     parsed, languages, results, clusters = _current_caches(record, frames)
     return RunState(
         parsed=parsed,
@@ -433,6 +439,32 @@ def _read_generation(state_dir: Path, record: StateRecord) -> RunState:
         generation=record["generation"],
         recovered=None,
     )
+
+
+def _read_file(state_dir: Path, record: StateRecord, kind: str) -> pl.DataFrame:
+    """Read the `kind` file of a generation, checking its sha256 and schema.
+
+    Raises:
+        StateCorruptError: the record names no such file, or it is missing,
+            altered, unreadable or lacks a column.
+    """
+    spec = record["files"].get(kind)
+    if spec is None:
+        raise StateCorruptError(f"its record names no {kind} file")
+    path = state_dir / spec["file"]
+    if not path.is_file():
+        raise StateCorruptError(f"{path.name} is missing")
+    if _sha256(path) != spec["sha256"]:
+        raise StateCorruptError(f"{path.name} differs from its recorded sha256")
+    try:
+        frame = pl.read_parquet(path)
+    except Exception as exc:  # polars raises several error types on a bad file
+        raise StateCorruptError(f"{path.name} does not read back: {exc}") from exc
+    schema = {**_REQUIRED, **_OPTIONAL}[kind]
+    wrong = {c: t for c, t in schema.items() if frame.schema.get(c) != t}
+    if wrong:
+        raise StateCorruptError(f"{path.name} lacks columns {sorted(wrong)}")
+    return frame
 
 
 def _current_caches(

@@ -123,12 +123,21 @@ def test_nothing_readable_is_a_loud_cold_start(
     _save(tmp_path, ["a"], "run1")
     fault(tmp_path / f"{kind}.run1.parquet")
     loaded = load_state(tmp_path)
-    assert loaded["generation"] is None and loaded["registry"].is_empty()
+    assert loaded["generation"] is None
     assert loaded["parsed"] is None and loaded["languages"].is_empty()
-    assert loaded["recovered"] is not None and loaded["recovered"].endswith(
-        "no readable state left: cold run, ruling ids are content ids again"
-    )
-    assert "STATE LOST" in caplog.text
+    assert loaded["recovered"] is not None
+    if kind == "ruling_ids":  # nothing sound left
+        assert loaded["registry"].is_empty()
+        assert loaded["recovered"].endswith(
+            "no readable state left: cold run, ruling ids are content ids again"
+        )
+        assert "STATE LOST" in caplog.text
+    else:  # the caches are lost, the registry is sound: ids stay
+        assert loaded["registry"]["variant_id"].to_list() == ["a"]
+        assert loaded["recovered"].endswith(
+            "no whole generation left: cold run, ruling ids kept from generation run1's registry"
+        )
+        assert "STATE LOST" not in caplog.text and "state recovered" in caplog.text
 
 
 @pytest.mark.parametrize("content", ["", "{", '{"current": 3}', "[]"], ids=str)
