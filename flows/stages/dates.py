@@ -88,15 +88,22 @@ class DateFormat:
 
 @cache
 def _names(code: str, kind: str) -> dict[str, int]:
-    """Lowercased, dot-stripped month (1-12) or weekday (0 = Monday) names of a locale."""
-    data = getattr(Locale.parse(code), kind)
+    """Lowercased, dot-stripped month (1-12) or weekday (0 = Monday) names of a locale's
+    language: those of every `DATE_LOCALES` locale of that language, so en's `MMM d, y`
+    reads en_GB's and en_AU's `Sept.` (CLDR en writes `Sep`)."""
+    language = Locale.parse(code).language
     names: dict[str, int] = {}
-    for context in ("format", "stand-alone"):
-        for width in ("wide", "abbreviated"):
-            for number, name in data[context][width].items():
-                key = name_key(name)
-                if names.setdefault(key, number) != number:
-                    raise ValueError(f"CLDR {kind} name {name!r} ({code}) is ambiguous")
+    for other in DATE_LOCALES:
+        locale = Locale.parse(other)
+        if locale.language != language:
+            continue
+        data = getattr(locale, kind)
+        for context in ("format", "stand-alone"):
+            for width in ("wide", "abbreviated"):
+                for number, name in data[context][width].items():
+                    key = name_key(name)
+                    if names.setdefault(key, number) != number:
+                        raise ValueError(f"CLDR {kind} name {name!r} ({other}) is ambiguous")
     return names
 
 

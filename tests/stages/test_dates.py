@@ -119,6 +119,9 @@ def test_parse_published_dates_once_per_distinct_string() -> None:
         ("June 3rd, 2024", dt.date(2024, 6, 3)),
         ("June 11th, 2024", dt.date(2024, 6, 11)),
         ("June 22nd, 2024", dt.date(2024, 6, 22)),
+        ("Sept. 7, 2024", dt.date(2024, 9, 7)),  # en `MMM d, y` with en_GB's `Sept`
+        ("Sat, Sept 7, 2024", dt.date(2024, 9, 7)),
+        ("7 Sept 2024", dt.date(2024, 9, 7)),  # en_GB medium
         ("07/06/2024", dt.date(2024, 6, 7)),  # day first (the caller checks the language)
         ("07.06.2024", dt.date(2024, 6, 7)),  # de medium
         ("2024-06-07", dt.date(2024, 6, 7)),  # fr_CA short
@@ -155,6 +158,8 @@ def test_cldr_forms(text: str, expected: dt.date) -> None:
             "2019-04-30 is outside the era 令和 (from 2019-05-01) in date '令和1年4月30日'",
         ),
         ("6/7/2024 at noon", "unrecognized date '6/7/2024 at noon'"),
+        ("Jänner 7, 2024", "unrecognized date 'Jänner 7, 2024'"),  # no German format reads it
+        ("Sept. 8, 2024, Sun", "unrecognized date 'Sept. 8, 2024, Sun'"),
     ],
 )
 def test_rejected_cldr_forms_say_why(text: str, reason: str) -> None:
