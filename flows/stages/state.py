@@ -39,6 +39,7 @@ import json
 import logging
 import os
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from importlib.metadata import version
 from pathlib import Path
@@ -49,7 +50,7 @@ import polars as pl
 from flows.paths import staged_file, state_file
 from flows.stages.read import STAT_SCHEMA
 from flows.stages.ruling_ids import REGISTRY_COLUMNS, complete_registry
-from flows.stages.write import fsync_path
+from flows.stages.write import IO_THREADS, fsync_path, results_in_order
 
 logger = logging.getLogger(__name__)
 
@@ -237,11 +238,12 @@ def stage_state(
         **{f"results_{name}": results[name] for name in RESULT_FRAMES if results is not None},
         **({"clusters": clusters} if clusters is not None else {}),
     }
-    files = {}
-    for kind, frame in frames.items():
-        path = state_file(state_dir, kind, generation)
-        _write_parquet(frame, path)
-        files[kind] = {"file": path.name, "sha256": _sha256(path)}
+    with ThreadPoolExecutor(IO_THREADS) as pool:  # polars writes and sha256 release the GIL
+        written = [
+            pool.submit(_write_state_file, frame, state_file(state_dir, kind, generation))
+            for kind, frame in frames.items()
+        ]
+        files = dict(zip(frames, results_in_order(written), strict=True))
     record = StateRecord(generation=generation, cache_keys=cache_keys(), files=files)
     _write_json(record, state_file(state_dir, "generation", generation, "json"))
     return record
@@ -401,27 +403,9 @@ def _read_generation(state_dir: Path, record: StateRecord) -> RunState:
     Raises:
         StateCorruptError: a file is missing, altered or unreadable.
     """
-    frames = {}
-    for kind in _STATE_FILES:
-        spec = record["files"].get(kind)
-        if spec is None and kind in _OPTIONAL:
-            frames[kind] = pl.DataFrame(schema=_OPTIONAL[kind])
-            continue
-        if spec is None:
-            raise StateCorruptError(f"its record names no {kind} file")
-        path = state_dir / spec["file"]
-        if not path.is_file():
-            raise StateCorruptError(f"{path.name} is missing")
-        if _sha256(path) != spec["sha256"]:
-            raise StateCorruptError(f"{path.name} differs from its recorded sha256")
-        try:
-            frames[kind] = pl.read_parquet(path)
-        except Exception as exc:  # polars raises several error types on a bad file
-            raise StateCorruptError(f"{path.name} does not read back: {exc}") from exc
-        schema = {**_REQUIRED, **_OPTIONAL}[kind]
-        wrong = {c: t for c, t in schema.items() if frames[kind].schema.get(c) != t}
-        if wrong:
-            raise StateCorruptError(f"{path.name} lacks columns {sorted(wrong)}")
+    with ThreadPoolExecutor(IO_THREADS) as pool:  # sha256 and polars reads release the GIL
+        read = [pool.submit(_read_state_file, state_dir, record, kind) for kind in _STATE_FILES]
+        frames = dict(zip(_STATE_FILES, results_in_order(read), strict=True))
     parsed, languages, results, clusters = _current_caches(record, frames)
     return RunState(
         parsed=parsed,
@@ -433,6 +417,34 @@ def _read_generation(state_dir: Path, record: StateRecord) -> RunState:
         generation=record["generation"],
         recovered=None,
     )
+
+
+def _read_state_file(state_dir: Path, record: StateRecord, kind: str) -> pl.DataFrame:
+    """One state file of a generation, its sha256 and schema checked (empty when optional).
+
+    Raises:
+        StateCorruptError: the record names no such required file, or the file
+            is missing, altered, unreadable or of the wrong schema.
+    """
+    spec = record["files"].get(kind)
+    if spec is None and kind in _OPTIONAL:
+        return pl.DataFrame(schema=_OPTIONAL[kind])
+    if spec is None:
+        raise StateCorruptError(f"its record names no {kind} file")
+    path = state_dir / spec["file"]
+    if not path.is_file():
+        raise StateCorruptError(f"{path.name} is missing")
+    if _sha256(path) != spec["sha256"]:
+        raise StateCorruptError(f"{path.name} differs from its recorded sha256")
+    try:
+        frame = pl.read_parquet(path)
+    except Exception as exc:  # polars raises several error types on a bad file
+        raise StateCorruptError(f"{path.name} does not read back: {exc}") from exc
+    schema = {**_REQUIRED, **_OPTIONAL}[kind]
+    wrong = {c: t for c, t in schema.items() if frame.schema.get(c) != t}
+    if wrong:
+        raise StateCorruptError(f"{path.name} lacks columns {sorted(wrong)}")
+    return frame
 
 
 def _current_caches(
@@ -522,11 +534,14 @@ def _generation_of(path: Path) -> str | None:
 
 
 def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
     with path.open("rb") as data:
-        for block in iter(lambda: data.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(data, "sha256").hexdigest()
+
+
+def _write_state_file(frame: pl.DataFrame, path: Path) -> dict[str, str]:
+    """Write one state file (`_write_parquet`); its record entry: file name and sha256."""
+    _write_parquet(frame, path)
+    return {"file": path.name, "sha256": _sha256(path)}
 
 
 def _write_parquet(frame: pl.DataFrame, path: Path) -> None:
