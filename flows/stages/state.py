@@ -19,6 +19,7 @@
 
 A save is two steps: `stage_state` writes a generation's files and record
 (flushed to disk); `commit_state` makes it current by replacing `state.json`.
+A generation's files are written, and read back, `write.IO_THREADS` at a time.
 The flow stages before switching `latest` and commits after, so on load the
 generation matching the published snapshot is preferred (a run killed between
 the switch and the commit is rolled forward). A file whose sha256 differs from

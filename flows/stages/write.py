@@ -8,6 +8,11 @@ A snapshot is written into `snapshots/.<run_id>.partial/`, flushed to disk,
 and renamed to `snapshots/<run_id>/` only when complete; `latest` is then
 switched with `os.replace` on a new symlink, which is atomic on POSIX. A run
 killed at any point leaves `latest` on the previous complete snapshot.
+
+The files are written `IO_THREADS` at a time (polars' writes and sha256
+release the GIL) while the manifest is encoded; the bytes are those of a
+write one file after the other, and an error is the first such a write
+would meet (`results_in_order`).
 """
 
 from __future__ import annotations
