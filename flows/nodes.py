@@ -10,8 +10,10 @@ so a test can replace one.
 
 from __future__ import annotations
 
+import contextvars
 import datetime as dt
 import logging
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
@@ -70,13 +72,25 @@ def new_run_id(started_at: dt.datetime) -> str:
 
 
 def load_inputs(raw_dir: Path, output: OutputPaths) -> Inputs:
-    """List the raw files; read the state of earlier runs and the latest manifest (I/O only)."""
+    """List the raw files; read the state of earlier runs and the latest manifest (I/O only).
+
+    The state and the manifest are read in threads while the files are listed
+    (sha256 and Parquet reads release the GIL); an error is the one reading
+    them one after the other (files, state, manifest) would raise first.
+    """
     target = write.latest_target(output.root)
-    return Inputs(
-        paths=read.list_dump_paths(raw_dir),
-        state=state.load_state(output.state, published=Path(target).name if target else None),
-        previous_manifest=write.read_latest_manifest(output.root),
-    )
+    published = Path(target).name if target else None
+    with ThreadPoolExecutor(2) as pool:
+        # Each in a copy of this context: their log lines belong to the run (Prefect).
+        loaded = pool.submit(
+            contextvars.copy_context().run, state.load_state, output.state, published
+        )
+        previous = pool.submit(
+            contextvars.copy_context().run, write.read_latest_manifest, output.root
+        )
+        paths = read.list_dump_paths(raw_dir)  # on an error, the pool ends before it is raised
+        loaded_state, previous_manifest = write.results_in_order([loaded, previous])
+    return Inputs(paths=paths, state=loaded_state, previous_manifest=previous_manifest)
 
 
 def check_files(

@@ -19,6 +19,7 @@
 
 A save is two steps: `stage_state` writes a generation's files and record
 (flushed to disk); `commit_state` makes it current by replacing `state.json`.
+A generation's files are written, and read back, `write.IO_THREADS` at a time.
 The flow stages before switching `latest` and commits after, so on load the
 generation matching the published snapshot is preferred (a run killed between
 the switch and the commit is rolled forward). A file whose sha256 differs from
@@ -39,6 +40,7 @@ import json
 import logging
 import os
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from importlib.metadata import version
 from pathlib import Path
@@ -49,7 +51,7 @@ import polars as pl
 from flows.paths import staged_file, state_file
 from flows.stages.read import STAT_SCHEMA
 from flows.stages.ruling_ids import REGISTRY_COLUMNS, complete_registry
-from flows.stages.write import fsync_path
+from flows.stages.write import IO_THREADS, fsync_path, results_in_order
 
 logger = logging.getLogger(__name__)
 
@@ -208,7 +210,7 @@ def load_state(state_dir: Path, published: str | None = None) -> RunState:
         return cold
     for record in candidates:  # the caches are lost; the ids need only the registry
         try:
-            cold["registry"] = complete_registry(_read_file(state_dir, record, "ruling_ids"))
+            cold["registry"] = complete_registry(_read_state_file(state_dir, record, "ruling_ids"))
         except StateCorruptError:
             continue
         cold["recovered"] = "; ".join(
@@ -258,11 +260,12 @@ def stage_state(
         **{f"results_{name}": results[name] for name in RESULT_FRAMES if results is not None},
         **({"clusters": clusters} if clusters is not None else {}),
     }
-    files = {}
-    for kind, frame in frames.items():
-        path = state_file(state_dir, kind, generation)
-        _write_parquet(frame, path)
-        files[kind] = {"file": path.name, "sha256": _sha256(path)}
+    with ThreadPoolExecutor(IO_THREADS) as pool:  # polars writes and sha256 release the GIL
+        written = [
+            pool.submit(_write_state_file, frame, state_file(state_dir, kind, generation))
+            for kind, frame in frames.items()
+        ]
+        files = dict(zip(frames, results_in_order(written), strict=True))
     record = StateRecord(generation=generation, cache_keys=cache_keys(), files=files)
     _write_json(record, state_file(state_dir, "generation", generation, "json"))
     return record
@@ -422,12 +425,9 @@ def _read_generation(state_dir: Path, record: StateRecord) -> RunState:
     Raises:
         StateCorruptError: a file is missing, altered or unreadable.
     """
-    frames = {}
-    for kind in _STATE_FILES:
-        if record["files"].get(kind) is None and kind in _OPTIONAL:
-            frames[kind] = pl.DataFrame(schema=_OPTIONAL[kind])
-        else:
-            frames[kind] = _read_file(state_dir, record, kind)
+    with ThreadPoolExecutor(IO_THREADS) as pool:  # sha256 and polars reads release the GIL
+        read = [pool.submit(_read_state_file, state_dir, record, kind) for kind in _STATE_FILES]
+        frames = dict(zip(_STATE_FILES, results_in_order(read), strict=True))
     parsed, languages, results, clusters = _current_caches(record, frames)
     return RunState(
         parsed=parsed,
@@ -441,14 +441,16 @@ def _read_generation(state_dir: Path, record: StateRecord) -> RunState:
     )
 
 
-def _read_file(state_dir: Path, record: StateRecord, kind: str) -> pl.DataFrame:
-    """Read the `kind` file of a generation, checking its sha256 and schema.
+def _read_state_file(state_dir: Path, record: StateRecord, kind: str) -> pl.DataFrame:
+    """One state file of a generation, its sha256 and schema checked (empty when optional).
 
     Raises:
-        StateCorruptError: the record names no such file, or it is missing,
-            altered, unreadable or lacks a column.
+        StateCorruptError: the record names no such required file, or the file
+            is missing, altered, unreadable or of the wrong schema.
     """
     spec = record["files"].get(kind)
+    if spec is None and kind in _OPTIONAL:
+        return pl.DataFrame(schema=_OPTIONAL[kind])
     if spec is None:
         raise StateCorruptError(f"its record names no {kind} file")
     path = state_dir / spec["file"]
@@ -554,11 +556,14 @@ def _generation_of(path: Path) -> str | None:
 
 
 def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
     with path.open("rb") as data:
-        for block in iter(lambda: data.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(data, "sha256").hexdigest()
+
+
+def _write_state_file(frame: pl.DataFrame, path: Path) -> dict[str, str]:
+    """Write one state file (`_write_parquet`); its record entry: file name and sha256."""
+    _write_parquet(frame, path)
+    return {"file": path.name, "sha256": _sha256(path)}
 
 
 def _write_parquet(frame: pl.DataFrame, path: Path) -> None:

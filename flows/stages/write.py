@@ -8,6 +8,11 @@ A snapshot is written into `snapshots/.<run_id>.partial/`, flushed to disk,
 and renamed to `snapshots/<run_id>/` only when complete; `latest` is then
 switched with `os.replace` on a new symlink, which is atomic on POSIX. A run
 killed at any point leaves `latest` on the previous complete snapshot.
+
+The files are written `IO_THREADS` at a time (polars' writes and sha256
+release the GIL) while the manifest is encoded; the bytes are those of a
+write one file after the other, and an error is the first such a write
+would meet (`results_in_order`).
 """
 
 from __future__ import annotations
@@ -18,8 +23,10 @@ import logging
 import os
 import re
 import shutil
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pandera.polars as pa
 import polars as pl
@@ -32,6 +39,8 @@ from flows.stages.validate import validate_table
 logger = logging.getLogger(__name__)
 
 PARQUET_COMPRESSION = "zstd"
+#: Files written at once: polars writes (and sha256, file reads) release the GIL.
+IO_THREADS = 2
 
 
 def write_snapshot(
@@ -65,26 +74,91 @@ def write_snapshot(
     if staging.exists():  # a retried write starts afresh
         shutil.rmtree(staging)
     staging.mkdir(parents=True)
-    files = []
-    for name, table in tables.items():
-        table.write_parquet(staging / f"{name}.parquet", compression=PARQUET_COMPRESSION)
-        table.write_ndjson(staging / f"{name}.jsonl")
-        files += [_describe_file(staging / f"{name}.{ext}") for ext in ("parquet", "jsonl")]
-    for name, text in (documents or {}).items():
-        (staging / name).write_text(text, encoding="utf-8")
-        files.append(_describe_file(staging / name))
+    jobs = [
+        *(
+            (_write_table, table, staging / f"{name}.{ext}")
+            for name, table in tables.items()
+            for ext in ("parquet", "jsonl")
+        ),
+        *((_write_document, text, staging / name) for name, text in (documents or {}).items()),
+    ]
+    with ThreadPoolExecutor(IO_THREADS) as pool:
+        # Largest first, so the longest write starts at once; the manifest lists them in order.
+        order = sorted(range(len(jobs)), key=lambda i: -_job_size(jobs[i][1]))
+        pending = {i: pool.submit(*jobs[i]) for i in order}
+        head = _manifest_head(manifest)  # meanwhile (it holds the GIL, the writes do not)
+        files = results_in_order([pending[i] for i in range(len(jobs))])
     manifest_path = staging / "manifest.json"
-    manifest_path.write_text(
-        indented_json({**manifest, "files": files}) + "\n",
-        encoding="utf-8",
-    )
-    for path in [*staging.iterdir(), staging]:
-        fsync_path(path)
+    manifest_path.write_text(_manifest_text(manifest, files, head) + "\n", encoding="utf-8")
+    fsync_path(manifest_path)
+    fsync_path(staging)
     pause_point("snapshot_staged")
     os.rename(staging, final)
     fsync_path(snapshots)
     logger.info("wrote snapshot %s (%d tables)", final, len(tables))
     return final
+
+
+T = TypeVar("T")
+
+
+def results_in_order(futures: Sequence[Future[T]]) -> list[T]:
+    """The futures' results in their order; on the first error (in that order), that error.
+
+    Before raising, futures not yet started are cancelled and the running ones
+    awaited, so no write goes on behind the caller's back. The error is the
+    one a loop doing the jobs one after the other in this order would raise
+    first (later jobs may have run, as they could have in an earlier attempt).
+    """
+    try:
+        return [future.result() for future in futures]
+    except BaseException:
+        for future in futures:
+            future.cancel()
+        wait(futures)
+        raise
+
+
+def _write_table(table: pl.DataFrame, path: Path) -> dict[str, Any]:
+    """Write `table` as Parquet (zstd) or JSON Lines, by `path`'s suffix; flush; describe it."""
+    if path.suffix == ".parquet":
+        table.write_parquet(path, compression=PARQUET_COMPRESSION)
+    else:
+        table.write_ndjson(path)
+    fsync_path(path)
+    return _describe_file(path)
+
+
+def _write_document(text: str, path: Path) -> dict[str, Any]:
+    path.write_text(text, encoding="utf-8")
+    fsync_path(path)
+    return _describe_file(path)
+
+
+def _job_size(content: pl.DataFrame | str) -> int:
+    return content.estimated_size() if isinstance(content, pl.DataFrame) else len(content)
+
+
+def _manifest_head(manifest: dict[str, Any]) -> str | None:
+    """`indented_json(manifest)` when `files` can be appended to it, else None.
+
+    None too when it cannot be encoded: `_manifest_text` then raises that error
+    after the tables' own errors, as a write one file after the other would.
+    """
+    if not manifest or "files" in manifest or not all(isinstance(k, str) for k in manifest):
+        return None
+    try:
+        return indented_json(manifest)
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+def _manifest_text(manifest: dict[str, Any], files: list[dict[str, Any]], head: str | None) -> str:
+    """`indented_json({**manifest, "files": files})`; only `files` is encoded when `head`
+    (`_manifest_head(manifest)`) is given."""
+    if head is None:
+        return indented_json({**manifest, "files": files})
+    return f'{head[: -len(chr(10) + "}")]},\n  "files": {_encoded(files, chr(10) + "  ")}\n}}'
 
 
 def indented_json(value: Any, newline: str = "\n") -> str:
@@ -291,8 +365,9 @@ def _is_complete_snapshot(folder: Path, run_id: str) -> bool:
 
 
 def _describe_file(path: Path) -> dict[str, Any]:
-    data = path.read_bytes()
-    return {"name": path.name, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    with path.open("rb") as data:  # in blocks: a large table is never held twice
+        digest = hashlib.file_digest(data, "sha256")
+        return {"name": path.name, "bytes": data.tell(), "sha256": digest.hexdigest()}
 
 
 def fsync_path(path: Path) -> None:

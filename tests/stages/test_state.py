@@ -217,3 +217,19 @@ def test_records_of_the_wrong_shape_never_block_a_run(tmp_path: Path) -> None:
     assert loaded["generation"] == "run2"
     assert loaded["registry"]["variant_id"].to_list() == ["a", "c"]
     assert loaded["recovered"] is not None
+
+
+def test_the_first_broken_file_in_order_is_named_though_files_are_read_at_once(
+    tmp_path: Path,
+) -> None:
+    # The files are checked in threads; the problem named is the one a reading
+    # one file after the other would meet first (parsed_lines before ruling_ids).
+    _save(tmp_path, ["a"], "run1")
+    _save(tmp_path, [f"d{i}" for i in range(50_000)], "run2")
+    (tmp_path / "ruling_ids.run2.parquet").unlink()
+    _flip_a_byte(tmp_path / "parsed_lines.run2.parquet")
+    loaded = load_state(tmp_path)
+    assert loaded["recovered"] == (
+        "generation run2: parsed_lines.run2.parquet differs from its recorded sha256; "
+        "used generation run1"
+    )

@@ -5,6 +5,8 @@ from __future__ import annotations
 import errno
 import json
 import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import polars as pl
@@ -143,3 +145,45 @@ def test_the_written_manifest_is_json_dumps_indent_2(
     text = (snapshot / "manifest.json").read_text(encoding="utf-8")
     manifest = json.loads(text)
     assert text == json.dumps(manifest, indent=2, ensure_ascii=False) + "\n"
+
+
+def test_jobs_in_threads_raise_the_first_error_in_their_order() -> None:
+    later_failed = threading.Event()
+
+    def first() -> None:
+        later_failed.wait(timeout=60)
+        raise PermissionError(errno.EACCES, "Permission denied", "dumps.parquet")
+
+    def second() -> None:
+        try:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        finally:
+            later_failed.set()
+
+    with ThreadPoolExecutor(2) as pool:
+        futures = [pool.submit(first), pool.submit(second), pool.submit(lambda: 3)]
+        with pytest.raises(PermissionError, match=r"Permission denied: 'dumps\.parquet'"):
+            write.results_in_order(futures)
+        assert all(f.done() for f in futures)  # nothing left running behind the error
+    with ThreadPoolExecutor(2) as pool:
+        in_order = write.results_in_order([pool.submit(lambda n=n: n) for n in range(5)])
+    assert in_order == [0, 1, 2, 3, 4]
+
+
+def test_a_snapshot_written_in_threads_is_the_one_written_in_order(
+    seed_tables: dict[str, pl.DataFrame], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    documents = {"report.md": "# ré\n" * 1000, "rulings.schema.json": "{}"}
+    threaded = write_snapshot(seed_tables, MANIFEST_LIKE, tmp_path / "a", "r1", documents)
+    monkeypatch.setattr(write, "IO_THREADS", 1)
+    one_by_one = write_snapshot(seed_tables, MANIFEST_LIKE, tmp_path / "b", "r1", documents)
+    names = sorted(p.name for p in threaded.iterdir())
+    assert names == sorted(p.name for p in one_by_one.iterdir())
+    for name in names:
+        assert (threaded / name).read_bytes() == (one_by_one / name).read_bytes(), name
+    manifest = json.loads((threaded / "manifest.json").read_text(encoding="utf-8"))
+    assert [f["name"] for f in manifest["files"]] == [
+        *(f"{n}.{e}" for n in seed_tables for e in ("parquet", "jsonl")),
+        *documents,
+    ]
+    assert verify_snapshot(threaded, TABLE_MODELS) == []
