@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypedDict
@@ -88,24 +90,23 @@ class Runner(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class _Done:
-    value: Any
-
-    def result(self) -> Any:
-        return self.value
-
-
 class DirectRunner:
-    """Calls each step plainly, one after the other, in this process (no Prefect)."""
+    """Calls each step plainly in this process (no Prefect); submitted steps run in threads.
+
+    `threads`: submitted steps at a time (parse and language batches), as the
+    flow's task runner (`rulings_flow.LOCAL_TASK_THREADS`: one per core).
+    """
+
+    def __init__(self, threads: int = os.cpu_count() or 1) -> None:
+        self._threads = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="step")
 
     def call(self, name: str, *args: Any) -> Any:
         """Run a step and return its value."""
         return STEPS[name].fn(*args)
 
     def submit(self, name: str, *args: Any) -> Pending:
-        """Run a step now; its value is ready."""
-        return _Done(self.call(name, *args))
+        """Start a step in a thread; `result()` waits for its value (or raises its error)."""
+        return self._threads.submit(self.call, name, *args)
 
 
 class RunResult(TypedDict):
@@ -149,23 +150,27 @@ def _sequence(runner: Runner, run: RunSettings) -> RunResult:
         run.max_file_bytes,
         inputs["state"]["file_index"] if run.trust_metadata else None,
     )
-    parts = [
-        runner.submit(
-            "parse_batch",
-            run.raw_dir,
-            batch,
-            known_ids,
-            out.parts(run.run_id),
-            f"batch{i:05d}",
-            run.max_file_bytes,
-        )
-        for i, batch in enumerate(_batches(check["to_read"], run.batch_files))
-    ]
+    batches = _batches(check["to_read"], run.batch_files)
+    with nodes.parse_workers(run.processes if len(batches) > 1 else 1) as workers:
+        pending = [
+            runner.submit(
+                "parse_batch",
+                run.raw_dir,
+                batch,
+                known_ids,
+                out.parts(run.run_id),
+                f"batch{i:05d}",
+                run.max_file_bytes,
+                workers,
+            )
+            for i, batch in enumerate(batches)
+        ]
+        parts = [p.result() for p in pending]
     today = run.started_at.date()
     cached_results = inputs["state"]["results"] if run.reuse_results else None
     parsed, reused_dumps, parsed_files, file_index, work = runner.call(
         "assemble_dumps",
-        [p.result() for p in parts],
+        parts,
         check,
         cached,
         cached_results,
