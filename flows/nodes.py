@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import multiprocessing
+import multiprocessing.forkserver
 from collections.abc import Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import contextmanager
@@ -139,6 +140,22 @@ def _parse_and_write(
 WORKER_PRELOAD = [__name__, "flows.stages.language"]
 
 
+def start_worker_server() -> None:
+    """Start the workers' forkserver now: its imports run alongside this process's work.
+
+    For a run known to need `parse_workers` (no parse cache, more than one
+    batch); without it the first pool starts the forkserver, and waits for it.
+    """
+    _worker_context()
+    multiprocessing.forkserver.ensure_running()
+
+
+def _worker_context() -> multiprocessing.context.BaseContext:
+    context = multiprocessing.get_context("forkserver")  # no fork of a threaded process
+    context.set_forkserver_preload(WORKER_PRELOAD)
+    return context
+
+
 @contextmanager
 def parse_workers(processes: int) -> Iterator[Executor | None]:
     """A pool of `processes` worker processes for `parse_batch`; None below 2.
@@ -153,9 +170,7 @@ def parse_workers(processes: int) -> Iterator[Executor | None]:
     if processes < 2:
         yield None
         return
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(WORKER_PRELOAD)
-    pool = ProcessPoolExecutor(max_workers=processes, mp_context=context)
+    pool = ProcessPoolExecutor(max_workers=processes, mp_context=_worker_context())
     try:
         yield pool
     finally:

@@ -142,6 +142,8 @@ def _sequence(runner: Runner, run: RunSettings) -> RunResult:
     inputs = runner.call("load_inputs", run.raw_dir, out)
     cached = inputs["state"]["parsed"]
     known_ids = cached["dumps"]["dump_id"] if cached else pl.Series("dump_id", [], pl.String)
+    if run.processes > 1 and cached is None and len(inputs["paths"]) > run.batch_files:
+        nodes.start_worker_server()  # every file is read, in batches: workers will be needed
     check = runner.call(
         "check_files",
         run.raw_dir,
