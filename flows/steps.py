@@ -167,7 +167,7 @@ def _sequence(runner: Runner, run: RunSettings) -> RunResult:
             )
             for i, batch in enumerate(batches)
         ]
-        parts = [p.result() for p in pending]
+        parts = _results(pending)  # every batch ended before the workers stop
     today = run.started_at.date()
     cached_results = inputs["state"]["results"] if run.reuse_results else None
     parsed, reused_dumps, parsed_files, file_index, work = runner.call(
@@ -285,6 +285,23 @@ def _roll_back(out: OutputPaths, previous: str | None, snapshot: Path, run_id: s
             step()
         except OSError as exc:
             logger.warning("rollback step failed: %s", exc)
+
+
+def _results(pending: list[Pending]) -> list[Any]:
+    """Each submitted step's value, in order; once every one has ended, the first error.
+
+    So no step is left waiting or starting when its caller moves on (the parse
+    workers are stopped): each batch ends with its own value or error.
+    """
+    values, errors = [], []
+    for step in pending:
+        try:
+            values.append(step.result())
+        except Exception as exc:
+            errors.append(exc)
+    if errors:
+        raise errors[0]
+    return values
 
 
 def _batches(paths: pl.Series, size: int) -> list[pl.Series]:
