@@ -3,11 +3,13 @@
 `STEPS` lists every step of a run (a function of `flows.nodes`, and whether
 it does I/O worth retrying); `run_steps` sequences them under the output
 dir's run lock. Who executes a step is a `Runner`: `DirectRunner` calls each
-step plainly in this process (the benchmark's "without Prefect", tests); the
-Prefect flow (`flows.rulings_flow`) passes a runner that wraps each step in a
-task. So the flow and the direct run do exactly the same work, and the
-benchmark's orchestration share compares one composition with and without
-Prefect.
+step plainly in this process, the submitted ones (parse and language batches)
+in threads as the flow's task runner does (the benchmark's "without Prefect",
+tests); the Prefect flow (`flows.rulings_flow`) passes a runner that wraps each
+step in a task. So the flow and the direct run do exactly the same work with
+the same concurrency (a cold run's parse batches wait on the same worker
+processes, `nodes.parse_workers`), and the benchmark's orchestration share
+compares one composition with and without Prefect.
 """
 
 from __future__ import annotations
