@@ -247,15 +247,10 @@ def assemble_dumps(
         .sort("dump_id", "line_number")
     )
     published_dates = dates.parse_published_dates(classified["date_text"], today)
-    resolved = (
-        parse.resolve_entries(classified, published_dates)
-        .lazy()
-        .with_columns(
-            line_normalized=pl.when(pl.col("kind") == "body").then(
-                dedupe.normalize_text(pl.col("line"))
-            )  # once, for language detection and its lookup
-        )
-        .collect(engine="streaming")  # row by row: in morsels on every core, in order
+    resolved = parse.resolve_entries(classified, published_dates).with_columns(
+        line_normalized=pl.when(pl.col("kind") == "body").then(
+            dedupe.normalize_text(pl.col("line"))
+        )  # once, for language detection and its lookup
     )
     return ParsedDumps(
         files=files,
