@@ -13,7 +13,11 @@ from __future__ import annotations
 import contextvars
 import datetime as dt
 import logging
-from concurrent.futures import ThreadPoolExecutor
+import multiprocessing
+import multiprocessing.forkserver
+from collections.abc import Iterator
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict
@@ -114,10 +118,76 @@ def parse_batch(
     parts_dir: Path,
     name: str,
     max_file_bytes: int = read.MAX_FILE_BYTES,
+    workers: Executor | None = None,
 ) -> dict[str, str]:
-    """Read, hash and parse one batch of files; write its Parquet parts (`pipeline.parse_batch`)."""
+    """Read, hash and parse one batch of files; write its Parquet parts (`pipeline.parse_batch`).
+
+    `workers`: an executor of `parse_workers` to do the work in (the calling
+    thread waits for it; the same value and errors); None: here.
+
+    Returns:
+        {part key: Parquet path} (`state.write_parts`), for `assemble_dumps`.
+    """
+    job = (raw_dir, paths, known_ids, parts_dir, name, max_file_bytes)
+    if workers is None:
+        return _parse_and_write(*job)
+    return workers.submit(_parse_and_write, *job).result()
+
+
+def _parse_and_write(
+    raw_dir: Path,
+    paths: pl.Series,
+    known_ids: pl.Series,
+    parts_dir: Path,
+    name: str,
+    max_file_bytes: int,
+) -> dict[str, str]:
     batch = pipeline.parse_batch(raw_dir, paths, known_ids, max_file_bytes)
     return state.write_parts(parts_dir, name, {"files": batch["files"], **batch["parsed"]})
+
+
+#: What the worker processes' forkserver imports once before forking them: the
+#: parse (`_parse_and_write`) and the language detection, whose pool comes
+#: later in the run from the same forkserver (multiprocessing starts one per
+#: process, with the first pool's preload).
+WORKER_PRELOAD = [__name__, "flows.stages.language"]
+
+
+def start_worker_server() -> None:
+    """Start the workers' forkserver now: its imports run alongside this process's work.
+
+    For a run known to need `parse_workers` (no parse cache, more than one
+    batch); without it the first pool starts the forkserver, and waits for it.
+    """
+    _worker_context()
+    multiprocessing.forkserver.ensure_running()
+
+
+def _worker_context() -> multiprocessing.context.BaseContext:
+    context = multiprocessing.get_context("forkserver")  # no fork of a threaded process
+    context.set_forkserver_preload(WORKER_PRELOAD)
+    return context
+
+
+@contextmanager
+def parse_workers(processes: int) -> Iterator[Executor | None]:
+    """A pool of `processes` worker processes for `parse_batch`; None below 2.
+
+    Parsing is mostly Python, so the batches' threads (Prefect's task runner,
+    `steps.DirectRunner`) share one core unless the work runs in processes.
+    The workers start from a forkserver (no fork of this threaded process),
+    take small arguments (paths and ids) and write their parts themselves, so
+    nothing large is pickled. On exit the pool is shut down (its memory is
+    freed before language detection); batches not yet started are cancelled.
+    """
+    if processes < 2:
+        yield None
+        return
+    pool = ProcessPoolExecutor(max_workers=processes, mp_context=_worker_context())
+    try:
+        yield pool
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def assemble_dumps(

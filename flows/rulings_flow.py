@@ -104,9 +104,9 @@ class PrefectRunner:
     A called step's arguments are `quote()`d: Prefect would walk a manifest of
     100,000 inputs or a list of part paths item by item looking for futures
     (there are none: `run_steps` hands over results, not futures). Submitted
-    steps (parse and language batches) take Series, frames and paths, which
-    Prefect does not walk, and go unquoted (the Dask runner would pass a
-    quote on as a tuple).
+    steps (parse and language batches) take Series, frames, paths and the
+    parse workers' executor (None on Dask), which Prefect does not walk, and
+    go unquoted (the Dask runner would pass a quote on as a tuple).
     """
 
     def call(self, name: str, *args: Any) -> Any:
@@ -178,8 +178,9 @@ def rulings_flow(
         retention: how many snapshots to keep (at least 1).
         language_batches: tasks the new texts' language detection is split
             into (one per Dask worker or more; 1 on a single machine).
-        processes: langdetect processes per detection task (0: one per core;
-            1 on Dask workers, which are processes already).
+        processes: langdetect processes per detection task, and worker
+            processes for the parse batches when there are several (0: one
+            per core; 1 on Dask workers, which are processes already).
         batch_files: files per parse task.
         max_file_bytes: files larger than this are not read (a `read` reject
             with their size; default 64 MB).

@@ -3,18 +3,22 @@
 `STEPS` lists every step of a run (a function of `flows.nodes`, and whether
 it does I/O worth retrying); `run_steps` sequences them under the output
 dir's run lock. Who executes a step is a `Runner`: `DirectRunner` calls each
-step plainly in this process (the benchmark's "without Prefect", tests); the
-Prefect flow (`flows.rulings_flow`) passes a runner that wraps each step in a
-task. So the flow and the direct run do exactly the same work, and the
-benchmark's orchestration share compares one composition with and without
-Prefect.
+step plainly in this process, the submitted ones (parse and language batches)
+in threads as the flow's task runner does (the benchmark's "without Prefect",
+tests); the Prefect flow (`flows.rulings_flow`) passes a runner that wraps each
+step in a task. So the flow and the direct run do exactly the same work with
+the same concurrency (a cold run's parse batches wait on the same worker
+processes, `nodes.parse_workers`), and the benchmark's orchestration share
+compares one composition with and without Prefect.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
+import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypedDict
@@ -88,24 +92,23 @@ class Runner(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class _Done:
-    value: Any
-
-    def result(self) -> Any:
-        return self.value
-
-
 class DirectRunner:
-    """Calls each step plainly, one after the other, in this process (no Prefect)."""
+    """Calls each step plainly in this process (no Prefect); submitted steps run in threads.
+
+    `threads`: submitted steps at a time (parse and language batches), as the
+    flow's task runner (`rulings_flow.LOCAL_TASK_THREADS`: one per core).
+    """
+
+    def __init__(self, threads: int = os.cpu_count() or 1) -> None:
+        self._threads = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="step")
 
     def call(self, name: str, *args: Any) -> Any:
         """Run a step and return its value."""
         return STEPS[name].fn(*args)
 
     def submit(self, name: str, *args: Any) -> Pending:
-        """Run a step now; its value is ready."""
-        return _Done(self.call(name, *args))
+        """Start a step in a thread; `result()` waits for its value (or raises its error)."""
+        return self._threads.submit(self.call, name, *args)
 
 
 class RunResult(TypedDict):
@@ -141,6 +144,8 @@ def _sequence(runner: Runner, run: RunSettings) -> RunResult:
     inputs = runner.call("load_inputs", run.raw_dir, out)
     cached = inputs["state"]["parsed"]
     known_ids = cached["dumps"]["dump_id"] if cached else pl.Series("dump_id", [], pl.String)
+    if run.processes > 1 and cached is None and len(inputs["paths"]) > run.batch_files:
+        nodes.start_worker_server()  # every file is read, in batches: workers will be needed
     check = runner.call(
         "check_files",
         run.raw_dir,
@@ -149,23 +154,27 @@ def _sequence(runner: Runner, run: RunSettings) -> RunResult:
         run.max_file_bytes,
         inputs["state"]["file_index"] if run.trust_metadata else None,
     )
-    parts = [
-        runner.submit(
-            "parse_batch",
-            run.raw_dir,
-            batch,
-            known_ids,
-            out.parts(run.run_id),
-            f"batch{i:05d}",
-            run.max_file_bytes,
-        )
-        for i, batch in enumerate(_batches(check["to_read"], run.batch_files))
-    ]
+    batches = _batches(check["to_read"], run.batch_files)
+    with nodes.parse_workers(run.processes if len(batches) > 1 else 1) as workers:
+        pending = [
+            runner.submit(
+                "parse_batch",
+                run.raw_dir,
+                batch,
+                known_ids,
+                out.parts(run.run_id),
+                f"batch{i:05d}",
+                run.max_file_bytes,
+                workers,
+            )
+            for i, batch in enumerate(batches)
+        ]
+        parts = _results(pending)  # every batch ended before the workers stop
     today = run.started_at.date()
     cached_results = inputs["state"]["results"] if run.reuse_results else None
     parsed, reused_dumps, parsed_files, file_index, work = runner.call(
         "assemble_dumps",
-        [p.result() for p in parts],
+        parts,
         check,
         cached,
         cached_results,
@@ -278,6 +287,23 @@ def _roll_back(out: OutputPaths, previous: str | None, snapshot: Path, run_id: s
             step()
         except OSError as exc:
             logger.warning("rollback step failed: %s", exc)
+
+
+def _results(pending: list[Pending]) -> list[Any]:
+    """Each submitted step's value, in order; once every one has ended, the first error.
+
+    So no step is left waiting or starting when its caller moves on (the parse
+    workers are stopped): each batch ends with its own value or error.
+    """
+    values, errors = [], []
+    for step in pending:
+        try:
+            values.append(step.result())
+        except Exception as exc:
+            errors.append(exc)
+    if errors:
+        raise errors[0]
+    return values
 
 
 def _batches(paths: pl.Series, size: int) -> list[pl.Series]:

@@ -257,3 +257,59 @@ def test_with_no_whole_generation_left_the_ids_come_from_a_sound_registry(
     )
     for name in ("rulings.parquet", "ruling_variants.parquet"):  # as if nothing broke
         assert (third["snapshot"] / name).read_bytes() == (second["snapshot"] / name).read_bytes()
+
+
+def _raw_with_rejects(tmp_path: Path) -> Path:
+    """The seeds, a copy of one (in another batch), and files that are read rejects."""
+    raw = _raw(tmp_path)
+    shutil.copy(raw / SEED, raw / "zzz_copy.txt")
+    os.symlink(raw / "missing", raw / "dangling.txt")
+    os.mkfifo(raw / "pipe.txt")  # a worker that opened it would block the run
+    (raw / "big.txt").write_bytes(b"x" * 100_000)
+    return raw
+
+
+def test_parse_batches_in_worker_processes_give_the_tables_of_one_batch_here(
+    tmp_path: Path, files_read: list[str]
+) -> None:
+    raw, day = _raw_with_rejects(tmp_path), dt.date(2026, 12, 1)
+    here = _run_on(raw, tmp_path / "here", day, processes=2, max_file_bytes=50_000)
+    assert len(files_read) == 9  # one batch: parsed in this process, no worker started
+    files_read.clear()
+    workers = _run_on(
+        raw, tmp_path / "workers", day, processes=2, batch_files=2, max_file_bytes=50_000
+    )
+    assert files_read == []  # five batches: read and parsed in the worker processes
+    assert _tables(workers["snapshot"]) == _tables(here["snapshot"])
+    assert workers["manifest"]["line_accounting"] == here["manifest"]["line_accounting"]
+    rejects = pl.read_parquet(workers["snapshot"] / "rejects.parquet")
+    assert rejects.filter(pl.col("stage") == "read").select("reason", "content").rows() == [
+        ("file has the same bytes as 001_a1b82e86b0acb359.txt; its lines are read once, there",
+         "zzz_copy.txt"),
+        ("dangling symlink (its target does not exist): not read", "dangling.txt"),
+        ("file is 100,000 bytes, over the 50,000-byte size limit: not read", "big.txt"),
+        ("not a regular file but a FIFO (named pipe): not read", "pipe.txt"),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("processes", [1, 2], ids=["here", "workers"])
+def test_a_failing_parse_batch_raises_its_own_error_and_publishes_nothing(
+    tmp_path: Path, processes: int
+) -> None:
+    raw, output = _raw(tmp_path), tmp_path / "out"
+    started_at = dt.datetime(2026, 12, 1, 12, tzinfo=dt.UTC)
+    run_id = steps.new_run_id(started_at)
+    parts = OutputPaths(output).parts(run_id)
+    parts.parent.mkdir(parents=True)
+    parts.write_text("a file where the batches' parts folder goes")
+    settings = steps.RunSettings(
+        raw_dir=raw,
+        output=OutputPaths(output),
+        run_id=run_id,
+        started_at=started_at,
+        processes=processes,
+        batch_files=2,
+    )
+    with pytest.raises(FileExistsError, match=f"File exists: '{parts}'"):
+        steps.run_steps(steps.DirectRunner(), settings)
+    assert not (output / "latest").exists()
