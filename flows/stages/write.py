@@ -158,7 +158,8 @@ def _manifest_text(manifest: dict[str, Any], files: list[dict[str, Any]], head: 
     (`_manifest_head(manifest)`) is given."""
     if head is None:
         return indented_json({**manifest, "files": files})
-    return f'{head[: -len(chr(10) + "}")]},\n  "files": {_encoded(files, chr(10) + "  ")}\n}}'
+    still_open = head.removesuffix("\n}")  # the manifest's members, without the closing brace
+    return still_open + ',\n  "files": ' + _encoded(files, "\n  ") + "\n}"
 
 
 def indented_json(value: Any, newline: str = "\n") -> str:
