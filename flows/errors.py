@@ -31,3 +31,13 @@ class ServerStartError(RulingsError):
 
 class CatalogError(RulingsError):
     """The card catalog is missing, unreadable, not JSON, or not MTGJSON's layout."""
+
+
+class WorkerDiedError(RulingsError):
+    """A worker process of the run ended abruptly (killed, or out of memory)."""
+
+    def __init__(self, work: str) -> None:
+        super().__init__(
+            f"a worker process ended abruptly while {work} (killed, or out of memory?); "
+            "nothing was published"
+        )

@@ -17,6 +17,7 @@ import multiprocessing
 import multiprocessing.forkserver
 from collections.abc import Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,7 @@ import polars as pl
 
 import flows
 from flows import pipeline
+from flows.errors import WorkerDiedError
 from flows.paths import OutputPaths
 from flows.stages import language, manifest, read, report, report_html, state, write
 from flows.stages.attribution import CatalogIndex, index_catalog
@@ -125,13 +127,19 @@ def parse_batch(
     `workers`: an executor of `parse_workers` to do the work in (the calling
     thread waits for it; the same value and errors); None: here.
 
+    Raises:
+        WorkerDiedError: a worker process ended abruptly (killed, out of memory).
+
     Returns:
         {part key: Parquet path} (`state.write_parts`), for `assemble_dumps`.
     """
     job = (raw_dir, paths, known_ids, parts_dir, name, max_file_bytes)
     if workers is None:
         return _parse_and_write(*job)
-    return workers.submit(_parse_and_write, *job).result()
+    try:
+        return workers.submit(_parse_and_write, *job).result()
+    except BrokenProcessPool as exc:
+        raise WorkerDiedError(f"parse {name} ran") from exc
 
 
 def _parse_and_write(
@@ -242,8 +250,15 @@ def split_known_texts(
 
 
 def detect_languages(texts: pl.Series, processes: int) -> pl.DataFrame:
-    """Detect the language of a batch of new texts (langdetect in `processes` processes)."""
-    return language.detect_languages(texts, processes=processes)
+    """Detect the language of a batch of new texts (langdetect in `processes` processes).
+
+    Raises:
+        WorkerDiedError: a worker process ended abruptly (killed, out of memory).
+    """
+    try:
+        return language.detect_languages(texts, processes=processes)
+    except BrokenProcessPool as exc:
+        raise WorkerDiedError("the languages were detected") from exc
 
 
 def load_catalog_index(catalog: Path, output: OutputPaths) -> tuple[CatalogIndex, bool, str]:
@@ -335,9 +350,16 @@ def write_snapshot(
     )
 
 
+def stage_parse_cache(
+    output: OutputPaths, parsed_files: state.ParsedFiles, generation: str
+) -> dict[str, dict[str, str]]:
+    """Write the next state generation's parse cache early (`state.stage_parse_cache`)."""
+    return state.stage_parse_cache(output.state, parsed_files, generation)
+
+
 def stage_state(
     output: OutputPaths,
-    parsed_files: state.ParsedFiles,
+    parse_cache: dict[str, dict[str, str]],
     languages: pl.DataFrame,
     registry: pl.DataFrame,
     file_index: pl.DataFrame,
@@ -345,16 +367,18 @@ def stage_state(
     clusters: pl.DataFrame,
     generation: str,
 ) -> state.StateRecord:
-    """Write the next state generation (caches, results, file index, registry), not yet current."""
+    """Write the rest of the next state generation (caches, results, file index, registry) and
+    its record, not yet current; `parse_cache`: what `stage_parse_cache` wrote."""
     return state.stage_state(
         output.state,
-        parsed_files,
+        None,
         languages,
         registry,
         generation,
         file_index,
         dict(results),
         clusters,
+        staged=parse_cache,
     )
 
 

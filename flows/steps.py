@@ -67,6 +67,7 @@ STEPS: dict[str, Step] = {
     "validate_tables": Step(nodes.validate_tables),
     "describe_run": Step(nodes.describe_run),
     "write_snapshot": Step(nodes.write_snapshot, io=True),
+    "stage_parse_cache": Step(nodes.stage_parse_cache, io=True),
     "stage_state": Step(nodes.stage_state, io=True),
     "switch_latest": Step(nodes.switch_latest, io=True),
     "commit_state": Step(nodes.commit_state, io=True),
@@ -188,37 +189,49 @@ def _sequence(runner: Runner, run: RunSettings) -> RunResult:
         runner.submit("detect_languages", chunk, run.processes)
         for chunk in _chunks(new_texts, run.language_batches)
     ]
-    detected = pipeline.combine_languages(reused, [f.result() for f in fresh], new_texts)
-    built, results = runner.call(
-        "build_tables",
-        parsed,
-        detected["languages"],
-        inputs["state"]["registry"],
-        catalog_index,
-        cached_results,
-        reused_dumps,
-        today,
-        inputs["state"]["clusters"] if run.reuse_results else None,
-        catalog_key,
-    )
-    published = runner.call("validate_tables", built["tables"])
-    languages = pipeline.next_language_cache(known, detected["languages"], reused_dumps.len() > 0)
-    work = {
-        **work,
-        "languages_detected": detected["detected"],
-        "languages_reused": detected["reused"],
-        **({"catalog_parsed": int(not catalog_reused)} if run.catalog else {}),
-    }
-    run_manifest, documents = runner.call(
-        "describe_run", run, inputs, parsed, built, published, work
-    )
-    snapshot = runner.call("write_snapshot", published, run_manifest, out, documents)
+    try:
+        try:  # while the languages are detected: the parse cache is written, then let go
+            parse_cache = runner.call("stage_parse_cache", out, parsed_files, run.run_id)
+        finally:
+            del parsed_files
+            found = _results(fresh)  # every batch ended, even after a failed write
+        detected = pipeline.combine_languages(reused, found, new_texts)
+        built, results = runner.call(
+            "build_tables",
+            parsed,
+            detected["languages"],
+            inputs["state"]["registry"],
+            catalog_index,
+            cached_results,
+            reused_dumps,
+            today,
+            inputs["state"]["clusters"] if run.reuse_results else None,
+            catalog_key,
+        )
+        published = runner.call("validate_tables", built["tables"])
+        languages = pipeline.next_language_cache(
+            known, detected["languages"], reused_dumps.len() > 0
+        )
+        work = {
+            **work,
+            "languages_detected": detected["detected"],
+            "languages_reused": detected["reused"],
+            **({"catalog_parsed": int(not catalog_reused)} if run.catalog else {}),
+        }
+        run_manifest, documents = runner.call(
+            "describe_run", run, inputs, parsed, built, published, work
+        )
+        snapshot = runner.call("write_snapshot", published, run_manifest, out, documents)
+    except BaseException:
+        write.remove_tree(out.snapshot_staging(run.run_id))  # a half-written snapshot: space back
+        state.discard_state(out.state, run.run_id)  # the parse cache staged for this run
+        raise
     pause_point("snapshot_written")
     _publish(
         runner,
         run,
         snapshot,
-        parsed_files,
+        parse_cache,
         languages,
         built,
         results,
@@ -237,7 +250,7 @@ def _publish(
     runner: Runner,
     run: RunSettings,
     snapshot: Path,
-    parsed_files: state.ParsedFiles,
+    parse_cache: dict[str, dict[str, str]],
     languages: pl.DataFrame,
     built: pipeline.GlobalTables,
     results: pipeline.DumpResults,
@@ -246,7 +259,9 @@ def _publish(
 ) -> None:
     """Stage the new state, switch `latest`, commit the state; on any failure roll back.
 
-    `state_read`: the generation the run's state came from (the next fallback).
+    `parse_cache`: the record entries of the parse cache staged while the
+    languages were detected (`stage_parse_cache`); `state_read`: the
+    generation the run's state came from (the next fallback).
 
     After a failure `latest` points where it pointed before, the new
     snapshot folder and the staged state are removed, and the error is raised.
@@ -257,7 +272,7 @@ def _publish(
         staged = runner.call(
             "stage_state",
             out,
-            parsed_files,
+            parse_cache,
             languages,
             built["registry"],
             file_index,

@@ -273,8 +273,22 @@ def _published_state(output: Path) -> tuple[str, str | None]:
 @pytest.mark.flow
 @pytest.mark.parametrize(
     ("module", "step"),
-    [(state, "stage_state"), (write, "switch_latest"), (state, "commit_state")],
-    ids=["stage-state", "switch-latest", "commit-state"],
+    [
+        (state, "stage_parse_cache"),  # written while the languages are detected
+        (write, "write_snapshot"),  # after the parse cache was staged
+        (write, "_write_document"),  # halfway through the snapshot: its .partial is removed
+        (state, "stage_state"),
+        (write, "switch_latest"),
+        (state, "commit_state"),
+    ],
+    ids=[
+        "stage-parse-cache",
+        "write-snapshot",
+        "snapshot-half-written",
+        "stage-state",
+        "switch-latest",
+        "commit-state",
+    ],
 )
 def test_a_failing_publish_step_publishes_nothing(
     prefect_harness: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: Any, step: str

@@ -8,14 +8,16 @@ import os
 import shutil
 import subprocess
 import sys
+from concurrent.futures import Executor, Future
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 import pytest
 
-from flows import steps
-from flows.errors import RulingsError
+from flows import nodes, steps
+from flows.errors import RulingsError, WorkerDiedError
 from flows.paths import OutputPaths
 from flows.stages import read, state
 from tests.conftest import SEED_DIR
@@ -313,3 +315,27 @@ def test_a_failing_parse_batch_raises_its_own_error_and_publishes_nothing(
     with pytest.raises(FileExistsError, match=f"File exists: '{parts}'"):
         steps.run_steps(steps.DirectRunner(), settings)
     assert not (output / "latest").exists()
+
+
+class _BrokenPool(Executor):
+    """An executor whose worker died: what a ProcessPoolExecutor gives after a kill -9."""
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
+        died: Future[Any] = Future()
+        died.set_exception(BrokenProcessPool("A child process terminated abruptly"))
+        return died
+
+
+def test_a_dead_parse_worker_is_named_as_such(tmp_path: Path) -> None:
+    raw = _raw(tmp_path)
+    paths = pl.Series("path", sorted(p.name for p in raw.iterdir()))
+    with pytest.raises(WorkerDiedError) as raised:
+        nodes.parse_batch(
+            raw, paths, pl.Series("dump_id", [], pl.String), tmp_path / "parts", "batch00003",
+            read.MAX_FILE_BYTES, _BrokenPool(),
+        )  # fmt: skip
+    assert str(raised.value) == (
+        "a worker process ended abruptly while parse batch00003 ran (killed, or out of "
+        "memory?); nothing was published"
+    )
+    assert not (tmp_path / "parts").exists()

@@ -231,44 +231,84 @@ def load_state(state_dir: Path, published: str | None = None) -> RunState:
 
 def stage_state(
     state_dir: Path,
-    parsed: ParsedFiles,
+    parsed: ParsedFiles | None,
     languages: pl.DataFrame,
     registry: pl.DataFrame,
     generation: str,
     file_index: pl.DataFrame | None = None,
     results: dict[str, pl.DataFrame] | None = None,
     clusters: pl.DataFrame | None = None,
+    staged: dict[str, dict[str, str]] | None = None,
 ) -> StateRecord:
     """Write one generation's files and record, flushed to disk (not yet current).
 
     `results`: `pipeline.DumpResults` of every current dump; `clusters`:
-    `pipeline.CLUSTER_CACHE_SCHEMA` (None: not kept).
+    `pipeline.CLUSTER_CACHE_SCHEMA` (None: not kept). `staged`: record
+    entries of this generation's files written before (`stage_parse_cache`);
+    `parsed` is then None.
 
     Returns:
         The record to hand to `commit_state`.
 
     Raises:
         OSError: a write failed (nothing current changed; retrying rewrites).
+        ValueError: neither `parsed` nor a staged parse cache.
     """
-    state_dir.mkdir(parents=True, exist_ok=True)
+    if (parsed is not None) == ("parsed_lines" in (staged or {})):
+        raise ValueError("stage_state needs the parse cache: as frames or staged, not both")
     frames = {
-        "parsed_dumps": parsed["dumps"],
-        "parsed_lines": parsed["lines"],
+        **(_parse_cache_frames(parsed) if parsed is not None else {}),
         "languages": languages.select(list(LANGUAGE_SCHEMA)),
         "ruling_ids": registry,
         **({"file_index": file_index} if file_index is not None else {}),
         **{f"results_{name}": results[name] for name in RESULT_FRAMES if results is not None},
         **({"clusters": clusters} if clusters is not None else {}),
     }
+    files = {**(staged or {}), **stage_files(state_dir, generation, frames)}
+    record = StateRecord(generation=generation, cache_keys=cache_keys(), files=files)
+    _write_json(record, state_file(state_dir, "generation", generation, "json"))
+    return record
+
+
+def stage_parse_cache(
+    state_dir: Path, parsed: ParsedFiles, generation: str
+) -> dict[str, dict[str, str]]:
+    """Write a generation's parse cache ahead of its other files (`stage_state(staged=...)`).
+
+    So a run can let go of the cache's frames early (the largest state
+    files: 202 MB of lines in memory at a million lines).
+
+    Returns:
+        The record entries of parsed_dumps and parsed_lines.
+
+    Raises:
+        OSError: a write failed.
+    """
+    return stage_files(state_dir, generation, _parse_cache_frames(parsed))
+
+
+def stage_files(
+    state_dir: Path, generation: str, frames: dict[str, pl.DataFrame]
+) -> dict[str, dict[str, str]]:
+    """Write state files of a generation (kind -> frame), flushed, `write.IO_THREADS` at a time.
+
+    Returns:
+        kind -> record entry ({"file": name, "sha256": hex}), in the order of `frames`.
+
+    Raises:
+        OSError: a write failed (the first in order).
+    """
+    state_dir.mkdir(parents=True, exist_ok=True)
     with ThreadPoolExecutor(IO_THREADS) as pool:  # polars writes and sha256 release the GIL
         written = [
             pool.submit(_write_state_file, frame, state_file(state_dir, kind, generation))
             for kind, frame in frames.items()
         ]
-        files = dict(zip(frames, results_in_order(written), strict=True))
-    record = StateRecord(generation=generation, cache_keys=cache_keys(), files=files)
-    _write_json(record, state_file(state_dir, "generation", generation, "json"))
-    return record
+        return dict(zip(frames, results_in_order(written), strict=True))
+
+
+def _parse_cache_frames(parsed: ParsedFiles) -> dict[str, pl.DataFrame]:
+    return {"parsed_dumps": parsed["dumps"], "parsed_lines": parsed["lines"]}
 
 
 def commit_state(state_dir: Path, record: StateRecord, used: str | None = None) -> None:
