@@ -554,7 +554,7 @@ def _show_progress() -> None:
 
 
 def _summary_rows(result: dict[str, Any]) -> list[tuple[str, str]]:
-    rows = [("run", result["run_id"]), ("dumps read", str(len(result["inputs"])))]
+    rows = [("run", result["run_id"]), ("dump files", str(len(result["inputs"])))]  # read or not
     rows += [(f"lines: {kind}", str(n)) for kind, n in result["line_accounting"].items()]
     rows += [(f"table {name}", str(n)) for name, n in result["rows"].items()]
     rows += [(f"work: {what}", str(n)) for what, n in result["work"].items()]

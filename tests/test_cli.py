@@ -99,7 +99,7 @@ def test_run_then_validate_in_a_subprocess(tmp_path: Path) -> None:
     [pipeline] = re.findall(r"^time: pipeline: ([0-9]+\.[0-9]) s$", summary, re.MULTILINE)
     assert summary.splitlines() == [
         f"run: {manifest['run_id']}",
-        "dumps read: 5",
+        "dump files: 5",
         *(f"lines: {kind}: {n}" for kind, n in SEED_LINE_ACCOUNTING.items()),
         *(f"table {name}: {n}" for name, n in SEED_ROWS.items()),
         "work: dumps_parsed: 5",
