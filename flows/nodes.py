@@ -371,14 +371,13 @@ def stage_state(
     its record, not yet current; `parse_cache`: what `stage_parse_cache` wrote."""
     return state.stage_state(
         output.state,
-        None,
+        parse_cache,
         languages,
         registry,
         generation,
         file_index,
         dict(results),
         clusters,
-        staged=parse_cache,
     )
 
 

@@ -35,7 +35,7 @@ from flows.stages.card_names import (
     text_names,
 )
 from flows.stages.catalog import Catalog
-from flows.stages.dedupe import normalize_text
+from flows.stages.dedupe import comparison_keys
 from flows.stages.rulings_match import (
     attribute_by_rulings,
     find_unpaired_partners,
@@ -125,9 +125,7 @@ def _english_dump_texts(occurrences: pl.DataFrame) -> pl.DataFrame:
     Each distinct body is normalized once: most recur across dumps.
     """
     english = occurrences.filter(pl.col("language") == "en").select("dump_id", "text_raw")
-    keys = english.select(pl.col("text_raw").unique()).with_columns(
-        text=normalize_text(pl.col("text_raw"))
-    )
+    keys = comparison_keys(english["text_raw"], "text")
     return english.join(keys, on="text_raw", nulls_equal=True).select("dump_id", "text").unique()
 
 

@@ -120,6 +120,15 @@ def normalize_text(text: pl.Expr) -> pl.Expr:
     )
 
 
+def comparison_keys(texts: pl.Series, alias: str) -> pl.DataFrame:
+    """Each distinct value of `texts` with its comparison key (`normalize_text`) as `alias`.
+
+    For a join back on `texts.name` (nulls_equal: a null text keys to null):
+    bodies, headers and stubs recur across dumps, so each is normalized once.
+    """
+    return texts.unique().to_frame().with_columns(normalize_text(pl.col(texts.name)).alias(alias))
+
+
 def protected_tokens(text: pl.Expr) -> pl.Expr:
     """The protected tokens of a comparison key, in order (List[String])."""
     return text.str.extract_all(PROTECTED_TOKENS)
@@ -159,9 +168,7 @@ def assign_variants(entries: pl.DataFrame) -> pl.DataFrame:
             differ only in invisible characters, NFKC forms or quotes are
             one variant.
     """
-    keys = entries.select(pl.col("text_raw").unique()).with_columns(
-        text_normalized=normalize_text(pl.col("text_raw"))
-    )  # each distinct body keyed once: most bodies recur across dumps
+    keys = comparison_keys(entries["text_raw"], "text_normalized")
     keys = keys.with_columns(variant_id=sha256_hex(keys["text_normalized"]))
     return entries.join(keys, on="text_raw", how="left", nulls_equal=True, maintain_order="left")
 

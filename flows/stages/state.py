@@ -231,40 +231,35 @@ def load_state(state_dir: Path, published: str | None = None) -> RunState:
 
 def stage_state(
     state_dir: Path,
-    parsed: ParsedFiles | None,
+    parse_cache: dict[str, dict[str, str]],
     languages: pl.DataFrame,
     registry: pl.DataFrame,
     generation: str,
     file_index: pl.DataFrame | None = None,
     results: dict[str, pl.DataFrame] | None = None,
     clusters: pl.DataFrame | None = None,
-    staged: dict[str, dict[str, str]] | None = None,
 ) -> StateRecord:
-    """Write one generation's files and record, flushed to disk (not yet current).
+    """Write the rest of a generation's files and its record, flushed to disk (not yet current).
 
+    `parse_cache`: the record entries `stage_parse_cache` wrote for this
+    generation (first, so a run can let go of the largest frames early).
     `results`: `pipeline.DumpResults` of every current dump; `clusters`:
-    `pipeline.CLUSTER_CACHE_SCHEMA` (None: not kept). `staged`: record
-    entries of this generation's files written before (`stage_parse_cache`);
-    `parsed` is then None.
+    `pipeline.CLUSTER_CACHE_SCHEMA` (None: not kept).
 
     Returns:
         The record to hand to `commit_state`.
 
     Raises:
         OSError: a write failed (nothing current changed; retrying rewrites).
-        ValueError: neither `parsed` nor a staged parse cache.
     """
-    if (parsed is not None) == ("parsed_lines" in (staged or {})):
-        raise ValueError("stage_state needs the parse cache: as frames or staged, not both")
     frames = {
-        **(_parse_cache_frames(parsed) if parsed is not None else {}),
         "languages": languages.select(list(LANGUAGE_SCHEMA)),
         "ruling_ids": registry,
         **({"file_index": file_index} if file_index is not None else {}),
         **{f"results_{name}": results[name] for name in RESULT_FRAMES if results is not None},
         **({"clusters": clusters} if clusters is not None else {}),
     }
-    files = {**(staged or {}), **stage_files(state_dir, generation, frames)}
+    files = {**parse_cache, **stage_files(state_dir, generation, frames)}
     record = StateRecord(generation=generation, cache_keys=cache_keys(), files=files)
     _write_json(record, state_file(state_dir, "generation", generation, "json"))
     return record
@@ -273,7 +268,7 @@ def stage_state(
 def stage_parse_cache(
     state_dir: Path, parsed: ParsedFiles, generation: str
 ) -> dict[str, dict[str, str]]:
-    """Write a generation's parse cache ahead of its other files (`stage_state(staged=...)`).
+    """Write a generation's parse cache, the first of its files (then `stage_state`).
 
     So a run can let go of the cache's frames early (the largest state
     files: 202 MB of lines in memory at a million lines).
@@ -284,7 +279,8 @@ def stage_parse_cache(
     Raises:
         OSError: a write failed.
     """
-    return stage_files(state_dir, generation, _parse_cache_frames(parsed))
+    frames = {"parsed_dumps": parsed["dumps"], "parsed_lines": parsed["lines"]}
+    return stage_files(state_dir, generation, frames)
 
 
 def stage_files(
@@ -305,10 +301,6 @@ def stage_files(
             for kind, frame in frames.items()
         ]
         return dict(zip(frames, results_in_order(written), strict=True))
-
-
-def _parse_cache_frames(parsed: ParsedFiles) -> dict[str, pl.DataFrame]:
-    return {"parsed_dumps": parsed["dumps"], "parsed_lines": parsed["lines"]}
 
 
 def commit_state(state_dir: Path, record: StateRecord, used: str | None = None) -> None:
@@ -382,7 +374,8 @@ def save_state(
     generation: str,
 ) -> None:
     """Stage and commit in one go (runners that publish no snapshot, e.g. the benchmark)."""
-    commit_state(state_dir, stage_state(state_dir, parsed, languages, registry, generation))
+    parse_cache = stage_parse_cache(state_dir, parsed, generation)
+    commit_state(state_dir, stage_state(state_dir, parse_cache, languages, registry, generation))
 
 
 def empty_parsed() -> ParsedFiles:

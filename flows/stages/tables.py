@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from flows.stages.dedupe import normalize_text
+from flows.stages.dedupe import comparison_keys
 from flows.stages.language import (
     resolve_is_inferred,
     resolve_language,
@@ -33,9 +33,7 @@ def _with_language(
     prior = pl.lit(None, dtype=pl.String) if prior is None else prior
     context = prior if context is None else context
     found = pl.col("_found")
-    keys = frame.select(pl.col(text_column).unique()).with_columns(
-        _key=normalize_text(pl.col(text_column))
-    )  # each distinct text keyed once: headers and stubs recur across dumps
+    keys = comparison_keys(frame[text_column], "_key")
     return (
         frame.join(keys, on=text_column, how="left", nulls_equal=True, maintain_order="left")
         .join(lookup, on="_key", how="left")

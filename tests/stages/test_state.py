@@ -10,7 +10,13 @@ import polars as pl
 import pytest
 
 from flows.stages import state
-from flows.stages.state import ParsedFiles, load_state, save_state, stage_state
+from flows.stages.state import (
+    ParsedFiles,
+    load_state,
+    save_state,
+    stage_parse_cache,
+    stage_state,
+)
 
 
 def _parsed(dump_ids: list[str]) -> ParsedFiles:
@@ -151,9 +157,16 @@ def test_a_corrupt_state_json_uses_the_generation_records(tmp_path: Path, conten
     assert loaded["recovered"] is not None and loaded["recovered"].startswith("state.json: ")
 
 
+def _stage(state_dir: Path, dump_ids: list[str], generation: str) -> None:
+    """Stage a generation (its parse cache first, as a run does) without committing it."""
+    parsed, languages, registry = _frames(dump_ids)
+    parse_cache = stage_parse_cache(state_dir, parsed, generation)
+    stage_state(state_dir, parse_cache, languages, registry, generation)
+
+
 def test_a_staged_generation_that_latest_names_is_rolled_forward(tmp_path: Path) -> None:
     _save(tmp_path, ["a"], "run1")
-    stage_state(tmp_path, *_frames(["a", "c"]), "run2")  # killed after switching latest
+    _stage(tmp_path, ["a", "c"], "run2")  # killed after switching latest
     assert load_state(tmp_path)["generation"] == "run1"  # latest still on run1
     rolled = load_state(tmp_path, published="run2")
     assert (rolled["generation"], rolled["recovered"]) == ("run2", None)
@@ -162,7 +175,7 @@ def test_a_staged_generation_that_latest_names_is_rolled_forward(tmp_path: Path)
 
 def test_discarding_a_staged_generation_leaves_the_committed_ones(tmp_path: Path) -> None:
     _save(tmp_path, ["a"], "run1")
-    stage_state(tmp_path, *_frames(["a", "c"]), "run2")
+    _stage(tmp_path, ["a", "c"], "run2")
     state.discard_state(tmp_path, "run2")
     state.discard_state(tmp_path, "run1")  # committed: kept
     assert sorted(p.name for p in tmp_path.glob("*run2*")) == []
