@@ -44,7 +44,7 @@ from rich.table import Table
 from flows.errors import RulingsError, ServerStartError
 from flows.paths import OutputPaths
 from flows.stages.catalog import load_catalog
-from flows.stages.read import DUMP_SUFFIXES, MAX_FILE_BYTES, list_dump_paths
+from flows.stages.read import MAX_FILE_BYTES, list_dump_paths
 from flows.stages.runlock import hold_run_lock
 from flows.stages.write import (
     check_output_dir,
@@ -155,11 +155,9 @@ def run(
                 output,
                 os.environ.get("PREFECT_API_URL") or "temporary local server",
             )
-            # the pipeline's imports (and for a small raw dir the word lists) load while the
+            # the pipeline's imports and (unless Dask detects) the word lists load while the
             # server starts
-            clock = _start_prefect(
-                load_word_lists=not (dask_address or dask_workers) and _is_small(raw)
-            )
+            clock = _start_prefect(load_word_lists=not (dask_address or dask_workers))
             from flows.rulings_flow import rulings_flow, run_on_dask, without_heartbeats
 
             with without_heartbeats() if clock.server_start_s is not None else nullcontext():
@@ -433,27 +431,6 @@ def _import_pipeline() -> None:
         gc.freeze()
 
 
-#: A raw dir up to this size (dump files' bytes) gives fewer distinct texts than
-#: `language.PARALLEL_MIN_TEXTS` (the seeds: one per ~480 bytes), so its languages are
-#: detected in the CLI's process, which then needs wordfreq's lists itself.
-SMALL_RAW_BYTES = 256 * 2**10
-
-
-def _is_small(raw: Path) -> bool:
-    """True when the dump files below `raw` hold at most SMALL_RAW_BYTES (stops counting above)."""
-    total = 0
-    for folder, _, names in os.walk(raw):
-        for name in names:
-            if name.lower().endswith(DUMP_SUFFIXES):
-                try:
-                    total += os.stat(os.path.join(folder, name)).st_size
-                except OSError:  # the run says why it cannot read it
-                    continue
-                if total > SMALL_RAW_BYTES:
-                    return False
-    return True
-
-
 def _start_prefect(load_word_lists: bool = False) -> RunClock:
     """Start Prefect's temporary server (unless PREFECT_API_URL is set), importing the pipeline
     meanwhile; say when it is up.
@@ -461,8 +438,10 @@ def _start_prefect(load_word_lists: bool = False) -> RunClock:
     The server boots in a subprocess for seconds while this process would wait:
     the imports (polars, pandera, langdetect's profiles, wordfreq: ~1.5 s) run
     in that time instead of after it, and with `load_word_lists` wordfreq's
-    common lists too (`language.load_word_lists`, ~1.4 s; only for a temporary
-    server: with PREFECT_API_URL set nothing waits, so they load on first use).
+    common lists too (`language.load_word_lists`, ~1.4 s), which this process
+    reads whenever a run has new texts (`language.decide_language`). Only for
+    a temporary server: with PREFECT_API_URL set nothing waits, so they load
+    on first use.
 
     Raises:
         ServerStartError: it did not answer within the startup timeout.

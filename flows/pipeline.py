@@ -295,15 +295,16 @@ def split_known_texts(
 def detect_languages(
     parsed: ParsedDumps,
     known: pl.DataFrame | None = None,
-    detect: Callable[[str], language.Detection] = language.detect_text_language,
+    detect: Callable[[str], language.Detection] | None = None,
     processes: int = 1,
 ) -> LanguageResults:
     """Language of each distinct text of `collect_texts` (see `language.detect_languages`).
 
     Texts in `known` (a language cache: text, language, language_probability,
-    is_reliable) are not detected again; `detect` is called once per other
-    text that has a letter, in `processes` processes. `languages` holds the
-    rows of the current texts.
+    is_reliable) are not detected again; the others that have a letter are
+    detected once each (by `detect` in this process when given, else seeded
+    langdetect in `processes` processes). `languages` holds the rows of the
+    current texts.
     """
     reused, new_texts = split_known_texts(parsed, known)
     fresh = language.detect_languages(new_texts, detect, processes)

@@ -214,20 +214,6 @@ def test_the_server_start_and_the_pipeline_are_timed_apart(monkeypatch: pytest.M
     ]
 
 
-def test_word_lists_load_during_the_server_start_only_for_a_small_raw_dir(tmp_path: Path) -> None:
-    # the five seeds (18.6 KB): languages are detected in the CLI's process
-    assert cli._is_small(SEED_DIR)
-    # the seeds 15 times over, in a subfolder too (> 256 KiB): a process pool detects them
-    for i in range(15):
-        shutil.copytree(SEED_DIR, tmp_path / f"copy{i}" / "raw")
-    assert sum(p.stat().st_size for p in tmp_path.rglob("*.txt")) > cli.SMALL_RAW_BYTES
-    assert not cli._is_small(tmp_path)
-    # other files do not count
-    (tmp_path / "big").mkdir()
-    (tmp_path / "big" / "notes.md").write_bytes(b"x" * (cli.SMALL_RAW_BYTES + 1))
-    assert cli._is_small(tmp_path / "big")
-
-
 def test_a_failed_measured_run_is_one_error_line_naming_why(tmp_path: Path) -> None:
     result = CliRunner().invoke(
         app,

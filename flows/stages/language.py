@@ -12,6 +12,11 @@ reliable; callers fall back to a prior where it is not, and settle
 neighbours' close calls with the dump's context (`settle_language`). CJK
 languages are settled by script: Hangul is Korean, kana Japanese, Han alone
 Chinese, Simplified or Traditional by hanzidentifier ("zh" when it cannot tell).
+
+A detection has two halves: langdetect (`probe_text`, most of the CPU) and
+the weighing (`decide_language`, wordfreq's lists, ~520 MB for 14 languages).
+A process pool runs the first in its workers and the second in the caller,
+so the lists are held once.
 """
 
 from __future__ import annotations
@@ -113,11 +118,28 @@ def detect_text_language(text: str) -> Detection:
     pick (`Regicide can't target colorless creatures.` is ca to langdetect),
     the result is ("en", p, False): English by default, never reliably
     another language.
+
+    The two halves can run in different processes: `probe_text` (langdetect,
+    most of the CPU) and `decide_language` (the script, and wordfreq's lists).
     """
+    return decide_language(probe_text(text))
+
+
+#: langdetect's half of a detection (`probe_text`): the text as read (capitals
+#: folded, symbols out), its letter count, its CJK language by script (or
+#: None), and langdetect's probabilities ({} without letters).
+Probe = tuple[str, int, str | None, dict[str, float]]
+
+
+def probe_text(text: str) -> Probe:
+    """The langdetect half of `detect_text_language`: no word list is read."""
     folded = _SYMBOL.sub(" ", _fold_capitals(text))
-    letters = len(_LETTER.findall(folded))
-    by_script = _language_by_script(folded)
-    probabilities = _probabilities(folded)
+    return folded, len(_LETTER.findall(folded)), _language_by_script(folded), _probabilities(folded)
+
+
+def decide_language(probe: Probe) -> Detection:
+    """The other half of `detect_text_language`: the script, else the words weighed (wordfreq)."""
+    folded, letters, by_script, probabilities = probe
     if by_script:
         return by_script, probabilities.get(by_script), letters >= MIN_SCRIPT_LETTERS
     if not probabilities:
@@ -295,26 +317,33 @@ _HAN_SCRIPTS = {hanzidentifier.TRADITIONAL: "zh-tw", hanzidentifier.SIMPLIFIED: 
 
 
 #: Below this many texts, detection stays in the calling process: a pool costs
-#: about 0.6 s more before its first result (the forkserver's imports, each
-#: worker's word lists), which two processes at ~1.2 ms a text (CPU, 100k
-#: bench corpus) win back from about 1,000 texts on.
+#: about 0.6 s more before its first result (the forkserver's imports), and the
+#: calling process still loads the word lists and weighs every text; two
+#: langdetect processes win that back from about 1,000 real texts on (3.2 s
+#: either way at 1,000 texts of the 100k bench corpus, 3.6–4.0 against 4.6–5.0 s
+#: at 2,000; 2-core bench machine).
 PARALLEL_MIN_TEXTS = 1000
 
 
 def detect_languages(
     texts: pl.Series,
-    detect: Callable[[str], Detection] = detect_text_language,
+    detect: Callable[[str], Detection] | None = None,
     processes: int = 1,
 ) -> pl.DataFrame:
     """Detect the language of each distinct text in `texts`.
 
     Args:
         texts: String series, repeats and nulls allowed (nulls are skipped).
-        detect: called once per distinct text that has a letter (default
-            `detect_text_language`, seeded langdetect).
+        detect: called once per distinct text that has a letter, in this
+            process. None (the default): `detect_text_language` (seeded
+            langdetect), split in two from PARALLEL_MIN_TEXTS texts on with
+            `processes` above 1: langdetect (`probe_text`) runs in that many
+            worker processes, and this process weighs the words
+            (`decide_language`) as their results come in. wordfreq's lists
+            (~520 MB for the 14 languages of the 1M-line bench corpus) are then
+            held by one process, not by each worker.
         processes: worker processes for langdetect (pure Python, so threads
-            would not help); results do not depend on it. `detect` must be a
-            module-level function when it is above 1.
+            would not help); results do not depend on it.
 
     Returns:
         One row per distinct non-null text, sorted by text:
@@ -356,21 +385,27 @@ def detect_languages(
 
 
 def _detect_all(
-    texts: list[str], detect: Callable[[str], Detection], processes: int
+    texts: list[str], detect: Callable[[str], Detection] | None, processes: int
 ) -> list[Detection]:
-    if processes <= 1 or len(texts) < PARALLEL_MIN_TEXTS:
+    if detect is not None:
         return [detect(text) for text in texts]
+    if processes <= 1 or len(texts) < PARALLEL_MIN_TEXTS:
+        return [detect_text_language(text) for text in texts]
     size = -(-len(texts) // (processes * 8))  # a few chunks per process, for balance
     chunks = [texts[i : i + size] for i in range(0, len(texts), size)]
     context = multiprocessing.get_context("forkserver")  # no fork of a threaded process
     context.set_forkserver_preload([__name__])  # workers start with langdetect's profiles loaded
     with ProcessPoolExecutor(max_workers=processes, mp_context=context) as pool:
-        return [d for part in pool.map(_detect_chunk, [(detect, c) for c in chunks]) for d in part]
+        probes = pool.map(_probe_chunk, chunks)  # every chunk submitted; results in order
+        load_word_lists()  # while the workers start
+        try:
+            return [decide_language(probe) for part in probes for probe in part]
+        finally:
+            release_word_lists()  # a run detects once; its later peak is build_tables'
 
 
-def _detect_chunk(job: tuple[Callable[[str], Detection], list[str]]) -> list[Detection]:
-    detect, chunk = job
-    return [detect(text) for text in chunk]
+def _probe_chunk(chunk: list[str]) -> list[Probe]:
+    return [probe_text(text) for text in chunk]
 
 
 def resolve_language(detected: pl.Expr, is_reliable: pl.Expr, prior: pl.Expr) -> pl.Expr:
@@ -433,3 +468,15 @@ def load_word_lists() -> None:
     """
     for lang in COMMON_WORD_LISTS:
         wordfreq.get_frequency_dict(lang, "best")  # what wordfreq.word_frequency reads, cached
+
+
+def release_word_lists() -> None:
+    """Let go of wordfreq's lists and this module's word scores (they load again on next use).
+
+    Memory: ~800 MB in this process after the 1M-line bench corpus's 14
+    languages (the lists, and up to _MAX_CACHED_WORDS scores per language).
+    Results do not change.
+    """
+    wordfreq.get_frequency_dict.cache_clear()  # functools.lru_cache's own API
+    wordfreq.get_frequency_list.cache_clear()  # the buckets get_frequency_dict was built from
+    _LOG_FREQUENCIES.clear()

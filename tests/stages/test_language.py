@@ -6,6 +6,7 @@ import gzip
 
 import polars as pl
 import pytest
+import wordfreq
 from langdetect.lang_detect_exception import LangDetectException
 
 from flows.stages import language
@@ -209,4 +210,27 @@ def test_a_process_pool_gives_the_in_process_results(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(language, "PARALLEL_MIN_TEXTS", 20)  # seeded in each worker too
     texts = pl.Series([f"{ENGLISH} {n}" for n in range(20)])
     texts = texts.append(pl.Series([FRENCH, GERMAN, HEADER, "Vol", "Piétinement"]))
-    assert detect_languages(texts, processes=2).equals(detect_languages(texts, processes=1))
+    in_process = detect_languages(texts, processes=1)
+    assert wordfreq.get_frequency_dict.cache_info().currsize > 0  # the lists it weighed with
+    assert detect_languages(texts, processes=2).equals(in_process)
+    # the pool's caller weighed the words, then let the lists go (a run detects once)
+    assert wordfreq.get_frequency_dict.cache_info().currsize == 0
+    assert not language._LOG_FREQUENCIES
+    assert detect_languages(texts, processes=1).equals(in_process)  # loaded again, same results
+
+
+def test_langdetects_half_reads_no_word_list(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the workers' half (probe_text) holds no wordfreq list: only the caller's half reads them
+    texts = [ENGLISH, FRENCH, GERMAN, HEADER, "Vol", "能量指示物是玩家可具有的一种指示物。", "7"]
+    expected = [detect_text_language(text) for text in texts]
+
+    def no_lists(*_: object) -> None:
+        raise AssertionError("a word list was read")
+
+    monkeypatch.setattr(wordfreq, "get_frequency_dict", no_lists)
+    monkeypatch.setattr(wordfreq, "word_frequency", no_lists)
+    monkeypatch.setattr(language, "_LOG_FREQUENCIES", {})  # no word scored before
+    probes = [language.probe_text(text) for text in texts]
+    monkeypatch.undo()
+    assert [language.decide_language(probe) for probe in probes] == expected
+    assert expected[:2] == [("en", expected[0][1], True), ("fr", expected[1][1], True)]
