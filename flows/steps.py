@@ -242,7 +242,8 @@ def _sequence(runner: Runner, run: RunSettings) -> RunResult:
         runner.call("prune_snapshots", out, max(1, run.retention))
     except Exception as exc:  # best effort: the run is published
         logger.warning("retention skipped (the run is published): %s", exc)
-    logger.info("published %s: %s", snapshot, run_manifest["rows"])
+    rows = run_manifest["rows"]
+    logger.info("published %s (%d tables, %s rows)", snapshot, len(rows), f"{sum(rows.values()):,}")
     return RunResult(manifest=run_manifest, snapshot=snapshot, report=documents["report.md"])
 
 
