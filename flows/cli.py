@@ -27,6 +27,7 @@ import gc
 import importlib
 import logging
 import os
+import signal
 import sys
 import threading
 import time
@@ -480,6 +481,11 @@ class _TemporaryServer:
     def _start(self) -> None:
         import httpx
 
+        # The server process inherits this thread's signal mask: a Ctrl-C at the terminal
+        # (SIGINT to the whole process group) then stops the run but not the server, which
+        # Prefect still needs to record the crash; it stops at exit (SIGTERM, Prefect's
+        # atexit). Reached dead, Prefect retried its reports for minutes.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
             self.server.start(timeout=self.timeout)
             # A fresh server answers /health at once but builds its database engine on the

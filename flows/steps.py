@@ -155,34 +155,11 @@ def _sequence(runner: Runner, run: RunSettings) -> RunResult:
         run.max_file_bytes,
         inputs["state"]["file_index"] if run.trust_metadata else None,
     )
-    batches = _batches(check["to_read"], run.batch_files)
-    with nodes.parse_workers(run.processes if len(batches) > 1 else 1) as workers:
-        pending = [
-            runner.submit(
-                "parse_batch",
-                run.raw_dir,
-                batch,
-                known_ids,
-                out.parts(run.run_id),
-                f"batch{i:05d}",
-                run.max_file_bytes,
-                workers,
-            )
-            for i, batch in enumerate(batches)
-        ]
-        parts = _results(pending)  # every batch ended before the workers stop
     today = run.started_at.date()
     cached_results = inputs["state"]["results"] if run.reuse_results else None
-    parsed, reused_dumps, parsed_files, file_index, work = runner.call(
-        "assemble_dumps",
-        parts,
-        check,
-        cached,
-        cached_results,
-        today,
-        catalog_key,
+    parsed, reused_dumps, parsed_files, file_index, work = _parse_and_assemble(
+        runner, run, check, known_ids, cached, cached_results, catalog_key
     )
-    write.remove_tree(out.parts_root)  # the run lock keeps other runs out
     known = inputs["state"]["languages"]
     reused, new_texts = runner.call("split_known_texts", parsed, known)
     fresh = [
@@ -226,7 +203,6 @@ def _sequence(runner: Runner, run: RunSettings) -> RunResult:
         write.remove_tree(out.snapshot_staging(run.run_id))  # a half-written snapshot: space back
         state.discard_state(out.state, run.run_id)  # the parse cache staged for this run
         raise
-    pause_point("snapshot_written")
     _publish(
         runner,
         run,
@@ -245,6 +221,53 @@ def _sequence(runner: Runner, run: RunSettings) -> RunResult:
     rows = run_manifest["rows"]
     logger.info("published %s (%d tables, %s rows)", snapshot, len(rows), f"{sum(rows.values()):,}")
     return RunResult(manifest=run_manifest, snapshot=snapshot, report=documents["report.md"])
+
+
+def _parse_and_assemble(
+    runner: Runner,
+    run: RunSettings,
+    check: pipeline.FileCheck,
+    known_ids: pl.Series,
+    cached: state.ParsedFiles | None,
+    cached_results: dict[str, pl.DataFrame] | None,
+    catalog_key: str | None,
+) -> tuple[pipeline.ParsedDumps, pl.Series, state.ParsedFiles, pl.DataFrame, dict[str, int]]:
+    """Parse the files to read in batches (Parquet parts), then assemble every dump.
+
+    Returns `nodes.assemble_dumps`'s value.
+
+    The parts are removed afterwards however the run goes on, an interrupt
+    (Ctrl-C) included; the run lock keeps other runs out of them.
+    """
+    out = run.output
+    batches = _batches(check["to_read"], run.batch_files)
+    try:
+        with nodes.parse_workers(run.processes if len(batches) > 1 else 1) as workers:
+            pending = [
+                runner.submit(
+                    "parse_batch",
+                    run.raw_dir,
+                    batch,
+                    known_ids,
+                    out.parts(run.run_id),
+                    f"batch{i:05d}",
+                    run.max_file_bytes,
+                    workers,
+                )
+                for i, batch in enumerate(batches)
+            ]
+            parts = _results(pending)  # every batch ended before the workers stop
+        return runner.call(
+            "assemble_dumps",
+            parts,
+            check,
+            cached,
+            cached_results,
+            run.started_at.date(),
+            catalog_key,
+        )
+    finally:
+        write.remove_tree(out.parts_root)
 
 
 def _publish(
@@ -270,6 +293,7 @@ def _publish(
     out = run.output
     previous = write.latest_target(out.root)
     try:
+        pause_point("snapshot_written")
         staged = runner.call(
             "stage_state",
             out,

@@ -151,3 +151,46 @@ def test_sigkill_of_the_main_pid_at_each_publish_step(tmp_path: Path) -> None:
     assert latest_run != published and generation == latest_run
     assert not list((output / "snapshots").glob(".*.partial"))
     assert not list((output / "state").glob("*.tmp"))
+
+
+@pytest.mark.flow
+def test_ctrl_c_stops_the_run_in_one_line_and_publishes_nothing(tmp_path: Path) -> None:
+    # Ctrl-C at a terminal sends SIGINT to the whole process group, Prefect's temporary
+    # server included: the server must outlive it, or Prefect retries its crash reports
+    # for minutes and a second Ctrl-C prints tracebacks
+    output = tmp_path / "out"
+    command, env = cli_run(tmp_path, output)
+    assert subprocess.run(command, cwd=REPO, env=env, capture_output=True).returncode == 0
+    published, _ = _latest_and_state(output)
+    state_files = sorted(p.name for p in (output / "state").iterdir())
+    marker = tmp_path / "paused"
+    process = subprocess.Popen(
+        command,
+        cwd=REPO,
+        env={
+            **env,
+            "RULING_DUMPS_PAUSE_AT": "snapshot_written",
+            "RULING_DUMPS_PAUSE_FILE": str(marker),
+        },
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a terminal's foreground job
+    )
+    _wait_until("the run to pause", lambda: marker.exists() or process.poll() is not None)
+    children = _descendants(process.pid)
+    assert children  # Prefect's temporary server at least
+    os.killpg(process.pid, signal.SIGINT)
+    try:
+        _, stderr = process.communicate(timeout=300)  # about a second when sound
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 1
+    assert stderr.rstrip().splitlines()[-1] == "error: interrupted", stderr
+    assert "Traceback" not in stderr and "cannot reach" not in stderr, stderr
+    # the written snapshot and the staged state are rolled back: latest and state as before
+    assert _latest_and_state(output)[0] == published
+    assert [p.name for p in (output / "snapshots").iterdir()] == [published]
+    assert sorted(p.name for p in (output / "state").iterdir()) == state_files
+    _wait_until("the run's children to end", lambda: not _alive(children), timeout=120)
