@@ -234,10 +234,11 @@ def _parse_and_assemble(
 ) -> tuple[pipeline.ParsedDumps, pl.Series, state.ParsedFiles, pl.DataFrame, dict[str, int]]:
     """Parse the files to read in batches (Parquet parts), then assemble every dump.
 
-    Returns `nodes.assemble_dumps`'s value.
-
     The parts are removed afterwards however the run goes on, an interrupt
     (Ctrl-C) included; the run lock keeps other runs out of them.
+
+    Returns:
+        `nodes.assemble_dumps`'s value.
     """
     out = run.output
     batches = _batches(check["to_read"], run.batch_files)

@@ -164,28 +164,29 @@ def test_ctrl_c_stops_the_run_in_one_line_and_publishes_nothing(tmp_path: Path) 
     published, _ = _latest_and_state(output)
     state_files = sorted(p.name for p in (output / "state").iterdir())
     marker = tmp_path / "paused"
-    process = subprocess.Popen(
-        command,
-        cwd=REPO,
-        env={
-            **env,
-            "RULING_DUMPS_PAUSE_AT": "snapshot_written",
-            "RULING_DUMPS_PAUSE_FILE": str(marker),
-        },
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,  # its own process group, as a terminal's foreground job
-    )
+    with (tmp_path / "stderr.txt").open("w") as log:  # a file: a full pipe could stall the run
+        process = subprocess.Popen(
+            command,
+            cwd=REPO,
+            env={
+                **env,
+                "RULING_DUMPS_PAUSE_AT": "snapshot_written",
+                "RULING_DUMPS_PAUSE_FILE": str(marker),
+            },
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            start_new_session=True,  # its own process group, as a terminal's foreground job
+        )
     _wait_until("the run to pause", lambda: marker.exists() or process.poll() is not None)
     children = _descendants(process.pid)
     assert children  # Prefect's temporary server at least
     os.killpg(process.pid, signal.SIGINT)
     try:
-        _, stderr = process.communicate(timeout=300)  # about a second when sound
+        process.wait(timeout=300)  # about a second when sound
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
+    stderr = (tmp_path / "stderr.txt").read_text()
     assert process.returncode == 1
     assert stderr.rstrip().splitlines()[-1] == "error: interrupted", stderr
     assert "Traceback" not in stderr and "cannot reach" not in stderr, stderr
