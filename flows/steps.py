@@ -359,7 +359,14 @@ def _chunks(texts: pl.Series, parts: int) -> list[pl.Series]:
 
 
 def run_direct(raw_dir: Path, output_dir: Path, processes: int = 1, **settings: Any) -> RunResult:
-    """A whole run without Prefect (same steps, same sequence as the flow)."""
+    """A whole run without Prefect (same steps, same sequence as the flow).
+
+    With `processes` above 1, worker processes start from a forkserver, which
+    imports the calling script as its `__main__`: a script must call this
+    under `if __name__ == "__main__":` (as `flows/bench_direct.py` does), or
+    each worker would run the script again and the run stops with
+    WorkerDiedError.
+    """
     started_at = dt.datetime.now(dt.UTC)
     return run_steps(
         DirectRunner(),
