@@ -50,6 +50,7 @@ from flows.stages.runlock import hold_run_lock
 from flows.stages.write import (
     check_output_dir,
     check_raw_output_overlap,
+    latest_target,
     resolve_latest,
     verify_snapshot,
 )
@@ -143,7 +144,7 @@ def run(
         list_dump_paths(raw)
         check_raw_output_overlap(raw, output)
         check_output_dir(output)
-        with hold_run_lock(output):  # from the first second until publishing ends
+        with hold_run_lock(output), _ctrl_c(output):  # the lock until publishing ends
             # a bad catalog fails here, before Prefect starts; a good one is cached for the flow
             catalog_reused = (
                 load_catalog(catalog, OutputPaths(output).catalog_cache)[1] if catalog else True
@@ -331,6 +332,50 @@ def bench_seeds(
         _fail(RulingsError(f"{exc}; install the bench extra: pip install -e '.[bench]'"))
     with _one_line_errors():
         _record(run_seed_benchmark(raw, work, runs), results)
+
+
+#: Set by the first Ctrl-C of a run (`_ctrl_c`).
+_interrupted = threading.Event()
+
+
+@contextmanager
+def _ctrl_c(output: Path) -> Iterator[None]:
+    """Ctrl-C during a run: one line saying whether it was published; a second one ends it at once.
+
+    The first SIGINT raises KeyboardInterrupt as Python's own handler does: the
+    run rolls back unless `latest` was already switched. Whatever error then
+    comes out (Prefect may wrap the interrupt in its own), the run ends with
+    RulingsError `interrupted: nothing was published`, or `interrupted after
+    the run was published (latest -> snapshots/<run_id>)`. A second SIGINT
+    ends the process at once (`os._exit(1)`, no traceback); the orphan
+    watcher then ends its children. Only in the main thread (signal handlers
+    live there); the previous handler is put back after the run.
+    """
+    before = latest_target(output)
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, _on_ctrl_c) if in_main else None
+    _interrupted.clear()
+    try:
+        yield
+    except BaseException as exc:
+        if not (_interrupted.is_set() or isinstance(exc, KeyboardInterrupt)):
+            raise
+        after = latest_target(output)
+        if after != before:
+            published = f"interrupted after the run was published (latest -> {after})"
+            raise RulingsError(published) from exc
+        raise RulingsError("interrupted: nothing was published") from exc
+    finally:
+        if in_main:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _on_ctrl_c(signum: int, frame: Any) -> None:
+    if _interrupted.is_set():  # the second Ctrl-C: the first one's rollback is cut short
+        os.write(2, b"error: interrupted again: stopped at once\n")
+        os._exit(1)
+    _interrupted.set()
+    raise KeyboardInterrupt
 
 
 def _fail(exc: Exception) -> None:

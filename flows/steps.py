@@ -201,6 +201,7 @@ def _sequence(runner: Runner, run: RunSettings) -> RunResult:
         snapshot = runner.call("write_snapshot", published, run_manifest, out, documents)
     except BaseException:
         write.remove_tree(out.snapshot_staging(run.run_id))  # a half-written snapshot: space back
+        write.remove_tree(out.snapshot(run.run_id))  # whole but never published (Ctrl-C after it)
         state.discard_state(out.state, run.run_id)  # the parse cache staged for this run
         raise
     _publish(

@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -230,3 +231,17 @@ def test_a_failed_measured_run_is_one_error_line_naming_why(tmp_path: Path) -> N
         "a directory; create it and copy the dump files (*.txt) into it\n"
     )
     assert not (tmp_path / "results.json").exists()
+
+
+def test_the_first_ctrl_c_stops_the_run_and_a_second_ends_it_at_once() -> None:
+    cli._interrupted.clear()
+    with pytest.raises(KeyboardInterrupt):  # as Python's own handler: the run rolls back
+        cli._on_ctrl_c(2, None)
+    assert cli._interrupted.is_set()
+    cli._interrupted.clear()
+    # a second Ctrl-C while the first one's rollback runs: out at once, one line
+    code = "from flows import cli; cli._interrupted.set(); cli._on_ctrl_c(2, None)"
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=False
+    )
+    assert (done.returncode, done.stderr) == (1, "error: interrupted again: stopped at once\n")

@@ -188,7 +188,7 @@ def test_ctrl_c_stops_the_run_in_one_line_and_publishes_nothing(tmp_path: Path) 
             os.killpg(process.pid, signal.SIGKILL)
     stderr = (tmp_path / "stderr.txt").read_text()
     assert process.returncode == 1
-    assert stderr.rstrip().splitlines()[-1] == "error: interrupted", stderr
+    assert stderr.rstrip().splitlines()[-1] == "error: interrupted: nothing was published", stderr
     assert "Traceback" not in stderr and "cannot reach" not in stderr, stderr
     # the written snapshot and the staged state are rolled back: latest and state as before
     assert _latest_and_state(output)[0] == published

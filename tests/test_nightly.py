@@ -310,6 +310,56 @@ def test_a_failing_publish_step_publishes_nothing(
     assert sorted({p.name.split(".")[1] for p in (output / "state").glob("*.*.*")}) == [first]
 
 
+def _interrupted_after(step: Any) -> Any:
+    """`step`, then a Ctrl-C (KeyboardInterrupt) the moment it returns."""
+
+    def interrupted(*args: Any, **kwargs: Any) -> Any:
+        step(*args, **kwargs)
+        raise KeyboardInterrupt
+
+    return interrupted
+
+
+def _interrupted_at_a_staged_state_file(path: Path) -> None:
+    """Ctrl-C while a state file is written: its `.tmp` is on disk, not yet renamed."""
+    if path.name.endswith(".tmp"):
+        raise KeyboardInterrupt
+    write.fsync_path(path)
+
+
+@pytest.mark.flow
+@pytest.mark.parametrize(
+    "where", ["snapshot-written", "state-file-half-written", "after-the-publish"]
+)
+def test_ctrl_c_rolls_back_or_says_the_run_is_published(
+    prefect_harness: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    # the moments a fresh reviewer's Ctrl-C left a whole unpublished snapshot, `*.tmp`
+    # state files, or said "interrupted" of a published run
+    raw, output = copy_seeds(tmp_path, "raw"), tmp_path / "out"
+    first = _run(raw, output)["run_id"]
+    if where == "snapshot-written":
+        monkeypatch.setattr(write, "write_snapshot", _interrupted_after(write.write_snapshot))
+    elif where == "state-file-half-written":
+        monkeypatch.setattr(state, "fsync_path", _interrupted_at_a_staged_state_file)
+    else:
+        monkeypatch.setattr(write, "prune_snapshots", _interrupted_after(write.prune_snapshots))
+    result = runner.invoke(app, ["run", "--raw", str(raw), "--output", str(output)])
+    assert result.exit_code == 1
+    latest, _ = _published_state(output)
+    if where == "after-the-publish":
+        assert latest != first
+        assert result.stderr.splitlines()[-1] == (
+            f"error: interrupted after the run was published (latest -> snapshots/{latest})"
+        )
+        assert _published_state(output) == (latest, latest)
+        return
+    assert result.stderr.splitlines()[-1] == "error: interrupted: nothing was published"
+    assert _published_state(output) == (first, first)
+    assert [p.name for p in (output / "snapshots").iterdir()] == [first]
+    assert sorted({p.name.split(".")[1] for p in (output / "state").glob("*.*.*")}) == [first]
+
+
 @pytest.mark.flow
 @pytest.mark.parametrize(
     ("module", "step"),

@@ -355,14 +355,17 @@ def _remove(path: Path) -> None:
 
 
 def discard_state(state_dir: Path, generation: str) -> None:
-    """Delete a staged generation that will not be committed (a failed run); best effort."""
+    """Delete a staged generation that will not be committed (a failed run); best effort.
+
+    Its files and their `*.tmp` forerunners (a write cut short, by Ctrl-C) both go.
+    """
     if not state_dir.is_dir():
         return
     committed = {r["generation"] for r in _read_committed(state_dir).values() if r}
     if generation in committed:
         return
     for path in state_dir.iterdir():
-        if _generation_of(path) == generation:
+        if _generation_of(path.with_name(path.name.removesuffix(".tmp"))) == generation:
             path.unlink(missing_ok=True)
 
 
