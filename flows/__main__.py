@@ -1,5 +1,5 @@
 """`python -m flows` runs the command line (see flows.cli)."""
 
-from flows.cli import main
+from flows.console import main
 
 main()

@@ -349,7 +349,9 @@ def _ctrl_c(output: Path) -> Iterator[None]:
     the run was published (latest -> snapshots/<run_id>)`. A second SIGINT
     ends the process at once (`os._exit(1)`, no traceback); the orphan
     watcher then ends its children. Only in the main thread (signal handlers
-    live there); the previous handler is put back after the run.
+    live there); the previous handler is put back after a run that was not
+    interrupted (after one, the process is ending: a second Ctrl-C during
+    Prefect's exit handlers must not print their traceback).
     """
     before = latest_target(output)
     in_main = threading.current_thread() is threading.main_thread()
@@ -366,8 +368,8 @@ def _ctrl_c(output: Path) -> Iterator[None]:
             raise RulingsError(published) from exc
         raise RulingsError("interrupted: nothing was published") from exc
     finally:
-        if in_main:
-            signal.signal(signal.SIGINT, previous)
+        if in_main and not _interrupted.is_set():  # interrupted: a second Ctrl-C during the
+            signal.signal(signal.SIGINT, previous)  # exit (Prefect's atexit) ends it at once too
 
 
 def _on_ctrl_c(signum: int, frame: Any) -> None:

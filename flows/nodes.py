@@ -13,10 +13,8 @@ from __future__ import annotations
 import contextvars
 import datetime as dt
 import logging
-import multiprocessing
-import multiprocessing.forkserver
 from collections.abc import Iterator
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -32,6 +30,7 @@ from flows.paths import OutputPaths
 from flows.stages import language, manifest, read, report, report_html, state, write
 from flows.stages.attribution import CatalogIndex, index_catalog
 from flows.stages.catalog import hash_catalog, load_catalog
+from flows.stages.pools import process_pool, start_forkserver
 from schemas import SCHEMA_VERSION
 from schemas.json_schema import json_schema_documents
 
@@ -167,14 +166,7 @@ def start_worker_server() -> None:
     For a run known to need `parse_workers` (no parse cache, more than one
     batch); without it the first pool starts the forkserver, and waits for it.
     """
-    _worker_context()
-    multiprocessing.forkserver.ensure_running()
-
-
-def _worker_context() -> multiprocessing.context.BaseContext:
-    context = multiprocessing.get_context("forkserver")  # no fork of a threaded process
-    context.set_forkserver_preload(WORKER_PRELOAD)
-    return context
+    start_forkserver(WORKER_PRELOAD)
 
 
 @contextmanager
@@ -191,7 +183,7 @@ def parse_workers(processes: int) -> Iterator[Executor | None]:
     if processes < 2:
         yield None
         return
-    pool = ProcessPoolExecutor(max_workers=processes, mp_context=_worker_context())
+    pool = process_pool(processes, WORKER_PRELOAD)
     try:
         yield pool
     finally:

@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -245,3 +246,22 @@ def test_the_first_ctrl_c_stops_the_run_and_a_second_ends_it_at_once() -> None:
         [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=False
     )
     assert (done.returncode, done.stderr) == (1, "error: interrupted again: stopped at once\n")
+
+
+def test_a_ctrl_c_while_the_command_line_loads_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from flows import console
+
+    real_import = __import__
+
+    def interrupted(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == "flows.cli":
+            raise KeyboardInterrupt
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.__import__", interrupted)
+    with pytest.raises(SystemExit) as stopped:
+        console.main()
+    assert stopped.value.code == 1
+    assert capsys.readouterr().err == "error: interrupted: nothing was published\n"

@@ -23,10 +23,8 @@ from __future__ import annotations
 
 import logging
 import math
-import multiprocessing
 import re
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 
 import hanzidentifier
 import langdetect.detector
@@ -36,6 +34,8 @@ import polars as pl
 import wordfreq
 from langdetect import DetectorFactory
 from langdetect.detector_factory import init_factory
+
+from flows.stages.pools import process_pool
 
 logger = logging.getLogger(__name__)
 
@@ -393,9 +393,8 @@ def _detect_all(
         return [detect_text_language(text) for text in texts]
     size = -(-len(texts) // (processes * 8))  # a few chunks per process, for balance
     chunks = [texts[i : i + size] for i in range(0, len(texts), size)]
-    context = multiprocessing.get_context("forkserver")  # no fork of a threaded process
-    context.set_forkserver_preload([__name__])  # workers start with langdetect's profiles loaded
-    with ProcessPoolExecutor(max_workers=processes, mp_context=context) as pool:
+    # workers start with langdetect's profiles loaded (unless the forkserver already runs)
+    with process_pool(processes, [__name__]) as pool:
         probes = pool.map(_probe_chunk, chunks)  # every chunk submitted; results in order
         load_word_lists()  # while the workers start
         try:
