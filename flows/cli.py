@@ -44,6 +44,7 @@ from rich.table import Table
 
 from flows.errors import RulingsError, ServerStartError
 from flows.paths import OutputPaths
+from flows.stages import pools
 from flows.stages.catalog import load_catalog
 from flows.stages.read import MAX_FILE_BYTES, list_dump_paths
 from flows.stages.runlock import hold_run_lock
@@ -336,6 +337,8 @@ def bench_seeds(
 
 #: Set by the first Ctrl-C of a run (`_ctrl_c`).
 _interrupted = threading.Event()
+#: What a Ctrl-C says once the run has returned and the process is ending (`_ctrl_c`).
+_ending_line: str | None = None
 
 
 @contextmanager
@@ -343,41 +346,67 @@ def _ctrl_c(output: Path) -> Iterator[None]:
     """Ctrl-C during a run: one line saying whether it was published; a second one ends it at once.
 
     The first SIGINT raises KeyboardInterrupt as Python's own handler does: the
-    run rolls back unless `latest` was already switched. Whatever error then
-    comes out (Prefect may wrap the interrupt in its own), the run ends with
-    RulingsError `interrupted: nothing was published`, or `interrupted after
-    the run was published (latest -> snapshots/<run_id>)`. A second SIGINT
-    ends the process at once (`os._exit(1)`, no traceback); the orphan
-    watcher then ends its children. Only in the main thread (signal handlers
-    live there); the previous handler is put back after a run that was not
-    interrupted (after one, the process is ending: a second Ctrl-C during
-    Prefect's exit handlers must not print their traceback).
+    run rolls back unless its state was committed. Whatever then comes out
+    (Prefect may turn the interrupt into its own error, or a best-effort step
+    swallow it), the run ends with RulingsError `interrupted: nothing was
+    published`, or `interrupted after the run was published (latest ->
+    snapshots/<run_id>)`, by whether `latest` moved. A second SIGINT ends the
+    process at once (`os._exit(1)`, one line, no traceback); the orphan
+    watcher then ends its children. In the console script the handler stays
+    to the end: a Ctrl-C while the summary prints or Prefect's exit handlers
+    run ends the process with the published line, not their tracebacks.
+
+    Only in the main thread (signal handlers live there), and not when SIGINT
+    was ignored from the start (a background job); elsewhere (tests) the
+    previous handler is put back after the run.
     """
+    global _ending_line
     before = latest_target(output)
-    in_main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGINT, _on_ctrl_c) if in_main else None
+    previous = signal.getsignal(signal.SIGINT)
+    handled = threading.current_thread() is threading.main_thread() and (
+        previous is not signal.SIG_IGN
+    )
+    if handled:
+        signal.signal(signal.SIGINT, _on_ctrl_c)
     _interrupted.clear()
+    pools.interrupted.clear()
+    _ending_line = None
     try:
-        yield
-    except BaseException as exc:
-        if not (_interrupted.is_set() or isinstance(exc, KeyboardInterrupt)):
-            raise
-        after = latest_target(output)
-        if after != before:
-            published = f"interrupted after the run was published (latest -> {after})"
-            raise RulingsError(published) from exc
-        raise RulingsError("interrupted: nothing was published") from exc
+        try:
+            yield
+        except BaseException as exc:
+            if not (_interrupted.is_set() or isinstance(exc, KeyboardInterrupt)):
+                raise
+            raise RulingsError(_interrupted_line(output, before)) from exc
+        if _interrupted.is_set():  # swallowed on its way (a best-effort step): the run went on
+            raise RulingsError(_interrupted_line(output, before))
+        _ending_line = f"error: {_interrupted_line(output, before)}"
     finally:
-        if in_main and not _interrupted.is_set():  # interrupted: a second Ctrl-C during the
-            signal.signal(signal.SIGINT, previous)  # exit (Prefect's atexit) ends it at once too
+        if handled and not _CONSOLE_SCRIPT:
+            signal.signal(signal.SIGINT, previous)
+            _ending_line = None
+
+
+def _interrupted_line(output: Path, before: str | None) -> str:
+    after = latest_target(output)
+    if after != before:
+        return f"interrupted after the run was published (latest -> {after})"
+    return "interrupted: nothing was published"
 
 
 def _on_ctrl_c(signum: int, frame: Any) -> None:
+    if _ending_line is not None:  # the run has returned: the process is ending
+        _exit_at_once(_ending_line)
     if _interrupted.is_set():  # the second Ctrl-C: the first one's rollback is cut short
-        os.write(2, b"error: interrupted again: stopped at once\n")
-        os._exit(1)
+        _exit_at_once("error: interrupted again: stopped at once")
     _interrupted.set()
+    pools.interrupted.set()  # language detection stops at its next chunk
     raise KeyboardInterrupt
+
+
+def _exit_at_once(line: str) -> None:
+    os.write(2, f"{line}\n".encode())
+    os._exit(1)
 
 
 def _fail(exc: Exception) -> None:

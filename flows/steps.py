@@ -290,7 +290,9 @@ def _publish(
     generation the run's state came from (the next fallback).
 
     After a failure `latest` points where it pointed before, the new
-    snapshot folder and the staged state are removed, and the error is raised.
+    snapshot folder and the staged state are removed, and the error is raised;
+    unless the state was committed already (an interrupt in the commit's last
+    instant): then the run stays published, `latest` and the state agreeing.
     """
     out = run.output
     previous = write.latest_target(out.root)
@@ -313,7 +315,8 @@ def _publish(
         runner.call("commit_state", out, staged, state_read)
         pause_point("state_committed")
     except BaseException:
-        _roll_back(out, previous, snapshot, run.run_id)
+        if not state.is_committed(out.state, run.run_id):  # committed: latest and state agree
+            _roll_back(out, previous, snapshot, run.run_id)
         raise
 
 

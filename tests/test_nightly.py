@@ -18,6 +18,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from flows import cli as cli_module
 from flows import rulings_flow as rulings_flow_module
 from flows.cli import app
 from flows.errors import RunLockedError
@@ -329,7 +330,14 @@ def _interrupted_at_a_staged_state_file(path: Path) -> None:
 
 @pytest.mark.flow
 @pytest.mark.parametrize(
-    "where", ["snapshot-written", "state-file-half-written", "after-the-publish"]
+    "where",
+    [
+        "snapshot-written",
+        "state-file-half-written",
+        "state-committed",
+        "after-the-publish",
+        "swallowed-in-retention",
+    ],
 )
 def test_ctrl_c_rolls_back_or_says_the_run_is_published(
     prefect_harness: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
@@ -342,12 +350,21 @@ def test_ctrl_c_rolls_back_or_says_the_run_is_published(
         monkeypatch.setattr(write, "write_snapshot", _interrupted_after(write.write_snapshot))
     elif where == "state-file-half-written":
         monkeypatch.setattr(state, "fsync_path", _interrupted_at_a_staged_state_file)
-    else:
+    elif where == "state-committed":  # in the commit's last instant: no rollback after it
+        monkeypatch.setattr(state, "commit_state", _interrupted_after(state.commit_state))
+    elif where == "after-the-publish":
         monkeypatch.setattr(write, "prune_snapshots", _interrupted_after(write.prune_snapshots))
+    else:  # Prefect turned the interrupt into its own error, which retention let pass
+
+        def swallowed(*args: Any, **kwargs: Any) -> None:
+            cli_module._interrupted.set()  # as the SIGINT handler does
+            raise ValueError("Task run is not set")
+
+        monkeypatch.setattr(write, "prune_snapshots", swallowed)
     result = runner.invoke(app, ["run", "--raw", str(raw), "--output", str(output)])
     assert result.exit_code == 1
     latest, _ = _published_state(output)
-    if where == "after-the-publish":
+    if where in ("state-committed", "after-the-publish", "swallowed-in-retention"):
         assert latest != first
         assert result.stderr.splitlines()[-1] == (
             f"error: interrupted after the run was published (latest -> snapshots/{latest})"

@@ -35,7 +35,7 @@ import wordfreq
 from langdetect import DetectorFactory
 from langdetect.detector_factory import init_factory
 
-from flows.stages.pools import process_pool
+from flows.stages.pools import process_pool, stop_if_interrupted
 
 logger = logging.getLogger(__name__)
 
@@ -398,7 +398,11 @@ def _detect_all(
         probes = pool.map(_probe_chunk, chunks)  # every chunk submitted; results in order
         load_word_lists()  # while the workers start
         try:
-            return [decide_language(probe) for part in probes for probe in part]
+            detected = []
+            for part in probes:
+                stop_if_interrupted(pool)  # a Ctrl-C: the chunks still queued are dropped
+                detected.extend(decide_language(probe) for probe in part)
+            return detected
         finally:
             release_word_lists()  # a run detects once; its later peak is build_tables'
 

@@ -369,6 +369,11 @@ def discard_state(state_dir: Path, generation: str) -> None:
             path.unlink(missing_ok=True)
 
 
+def is_committed(state_dir: Path, generation: str) -> bool:
+    """True when `state.json` names `generation` current (its `commit_state` got that far)."""
+    return (_read_committed(state_dir).get("current") or {}).get("generation") == generation
+
+
 def save_state(
     state_dir: Path,
     parsed: ParsedFiles,
