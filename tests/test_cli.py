@@ -238,8 +238,9 @@ def test_the_first_ctrl_c_stops_the_run_and_a_second_ends_it_at_once() -> None:
     cli._interrupted.clear()
     with pytest.raises(KeyboardInterrupt):  # as Python's own handler: the run rolls back
         cli._on_ctrl_c(2, None)
-    assert cli._interrupted.is_set()
+    assert cli._interrupted.is_set() and cli.pools.interrupted.is_set()  # detection stops too
     cli._interrupted.clear()
+    cli.pools.interrupted.clear()
     # a second Ctrl-C while the first one's rollback runs: out at once, one line
     code = "from flows import cli; cli._interrupted.set(); cli._on_ctrl_c(2, None)"
     done = subprocess.run(
