@@ -28,6 +28,8 @@ def pause_point(step: str) -> None:
     if os.environ.get("RULING_DUMPS_PAUSE_AT") != step:
         return
     marker = Path(os.environ["RULING_DUMPS_PAUSE_FILE"])
-    marker.write_text(f"{step} {os.getpid()}\n", encoding="utf-8")
+    staged = marker.with_name(marker.name + ".tmp")
+    staged.write_text(f"{step} {os.getpid()}\n", encoding="utf-8")
+    os.replace(staged, marker)  # whole when it appears: a test reads it as soon as it exists
     while True:
         time.sleep(1)
