@@ -42,7 +42,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from flows.errors import RulingsError, ServerStartError
+from flows.errors import INTERRUPTED_UNPUBLISHED, RulingsError, ServerStartError
 from flows.paths import OutputPaths
 from flows.stages import pools
 from flows.stages.catalog import load_catalog
@@ -391,7 +391,7 @@ def _interrupted_line(output: Path, before: str | None) -> str:
     after = latest_target(output)
     if after != before:
         return f"interrupted after the run was published (latest -> {after})"
-    return "interrupted: nothing was published"
+    return INTERRUPTED_UNPUBLISHED
 
 
 def _on_ctrl_c(signum: int, frame: Any) -> None:

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import sys
 
+from flows.errors import INTERRUPTED_UNPUBLISHED  # imports nothing itself
+
 
 def main() -> None:
     """Load the command line and run it; exit 1 with one line on a Ctrl-C while it loads."""
     try:
         from flows.cli import main as run_command_line
     except KeyboardInterrupt:
-        sys.stderr.write("error: interrupted: nothing was published\n")
+        sys.stderr.write(f"error: {INTERRUPTED_UNPUBLISHED}\n")
         raise SystemExit(1) from None
     run_command_line()

@@ -4,6 +4,10 @@ Bad input lines are data (rows of the `rejects` table), never exceptions: these
 errors are for conditions that stop the whole run before anything is published.
 """
 
+#: The line's text when a Ctrl-C stopped a run before it was published (`flows.cli`,
+#: `flows.console`).
+INTERRUPTED_UNPUBLISHED = "interrupted: nothing was published"
+
 
 class RulingsError(Exception):
     """Base class: the run stops, nothing is published, the CLI prints one line."""

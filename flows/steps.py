@@ -158,7 +158,7 @@ def _sequence(runner: Runner, run: RunSettings) -> RunResult:
     today = run.started_at.date()
     cached_results = inputs["state"]["results"] if run.reuse_results else None
     parsed, reused_dumps, parsed_files, file_index, work = _parse_and_assemble(
-        runner, run, check, known_ids, cached, cached_results, catalog_key
+        runner, run, check, known_ids, cached, cached_results, today, catalog_key
     )
     known = inputs["state"]["languages"]
     reused, new_texts = runner.call("split_known_texts", parsed, known)
@@ -200,9 +200,7 @@ def _sequence(runner: Runner, run: RunSettings) -> RunResult:
         )
         snapshot = runner.call("write_snapshot", published, run_manifest, out, documents)
     except BaseException:
-        write.remove_tree(out.snapshot_staging(run.run_id))  # a half-written snapshot: space back
-        write.remove_tree(out.snapshot(run.run_id))  # whole but never published (Ctrl-C after it)
-        state.discard_state(out.state, run.run_id)  # the parse cache staged for this run
+        _discard_run(out, run.run_id)
         raise
     _publish(
         runner,
@@ -231,6 +229,7 @@ def _parse_and_assemble(
     known_ids: pl.Series,
     cached: state.ParsedFiles | None,
     cached_results: dict[str, pl.DataFrame] | None,
+    today: dt.date,
     catalog_key: str | None,
 ) -> tuple[pipeline.ParsedDumps, pl.Series, state.ParsedFiles, pl.DataFrame, dict[str, int]]:
     """Parse the files to read in batches (Parquet parts), then assemble every dump.
@@ -265,7 +264,7 @@ def _parse_and_assemble(
             check,
             cached,
             cached_results,
-            run.started_at.date(),
+            today,
             catalog_key,
         )
     finally:
@@ -316,16 +315,23 @@ def _publish(
         pause_point("state_committed")
     except BaseException:
         if not state.is_committed(out.state, run.run_id):  # committed: latest and state agree
-            _roll_back(out, previous, snapshot, run.run_id)
+            _roll_back(out, previous, run.run_id)
         raise
 
 
-def _roll_back(out: OutputPaths, previous: str | None, snapshot: Path, run_id: str) -> None:
+def _discard_run(out: OutputPaths, run_id: str) -> None:
+    """Remove what an unpublished run wrote: its snapshot, half-written (`.partial`) or
+    whole (a Ctrl-C just after it), and its staged state (the parse cache first)."""
+    write.remove_tree(out.snapshot_staging(run_id))
+    write.remove_tree(out.snapshot(run_id))
+    state.discard_state(out.state, run_id)
+
+
+def _roll_back(out: OutputPaths, previous: str | None, run_id: str) -> None:
     """Undo a publish that failed halfway (best effort: each step is tried)."""
     steps = (
         lambda: write.restore_latest(out.root, previous),
-        lambda: write.remove_tree(snapshot),
-        lambda: state.discard_state(out.state, run_id),
+        lambda: _discard_run(out, run_id),
     )
     for step in steps:
         try:
