@@ -6,6 +6,11 @@
   against a running Prefect server as the nightly runs (the temporary
   server's start, measured with an empty flow, is reported apart);
 - warm: the same after 1 % of the dumps changed (a new entry appended);
+- unchanged: the same again with nothing changed, flow and direct: what any
+  warm run costs with the published layout (every table rebuilt and
+  written whole) before it has anything to do;
+- empty flow: a flow that does nothing, against the same server: the fixed
+  cost of a run's process (Prefect's imports, creating and ending a flow run);
 - direct: the same run without Prefect (`flows.bench_direct`: the steps and
   sequence of `flows.steps`, each called plainly), cold and then warm over the
   same changed dumps, so orchestration's share is (flow - direct) / flow;
@@ -332,6 +337,9 @@ def run_benchmark(
         warm_manifest = json.loads(OutputPaths(output).latest_manifest.read_text())
         direct_warm = measure(direct_run, work, env)
         load["after_warm"] = load_average()
+        unchanged = measure(flow_run, work, served)
+        direct_unchanged = measure(direct_run, work, env)
+        empty_flow = measure([sys.executable, "-c", _EMPTY_FLOW], work, {**quiet, **served})
     for run, manifest in ((cold, cold_manifest), (warm, warm_manifest)):
         run["lines_per_s"] = round(lines / run["wall_s"])
         run["langdetect_calls"] = manifest["work"]["languages_detected"]
@@ -351,6 +359,9 @@ def run_benchmark(
         "warm": warm,
         "direct": direct,
         "direct_warm": direct_warm,
+        "unchanged": unchanged,
+        "direct_unchanged": direct_unchanged,
+        "empty_flow": empty_flow,
         "floor": floor,
         "naive": naive,
         "rows": cold_manifest["rows"],
@@ -360,6 +371,9 @@ def run_benchmark(
         "cold_over_floor": round(cold["wall_s"] / floor["floor_s"], 2),
         "naive_over_cold": round(naive["scaled_s"] / cold["wall_s"], 2),
         "warm_over_cold": round(warm["wall_s"] / cold["wall_s"], 3),
+        # what a warm run costs before it has anything to do, and its Prefect part
+        "unchanged_over_cold": round(unchanged["wall_s"] / cold["wall_s"], 3),
+        "empty_flow_over_cold": round(empty_flow["wall_s"] / cold["wall_s"], 3),
         "peak_rss_gib": round(max(cold["peak_rss_mib"], warm["peak_rss_mib"]) / 1024, 2),
         "peak_tree_rss_gib": round(peak_tree, 2),
         "orchestration_share": cold["orchestration_share"],
