@@ -10,7 +10,11 @@ import pytest
 from typer.testing import CliRunner
 
 from flows.cli import app
+from flows.nodes import load_catalog_index
+from flows.paths import OutputPaths
 from flows.rulings_flow import nightly_deployment, rulings_flow
+from flows.stages.catalog import load_catalog
+from flows.stages.runlock import hold_run_lock
 from tests.conftest import SEED_DIR
 
 runner = CliRunner()
@@ -36,6 +40,30 @@ def test_bad_catalog_is_one_error_line_before_anything_runs(
 def test_deployment_carries_the_catalog(small_catalog_dir: Path, tmp_path: Path) -> None:
     deployment = nightly_deployment(SEED_DIR, tmp_path, catalog=small_catalog_dir)
     assert deployment.parameters["catalog"] == str(small_catalog_dir.resolve())
+
+
+def test_a_catalog_cached_under_the_runs_lock_counts_as_parsed_by_the_run(
+    small_catalog_dir: Path, tmp_path: Path
+) -> None:
+    """`ruling-dumps run` parses and caches the catalog under the lock, then the flow reads it."""
+    output = OutputPaths(tmp_path / "output")
+    with hold_run_lock(output.root):
+        assert load_catalog(small_catalog_dir, output.catalog_cache)[1] is False  # the CLI's
+        assert load_catalog_index(small_catalog_dir, output)[1] is False  # the same run
+    with hold_run_lock(output.root):  # the next run
+        assert load_catalog_index(small_catalog_dir, output)[1] is True
+
+
+@pytest.mark.flow
+def test_flow_after_the_clis_catalog_check_says_it_parsed_the_catalog(
+    prefect_harness: None, small_catalog_dir: Path, tmp_path: Path
+) -> None:
+    output = tmp_path / "output"
+    with hold_run_lock(output):  # as `ruling-dumps run`: the catalog is cached, then the flow runs
+        load_catalog(small_catalog_dir, OutputPaths(output).catalog_cache)
+        first = rulings_flow(raw_dir=SEED_DIR, output_dir=output, catalog=small_catalog_dir)
+    second = rulings_flow(raw_dir=SEED_DIR, output_dir=output, catalog=small_catalog_dir)
+    assert [first["work"]["catalog_parsed"], second["work"]["catalog_parsed"]] == [1, 0]
 
 
 @pytest.mark.flow

@@ -98,6 +98,11 @@ def hash_catalog(path: Path) -> str:
     return digest.hexdigest()
 
 
+def cache_entry(cache_dir: Path, digest: str) -> Path:
+    """The folder of one catalog's cached tables: `<sha256>.v<CATALOG_CACHE_VERSION>`."""
+    return cache_dir / f"{digest}.v{CATALOG_CACHE_VERSION}"
+
+
 def load_catalog(path: Path, cache_dir: Path, digest: str | None = None) -> tuple[Catalog, bool]:
     """The catalog's tables, from the Parquet cache when this exact catalog was read before.
 
@@ -113,7 +118,7 @@ def load_catalog(path: Path, cache_dir: Path, digest: str | None = None) -> tupl
         CatalogError: missing, unreadable, not JSON, or not MTGJSON's layout.
     """
     digest = digest or hash_catalog(path)
-    cached = cache_dir / f"{digest}.v{CATALOG_CACHE_VERSION}"
+    cached = cache_entry(cache_dir, digest)
     if all((cached / f"{name}.parquet").is_file() for name in _TABLES):
         return Catalog(**{n: pl.read_parquet(cached / f"{n}.parquet") for n in _TABLES}), True
     catalog = read_catalog(path)
