@@ -338,14 +338,19 @@ def run_benchmark(
         direct_warm = measure(direct_run, work, env)
         load["after_warm"] = load_average()
         unchanged = measure(flow_run, work, served)
+        unchanged_manifest = json.loads(OutputPaths(output).latest_manifest.read_text())
         direct_unchanged = measure(direct_run, work, env)
         empty_flow = measure([sys.executable, "-c", _EMPTY_FLOW], work, {**quiet, **served})
-    for run, manifest in ((cold, cold_manifest), (warm, warm_manifest)):
+    for run, manifest in (
+        (cold, cold_manifest),
+        (warm, warm_manifest),
+        (unchanged, unchanged_manifest),
+    ):
         run["lines_per_s"] = round(lines / run["wall_s"])
         run["langdetect_calls"] = manifest["work"]["languages_detected"]
         run["work"] = manifest["work"]
     # The flow runs against a running server, so no server start is in `cold`.
-    for run, plain in ((cold, direct), (warm, direct_warm)):
+    for run, plain in ((cold, direct), (warm, direct_warm), (unchanged, direct_unchanged)):
         run["orchestration_share"] = round(
             max(0.0, run["wall_s"] - plain["wall_s"]) / run["wall_s"], 3
         )
