@@ -649,7 +649,7 @@ def _print_summary(result: dict[str, Any], clock: RunClock) -> None:
         return
     table = Table(title=f"run {result['run_id']}", show_header=False)
     table.add_column("what")
-    table.add_column("count", justify="right")
+    table.add_column("count", justify="right", overflow="fold")  # paths whole, never "…"
     for what, value in rows[1:]:
         table.add_row(what, value)
     console.print(table)

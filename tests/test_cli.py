@@ -266,3 +266,35 @@ def test_a_ctrl_c_while_the_command_line_loads_is_one_line(
         console.main()
     assert stopped.value.code == 1
     assert capsys.readouterr().err == "error: interrupted: nothing was published\n"
+
+
+def test_terminal_summary_shows_long_paths_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An 80-column terminal folds the snapshot's path instead of cutting it to `…/repo…`."""
+    from rich.console import Console
+
+    terminal = Console(width=80, force_terminal=True, record=True)
+    monkeypatch.setattr(cli, "console", terminal)
+    snapshot = "/home/operator/nightly/ruling-dumps/output/snapshots/20261201T034230764087Z"
+    result = {
+        "run_id": "20261201T034230764087Z",
+        "inputs": [{}, {}],
+        "line_accounting": {"ruling": 7},
+        "rows": {"rulings": 2},
+        "work": {"dumps_parsed": 2},
+        "since_previous": {"added": [], "changed": [], "removed": []},
+        "snapshot": snapshot,
+        "report_html": f"{snapshot}/report.html",
+    }
+    cli._print_summary(result, cli.RunClock(server_start_s=7.1, pipeline_from=0.0, pipeline_s=1.0))
+    rows: list[list[str]] = []
+    for line in terminal.export_text().splitlines():
+        cells = [cell.strip() for cell in line.split("│")[1:-1]]
+        if len(cells) == 2:
+            if cells[0]:
+                rows.append(cells)
+            else:  # a folded value goes on below its row
+                rows[-1][1] += cells[1]
+    values = dict(rows)
+    assert values["snapshot"] == snapshot
+    assert values["report (charts)"] == f"{snapshot}/report.html"
+    assert values["time: prefect server start"] == "7.1 s"
