@@ -12,8 +12,8 @@
 - empty flow: a flow that does nothing, against the same server: the fixed
   cost of a run's process (Prefect's imports, creating and ending a flow run);
 - direct: the same run without Prefect (`flows.bench_direct`: the steps and
-  sequence of `flows.steps`, each called plainly), cold and then warm over the
-  same changed dumps, so orchestration's share is (flow - direct) / flow;
+  sequence of `flows.steps`, each called plainly), cold, warm over the same
+  changed dumps and unchanged, so orchestration's share is (flow - direct) / flow;
 - floor: langdetect over the cold run's distinct texts in one process,
   divided across the cores, plus reading every file;
 - naive: a plain loop that runs langdetect on every ruling body with no
