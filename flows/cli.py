@@ -32,7 +32,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +45,7 @@ from rich.table import Table
 from flows.errors import INTERRUPTED_UNPUBLISHED, RulingsError, ServerStartError
 from flows.paths import OutputPaths
 from flows.stages import pools
-from flows.stages.catalog import load_catalog
+from flows.stages.catalog import check_catalog, load_catalog
 from flows.stages.read import MAX_FILE_BYTES, list_dump_paths
 from flows.stages.runlock import hold_run_lock
 from flows.stages.write import (
@@ -146,10 +146,8 @@ def run(
         check_raw_output_overlap(raw, output)
         check_output_dir(output)
         with hold_run_lock(output), _ctrl_c(output):  # the lock until publishing ends
-            # a bad catalog fails here, before Prefect starts; a good one is cached for the flow
-            catalog_reused = (
-                load_catalog(catalog, OutputPaths(output).catalog_cache)[1] if catalog else True
-            )
+            if catalog:  # a bad catalog fails here, before Prefect starts; the flow takes it
+                check_catalog(catalog, OutputPaths(output).catalog_cache)
             _set_quiet_defaults()
             _show_progress()
             logging.getLogger("flows.cli").info(
@@ -183,8 +181,6 @@ def run(
                         catalog=catalog,
                     )
             clock.pipeline_s = time.monotonic() - clock.pipeline_from
-        if catalog:
-            result["catalog"] = "read from its cache" if catalog_reused else "parsed and cached"
         _print_summary(result, clock)
 
 
@@ -614,7 +610,7 @@ def _show_progress() -> None:
         stages.addHandler(handler)
 
 
-def _summary_rows(result: dict[str, Any]) -> list[tuple[str, str]]:
+def _summary_rows(result: Mapping[str, Any]) -> list[tuple[str, str]]:
     rows = [("run", result["run_id"]), ("dump files", str(len(result["inputs"])))]  # read or not
     rows += [(f"lines: {kind}", str(n)) for kind, n in result["line_accounting"].items()]
     rows += [(f"table {name}", str(n)) for name, n in result["rows"].items()]
@@ -626,8 +622,9 @@ def _summary_rows(result: dict[str, Any]) -> list[tuple[str, str]]:
     if result.get("state_recovered"):
         rows.append(("state recovered", result["state_recovered"]))
     rows.append(("snapshot", result["snapshot"]))
-    if "catalog" in result:
-        rows.append(("catalog", result["catalog"]))
+    if "catalog_parsed" in result["work"]:  # a run with --catalog
+        parsed = result["work"]["catalog_parsed"]
+        rows.append(("catalog", "parsed and cached" if parsed else "read from its cache"))
     if "report_html" in result:
         rows.append(("report (charts)", result["report_html"]))
     return rows
@@ -641,7 +638,7 @@ def _time_rows(clock: RunClock) -> list[tuple[str, str]]:
     return [*rows, ("time: pipeline", f"{clock.pipeline_s:.1f} s")]
 
 
-def _print_summary(result: dict[str, Any], clock: RunClock) -> None:
+def _print_summary(result: Mapping[str, Any], clock: RunClock) -> None:
     """The run's counts and times: a table on a terminal, plain `key: value` lines otherwise."""
     rows = _summary_rows(result) + _time_rows(clock)
     if not console.is_terminal:

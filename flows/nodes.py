@@ -29,7 +29,7 @@ from flows.errors import WorkerDiedError
 from flows.paths import OutputPaths
 from flows.stages import language, manifest, read, report, report_html, state, write
 from flows.stages.attribution import CatalogIndex, index_catalog
-from flows.stages.catalog import cache_entry, hash_catalog, load_catalog
+from flows.stages.catalog import hash_catalog, load_catalog
 from flows.stages.pools import process_pool, start_forkserver
 from schemas import SCHEMA_VERSION
 from schemas.json_schema import json_schema_documents
@@ -257,26 +257,13 @@ def load_catalog_index(catalog: Path, output: OutputPaths) -> tuple[CatalogIndex
     """The catalog's lookups, from the catalog cache when this catalog was read before.
 
     Returns:
-        (the lookups, True when an earlier run parsed the catalog, the
-        catalog's sha256 hex). A cache entry written while this run holds
-        the run lock counts as parsed by this run: `ruling-dumps run` parses
-        and caches the catalog under the lock before Prefect starts (so a
-        bad catalog fails first), then the flow reads that entry.
+        (the lookups, True when they came from the cache: this run did not
+        parse the catalog, `check_catalog`'s parse in this process counting
+        as this run's; the catalog's sha256 hex).
     """
     digest = hash_catalog(catalog)
     tables, reused = load_catalog(catalog, output.catalog_cache, digest)
-    if reused:
-        reused = not _written_under_lock(cache_entry(output.catalog_cache, digest), output)
     return index_catalog(tables), reused, digest
-
-
-def _written_under_lock(path: Path, output: OutputPaths) -> bool:
-    """True when `path` was last modified after the run lock was taken (`runlock` writes the
-    lock file once, when it takes it)."""
-    try:
-        return path.stat().st_mtime_ns >= output.lock.stat().st_mtime_ns
-    except FileNotFoundError:
-        return False
 
 
 def build_tables(

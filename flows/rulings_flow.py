@@ -191,8 +191,9 @@ def rulings_flow(
             (its tables are cached under `state/catalog/` by sha256).
 
     Returns:
-        The run's manifest (as written to `manifest.json`), with `snapshot`:
-        the snapshot folder's path.
+        A read-only `RunSummary` (`dict(summary)` for a dict): the run's
+        manifest (as written to `manifest.json`), with `snapshot` (the
+        snapshot folder's path) and `report_html`.
 
     Raises:
         RunLockedError: another run is publishing into `output_dir`.

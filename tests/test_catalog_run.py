@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import polars as pl
@@ -13,9 +14,8 @@ from flows.cli import app
 from flows.nodes import load_catalog_index
 from flows.paths import OutputPaths
 from flows.rulings_flow import nightly_deployment, rulings_flow
-from flows.stages.catalog import load_catalog
-from flows.stages.runlock import hold_run_lock
-from tests.conftest import SEED_DIR
+from flows.stages.catalog import check_catalog
+from tests.conftest import REPO, SEED_DIR, cli_run
 
 runner = CliRunner()
 
@@ -42,16 +42,16 @@ def test_deployment_carries_the_catalog(small_catalog_dir: Path, tmp_path: Path)
     assert deployment.parameters["catalog"] == str(small_catalog_dir.resolve())
 
 
-def test_a_catalog_cached_under_the_runs_lock_counts_as_parsed_by_the_run(
+def test_the_clis_catalog_check_hands_its_parse_to_the_run(
     small_catalog_dir: Path, tmp_path: Path
 ) -> None:
-    """`ruling-dumps run` parses and caches the catalog under the lock, then the flow reads it."""
+    """`ruling-dumps run` parses and caches the catalog, then the flow takes it as its own parse."""
     output = OutputPaths(tmp_path / "output")
-    with hold_run_lock(output.root):
-        assert load_catalog(small_catalog_dir, output.catalog_cache)[1] is False  # the CLI's
-        assert load_catalog_index(small_catalog_dir, output)[1] is False  # the same run
-    with hold_run_lock(output.root):  # the next run
-        assert load_catalog_index(small_catalog_dir, output)[1] is True
+    assert check_catalog(small_catalog_dir, output.catalog_cache) is False  # parsed, cached
+    assert load_catalog_index(small_catalog_dir, output)[1] is False  # this run's parse
+    assert load_catalog_index(small_catalog_dir, output)[1] is True  # the next run's: the cache
+    assert check_catalog(small_catalog_dir, output.catalog_cache) is True  # cached: nothing held
+    assert load_catalog_index(small_catalog_dir, output)[1] is True
 
 
 @pytest.mark.flow
@@ -59,11 +59,38 @@ def test_flow_after_the_clis_catalog_check_says_it_parsed_the_catalog(
     prefect_harness: None, small_catalog_dir: Path, tmp_path: Path
 ) -> None:
     output = tmp_path / "output"
-    with hold_run_lock(output):  # as `ruling-dumps run`: the catalog is cached, then the flow runs
-        load_catalog(small_catalog_dir, OutputPaths(output).catalog_cache)
-        first = rulings_flow(raw_dir=SEED_DIR, output_dir=output, catalog=small_catalog_dir)
-    second = rulings_flow(raw_dir=SEED_DIR, output_dir=output, catalog=small_catalog_dir)
-    assert [first["work"]["catalog_parsed"], second["work"]["catalog_parsed"]] == [1, 0]
+    check_catalog(small_catalog_dir, OutputPaths(output).catalog_cache)  # as `ruling-dumps run`
+    runs = [
+        rulings_flow(raw_dir=SEED_DIR, output_dir=output, catalog=small_catalog_dir)
+        for _ in range(2)
+    ]
+    assert [r["work"]["catalog_parsed"] for r in runs] == [1, 0]
+
+
+@pytest.mark.flow
+def test_cli_run_with_a_catalog_twice(small_catalog_dir: Path, tmp_path: Path) -> None:
+    """Both runs exit 0 with their summary; the manifest and the summary agree on the parse."""
+    output = tmp_path / "output"
+    command, env = cli_run(tmp_path, output)
+    said = []
+    for _ in range(2):
+        run = subprocess.run(
+            [*command, "--catalog", str(small_catalog_dir)],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+            check=False,
+        )
+        assert run.returncode == 0, run.stderr
+        assert "Traceback" not in run.stderr
+        manifest = json.loads((output / "latest" / "manifest.json").read_text())
+        summary = run.stderr[run.stderr.index("run: ") :]  # no terminal: key: value lines
+        said.append((manifest["work"]["catalog_parsed"], summary.count("\ncatalog: "), summary))
+    assert [(parsed, lines) for parsed, lines, _ in said] == [(1, 1), (0, 1)]
+    assert "\ncatalog: parsed and cached\n" in said[0][2]
+    assert "\ncatalog: read from its cache\n" in said[1][2]
 
 
 @pytest.mark.flow

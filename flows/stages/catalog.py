@@ -6,9 +6,9 @@ or a folder of set files (`<SET>.json[.gz|.xz]`: `{"meta": …, "data": {code, c
 AllPrintings is streamed with ijson one set at a time (237 MB of JSON never
 sits in memory whole); set files are small and read with `json`.
 
-The tables land in `<cache_dir>/<sha256>/` (`cards`, `rulings`, `foreign`
-.parquet), so an unchanged catalog is parsed once and read from Parquet on
-every later run.
+The tables land in `<cache_dir>/<sha256>.v<CATALOG_CACHE_VERSION>/` (`cards`,
+`rulings`, `foreign` .parquet), so an unchanged catalog is parsed once and
+read from Parquet on every later run.
 """
 
 from __future__ import annotations
@@ -103,22 +103,50 @@ def cache_entry(cache_dir: Path, digest: str) -> Path:
     return cache_dir / f"{digest}.v{CATALOG_CACHE_VERSION}"
 
 
+#: Catalogs `check_catalog` parsed in this process, by cache entry, until a run's
+#: `load_catalog` takes them (and counts the parse as its own).
+_CHECKED: dict[Path, Catalog] = {}
+
+
+def check_catalog(path: Path, cache_dir: Path) -> bool:
+    """Parse and cache a catalog before a run starts (a bad one fails first); True when cached.
+
+    A parse here is the coming run's parse: the next `load_catalog` of this
+    catalog in this process takes these tables and says it parsed them, so
+    the run's manifest (`work.catalog_parsed`) says what the run cost.
+    Only for a run about to start in this process (`ruling-dumps run`):
+    the tables are held until then.
+
+    Raises:
+        CatalogError: see `load_catalog`.
+    """
+    digest = hash_catalog(path)
+    tables, cached = load_catalog(path, cache_dir, digest)
+    if not cached:
+        _CHECKED[cache_entry(cache_dir, digest)] = tables
+    return cached
+
+
 def load_catalog(path: Path, cache_dir: Path, digest: str | None = None) -> tuple[Catalog, bool]:
     """The catalog's tables, from the Parquet cache when this exact catalog was read before.
 
     Args:
         path: AllPrintings.json (plain, .xz, .gz) or a folder of MTGJSON set files.
-        cache_dir: e.g. `output/state/catalog`; gets `<sha256>/` with the tables.
+        cache_dir: e.g. `output/state/catalog`; gets `cache_entry(cache_dir,
+            sha256)` with the tables.
         digest: `hash_catalog(path)` when the caller has it (hashed here otherwise).
 
     Returns:
-        (the tables, True when they came from the cache).
+        (the tables, True when they came from the cache; False when parsed
+        here or by `check_catalog` in this process for this run).
 
     Raises:
         CatalogError: missing, unreadable, not JSON, or not MTGJSON's layout.
     """
     digest = digest or hash_catalog(path)
     cached = cache_entry(cache_dir, digest)
+    if cached in _CHECKED:
+        return _CHECKED.pop(cached), False
     if all((cached / f"{name}.parquet").is_file() for name in _TABLES):
         return Catalog(**{n: pl.read_parquet(cached / f"{n}.parquet") for n in _TABLES}), True
     catalog = read_catalog(path)
