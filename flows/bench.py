@@ -303,7 +303,8 @@ def machine() -> dict[str, Any]:
 def run_benchmark(
     corpus: Path, work: Path, *, changed_share: float = 0.01, naive_share: float = 0.02
 ) -> dict[str, Any]:
-    """Measure the cold, warm and direct runs, the floor and the naive reference on `corpus`.
+    """Measure the cold, warm, unchanged and direct runs, an empty flow, the floor and the naive
+    reference on `corpus` (see the module docstring).
 
     `corpus` is copied to `work/raw` (the warm run changes dumps); outputs go to `work/`.
     """
@@ -340,7 +341,8 @@ def run_benchmark(
         unchanged = measure(flow_run, work, served)
         unchanged_manifest = json.loads(OutputPaths(output).latest_manifest.read_text())
         direct_unchanged = measure(direct_run, work, env)
-        empty_flow = measure([sys.executable, "-c", _EMPTY_FLOW], work, {**quiet, **served})
+        quiet_served = {**quiet, "PREFECT_API_URL": api}  # quiet wins over inherited settings
+        empty_flow = measure([sys.executable, "-c", _EMPTY_FLOW], work, quiet_served)
     for run, manifest in (
         (cold, cold_manifest),
         (warm, warm_manifest),

@@ -645,8 +645,8 @@ def _print_summary(result: Mapping[str, Any], clock: RunClock) -> None:
         typer.echo("".join(f"{what}: {value}\n" for what, value in rows), err=True, nl=False)
         return
     table = Table(title=f"run {result['run_id']}", show_header=False)
-    table.add_column("what")
-    table.add_column("count", justify="right", overflow="fold")  # paths whole, never "…"
+    table.add_column("what", overflow="fold")  # labels and paths whole, never cut with "…"
+    table.add_column("count", justify="right", overflow="fold")
     for what, value in rows[1:]:
         table.add_row(what, value)
     console.print(table)
