@@ -103,7 +103,8 @@ def cache_entry(cache_dir: Path, digest: str) -> Path:
     return cache_dir / f"{digest}.v{CATALOG_CACHE_VERSION}"
 
 
-#: Catalogs `check_catalog` parsed in this process, by cache entry, until a run's
+#: Catalogs `check_catalog` parsed in this process, by cache entry (resolved: the
+#: CLI and the flow may spell the output dir differently), until a run's
 #: `load_catalog` takes them (and counts the parse as its own).
 _CHECKED: dict[Path, Catalog] = {}
 
@@ -123,7 +124,7 @@ def check_catalog(path: Path, cache_dir: Path) -> bool:
     digest = hash_catalog(path)
     tables, cached = load_catalog(path, cache_dir, digest)
     if not cached:
-        _CHECKED[cache_entry(cache_dir, digest)] = tables
+        _CHECKED[cache_entry(cache_dir.resolve(), digest)] = tables
     return cached
 
 
@@ -144,9 +145,10 @@ def load_catalog(path: Path, cache_dir: Path, digest: str | None = None) -> tupl
         CatalogError: missing, unreadable, not JSON, or not MTGJSON's layout.
     """
     digest = digest or hash_catalog(path)
+    checked = _CHECKED.pop(cache_entry(cache_dir.resolve(), digest), None)
+    if checked is not None:
+        return checked, False
     cached = cache_entry(cache_dir, digest)
-    if cached in _CHECKED:
-        return _CHECKED.pop(cached), False
     if all((cached / f"{name}.parquet").is_file() for name in _TABLES):
         return Catalog(**{n: pl.read_parquet(cached / f"{n}.parquet") for n in _TABLES}), True
     catalog = read_catalog(path)
