@@ -33,7 +33,7 @@ import threading
 import time
 import traceback
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager, nullcontext
+from contextlib import ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -45,7 +45,7 @@ from rich.table import Table
 from flows.errors import INTERRUPTED_UNPUBLISHED, RulingsError, ServerStartError
 from flows.paths import OutputPaths
 from flows.stages import pools
-from flows.stages.catalog import check_catalog, load_catalog
+from flows.stages.catalog import checked_catalog, load_catalog
 from flows.stages.read import MAX_FILE_BYTES, list_dump_paths
 from flows.stages.runlock import hold_run_lock
 from flows.stages.write import (
@@ -145,9 +145,9 @@ def run(
         list_dump_paths(raw)
         check_raw_output_overlap(raw, output)
         check_output_dir(output)
-        with hold_run_lock(output), _ctrl_c(output):  # the lock until publishing ends
-            if catalog:  # a bad catalog fails here, before Prefect starts; the flow takes it
-                check_catalog(catalog, OutputPaths(output).catalog_cache)
+        with hold_run_lock(output), _ctrl_c(output), ExitStack() as held:  # the lock: to the end
+            if catalog:  # a bad catalog fails here, before Prefect starts; the run takes its parse
+                held.enter_context(checked_catalog(catalog, OutputPaths(output).catalog_cache))
             _set_quiet_defaults()
             _show_progress()
             logging.getLogger("flows.cli").info(

@@ -258,8 +258,8 @@ def load_catalog_index(catalog: Path, output: OutputPaths) -> tuple[CatalogIndex
 
     Returns:
         (the lookups, True when they came from the cache: this run did not
-        parse the catalog, `check_catalog`'s parse in this process counting
-        as this run's; the catalog's sha256 hex).
+        parse the catalog, the parse of an enclosing `checked_catalog`
+        counting as this run's; the catalog's sha256 hex).
     """
     digest = hash_catalog(catalog)
     tables, reused = load_catalog(catalog, output.catalog_cache, digest)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -14,7 +15,12 @@ from flows.cli import app
 from flows.nodes import load_catalog_index
 from flows.paths import OutputPaths
 from flows.rulings_flow import nightly_deployment, rulings_flow
-from flows.stages.catalog import check_catalog
+from flows.stages.catalog import (
+    CATALOG_CACHE_VERSION,
+    checked_catalog,
+    hash_catalog,
+    load_catalog,
+)
 from tests.conftest import REPO, SEED_DIR, cli_run
 
 runner = CliRunner()
@@ -48,12 +54,23 @@ def test_the_clis_catalog_check_hands_its_parse_to_the_run(
     """`ruling-dumps run` parses and caches the catalog, then the flow takes it as its own parse."""
     output = OutputPaths(tmp_path / "output")
     monkeypatch.chdir(tmp_path)  # the flow may name the output dir otherwise than the CLI
-    relative = OutputPaths(Path("output")).catalog_cache
-    assert check_catalog(small_catalog_dir, relative) is False  # parsed and cached
-    assert load_catalog_index(small_catalog_dir, output)[1] is False  # this run's parse
-    assert load_catalog_index(small_catalog_dir, output)[1] is True  # the next run's: the cache
-    assert check_catalog(small_catalog_dir, output.catalog_cache) is True  # cached: nothing held
-    assert load_catalog_index(small_catalog_dir, output)[1] is True
+    with checked_catalog(small_catalog_dir, OutputPaths(Path("output")).catalog_cache):
+        assert load_catalog_index(small_catalog_dir, output)[1] is False  # this run's parse
+        assert load_catalog_index(small_catalog_dir, output)[1] is True  # then the cache
+    with checked_catalog(small_catalog_dir, output.catalog_cache):  # cached: nothing held
+        assert load_catalog_index(small_catalog_dir, output)[1] is True
+
+
+def test_a_checked_catalog_no_run_took_is_let_go(small_catalog_dir: Path, tmp_path: Path) -> None:
+    """A run that failed before reading the catalog leaves nothing held for a later one."""
+    cache = OutputPaths(tmp_path / "output").catalog_cache
+    with checked_catalog(small_catalog_dir, cache):
+        pass  # the run failed before it read the catalog
+    shutil.rmtree(cache)
+    assert load_catalog(small_catalog_dir, cache)[1] is False  # parsed again ...
+    assert [entry.name for entry in cache.iterdir()] == [
+        f"{hash_catalog(small_catalog_dir)}.v{CATALOG_CACHE_VERSION}"
+    ]  # ... and cached again (held tables would have been taken, and nothing written)
 
 
 @pytest.mark.flow
@@ -61,12 +78,10 @@ def test_flow_after_the_clis_catalog_check_says_it_parsed_the_catalog(
     prefect_harness: None, small_catalog_dir: Path, tmp_path: Path
 ) -> None:
     output = tmp_path / "output"
-    check_catalog(small_catalog_dir, OutputPaths(output).catalog_cache)  # as `ruling-dumps run`
-    runs = [
-        rulings_flow(raw_dir=SEED_DIR, output_dir=output, catalog=small_catalog_dir)
-        for _ in range(2)
-    ]
-    assert [r["work"]["catalog_parsed"] for r in runs] == [1, 0]
+    with checked_catalog(small_catalog_dir, OutputPaths(output).catalog_cache):  # as the CLI
+        first = rulings_flow(raw_dir=SEED_DIR, output_dir=output, catalog=small_catalog_dir)
+    second = rulings_flow(raw_dir=SEED_DIR, output_dir=output, catalog=small_catalog_dir)
+    assert [first["work"]["catalog_parsed"], second["work"]["catalog_parsed"]] == [1, 0]
 
 
 @pytest.mark.flow

@@ -298,3 +298,7 @@ def test_terminal_summary_shows_long_paths_whole(monkeypatch: pytest.MonkeyPatch
     assert values["snapshot"] == snapshot
     assert values["report (charts)"] == f"{snapshot}/report.html"
     assert values["time: prefect server start"] == "7.1 s"
+    narrow = Console(width=30, force_terminal=True, record=True)  # labels fold there too
+    monkeypatch.setattr(cli, "console", narrow)
+    cli._print_summary(result, cli.RunClock(server_start_s=7.1, pipeline_from=0.0, pipeline_s=1.0))
+    assert "…" not in narrow.export_text()

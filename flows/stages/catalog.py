@@ -21,6 +21,7 @@ import lzma
 import os
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, TypedDict
 
@@ -103,29 +104,40 @@ def cache_entry(cache_dir: Path, digest: str) -> Path:
     return cache_dir / f"{digest}.v{CATALOG_CACHE_VERSION}"
 
 
-#: Catalogs `check_catalog` parsed in this process, by cache entry (resolved: the
-#: CLI and the flow may spell the output dir differently), until a run's
-#: `load_catalog` takes them (and counts the parse as its own).
+#: Catalogs `checked_catalog` parsed, by cache entry (resolved: the CLI and the
+#: flow may spell the output dir differently), held for its `with` block until
+#: a run's `load_catalog` takes them (and counts the parse as its own).
 _CHECKED: dict[Path, Catalog] = {}
 
 
-def check_catalog(path: Path, cache_dir: Path) -> bool:
-    """Parse and cache a catalog before a run starts (a bad one fails first); True when cached.
+@contextmanager
+def checked_catalog(path: Path, cache_dir: Path) -> Iterator[None]:
+    """Parse and cache a catalog before a run in this process; the run takes that parse.
 
-    A parse here is the coming run's parse: the next `load_catalog` of this
-    catalog in this process takes these tables and says it parsed them, so
-    the run's manifest (`work.catalog_parsed`) says what the run cost.
-    Only for a run about to start in this process (`ruling-dumps run`):
-    the tables are held until then.
+    For `ruling-dumps run`: a bad catalog fails here, before Prefect starts.
+    When this parses the catalog (it was not cached), the tables are held
+    for the `with` block: the block's first `load_catalog` of this catalog
+    into this cache takes them and says it parsed them, so the run's
+    manifest (`work.catalog_parsed`) says what the run cost. Whatever is
+    still held when the block ends (a run that failed before it read the
+    catalog) is let go.
+
+    Args:
+        path, cache_dir: as for `load_catalog`.
 
     Raises:
         CatalogError: see `load_catalog`.
     """
     digest = hash_catalog(path)
-    tables, cached = load_catalog(path, cache_dir, digest)
-    if not cached:
-        _CHECKED[cache_entry(cache_dir.resolve(), digest)] = tables
-    return cached
+    tables, from_cache = load_catalog(path, cache_dir, digest)
+    held = cache_entry(cache_dir.resolve(), digest)
+    if not from_cache:
+        _CHECKED[held] = tables
+    del tables
+    try:
+        yield
+    finally:
+        _CHECKED.pop(held, None)
 
 
 def load_catalog(path: Path, cache_dir: Path, digest: str | None = None) -> tuple[Catalog, bool]:
@@ -139,7 +151,7 @@ def load_catalog(path: Path, cache_dir: Path, digest: str | None = None) -> tupl
 
     Returns:
         (the tables, True when they came from the cache; False when parsed
-        here or by `check_catalog` in this process for this run).
+        here, or taken from an enclosing `checked_catalog`'s parse).
 
     Raises:
         CatalogError: missing, unreadable, not JSON, or not MTGJSON's layout.
