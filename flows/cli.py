@@ -331,8 +331,6 @@ def bench_seeds(
         _record(run_seed_benchmark(raw, work, runs), results)
 
 
-#: Set by the first Ctrl-C of a run (`_ctrl_c`).
-_interrupted = threading.Event()
 #: What a Ctrl-C says once the run has returned and the process is ending (`_ctrl_c`).
 _ending_line: str | None = None
 
@@ -364,17 +362,16 @@ def _ctrl_c(output: Path) -> Iterator[None]:
     )
     if handled:
         signal.signal(signal.SIGINT, _on_ctrl_c)
-    _interrupted.clear()
-    pools.interrupted.clear()
+    pools.interrupted.clear()  # set by the run's first Ctrl-C (`_on_ctrl_c`)
     _ending_line = None
     try:
         try:
             yield
         except BaseException as exc:
-            if not (_interrupted.is_set() or isinstance(exc, KeyboardInterrupt)):
+            if not (pools.interrupted.is_set() or isinstance(exc, KeyboardInterrupt)):
                 raise
             raise RulingsError(_interrupted_line(output, before)) from exc
-        if _interrupted.is_set():  # swallowed on its way (a best-effort step): the run went on
+        if pools.interrupted.is_set():  # swallowed on its way (a best-effort step): the run went on
             raise RulingsError(_interrupted_line(output, before))
         _ending_line = f"error: {_interrupted_line(output, before)}"
     finally:
@@ -393,10 +390,9 @@ def _interrupted_line(output: Path, before: str | None) -> str:
 def _on_ctrl_c(signum: int, frame: Any) -> None:
     if _ending_line is not None:  # the run has returned: the process is ending
         _exit_at_once(_ending_line)
-    if _interrupted.is_set():  # the second Ctrl-C: the first one's rollback is cut short
+    if pools.interrupted.is_set():  # the second Ctrl-C: the first one's rollback is cut short
         _exit_at_once("error: interrupted again: stopped at once")
-    _interrupted.set()
-    pools.interrupted.set()  # language detection stops at its next chunk
+    pools.interrupted.set()  # the run's flag: language detection stops at its next chunk
     raise KeyboardInterrupt
 
 

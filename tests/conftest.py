@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import shutil
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -134,6 +135,22 @@ def cli_run(tmp_path: Path, output: Path) -> tuple[list[str], dict[str, str]]:
         "--output",
         str(output),
     ], env
+
+
+def run_cli(
+    tmp_path: Path, output: Path, *arguments: str, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """`cli_run`'s command with `arguments` added, run to its end (`env` added to its own)."""
+    command, run_env = cli_run(tmp_path, output)
+    return subprocess.run(
+        [*command, *arguments],
+        cwd=REPO,
+        env={**run_env, **env},
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
 
 
 #: The real MTGJSON AllPrintings (April 2022) beside the real data.

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import polars as pl
@@ -21,7 +20,7 @@ from flows.stages.catalog import (
     hash_catalog,
     load_catalog,
 )
-from tests.conftest import REPO, SEED_DIR, cli_run
+from tests.conftest import SEED_DIR, run_cli
 
 runner = CliRunner()
 
@@ -88,18 +87,9 @@ def test_flow_after_the_clis_catalog_check_says_it_parsed_the_catalog(
 def test_cli_run_with_a_catalog_twice(small_catalog_dir: Path, tmp_path: Path) -> None:
     """Both runs exit 0 with their summary; the manifest and the summary agree on the parse."""
     output = tmp_path / "output"
-    command, env = cli_run(tmp_path, output)
     said = []
     for _ in range(2):
-        run = subprocess.run(
-            [*command, "--catalog", str(small_catalog_dir)],
-            cwd=REPO,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=900,
-            check=False,
-        )
+        run = run_cli(tmp_path, output, "--catalog", str(small_catalog_dir))
         assert run.returncode == 0, run.stderr
         assert "Traceback" not in run.stderr
         manifest = json.loads((output / "latest" / "manifest.json").read_text())

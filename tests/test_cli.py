@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from flows import cli
 from flows.cli import app
-from tests.conftest import REPO, SEED_DIR, SEED_LINE_ACCOUNTING, SEED_ROWS, cli_run
+from tests.conftest import REPO, SEED_DIR, SEED_LINE_ACCOUNTING, SEED_ROWS, cli_run, run_cli
 
 runner = CliRunner()
 
@@ -66,26 +66,13 @@ def test_validate_without_a_snapshot(tmp_path: Path) -> None:
     )
 
 
-def _cli(tmp_path: Path, output: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    command, run_env = cli_run(tmp_path, output)
-    return subprocess.run(
-        command,
-        cwd=REPO,
-        env={**run_env, **env},
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-
-
 def _error_lines(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if "error" in line.lower() or "Trace" in line]
 
 
 @pytest.mark.flow
 def test_run_then_validate_in_a_subprocess(tmp_path: Path) -> None:
-    run = _cli(tmp_path, tmp_path / "out")
+    run = run_cli(tmp_path, tmp_path / "out")
     assert run.returncode == 0, run.stderr
     console = run.stdout + run.stderr
     for noise in ("Traceback", "telemetry", "Error", "WARNING"):
@@ -131,7 +118,7 @@ def test_run_then_validate_in_a_subprocess(tmp_path: Path) -> None:
     # state/ a file where the state folder should be: the run fails at once, publishes nothing
     shutil.rmtree(tmp_path / "out" / "state")
     (tmp_path / "out" / "state").write_text("not a folder")
-    blocked = _cli(tmp_path, tmp_path / "out")
+    blocked = run_cli(tmp_path, tmp_path / "out")
     assert blocked.returncode == 1
     [error] = _error_lines(blocked.stderr)
     assert error.startswith(f"error: [Errno 20] Not a directory: '{tmp_path / 'out' / 'state'}")
@@ -141,7 +128,7 @@ def test_run_then_validate_in_a_subprocess(tmp_path: Path) -> None:
 
 @pytest.mark.flow
 def test_a_server_that_does_not_start_in_time_is_one_error_line(tmp_path: Path) -> None:
-    run = _cli(tmp_path, tmp_path / "out", PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="1")
+    run = run_cli(tmp_path, tmp_path / "out", PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="1")
     assert run.returncode == 1
     assert run.stderr.splitlines()[-2:] == [
         run.stderr.splitlines()[-2][:9] + "starting Prefect's temporary server (up to 1 s)...",
@@ -235,14 +222,13 @@ def test_a_failed_measured_run_is_one_error_line_naming_why(tmp_path: Path) -> N
 
 
 def test_the_first_ctrl_c_stops_the_run_and_a_second_ends_it_at_once() -> None:
-    cli._interrupted.clear()
+    cli.pools.interrupted.clear()
     with pytest.raises(KeyboardInterrupt):  # as Python's own handler: the run rolls back
         cli._on_ctrl_c(2, None)
-    assert cli._interrupted.is_set() and cli.pools.interrupted.is_set()  # detection stops too
-    cli._interrupted.clear()
+    assert cli.pools.interrupted.is_set()  # the run's flag, which detection reads: it stops too
     cli.pools.interrupted.clear()
     # a second Ctrl-C while the first one's rollback runs: out at once, one line
-    code = "from flows import cli; cli._interrupted.set(); cli._on_ctrl_c(2, None)"
+    code = "from flows import cli; cli.pools.interrupted.set(); cli._on_ctrl_c(2, None)"
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=False
     )

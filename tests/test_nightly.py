@@ -357,7 +357,7 @@ def test_ctrl_c_rolls_back_or_says_the_run_is_published(
     else:  # Prefect turned the interrupt into its own error, which retention let pass
 
         def swallowed(*args: Any, **kwargs: Any) -> None:
-            cli_module._interrupted.set()  # as the SIGINT handler does
+            cli_module.pools.interrupted.set()  # as the SIGINT handler does
             raise ValueError("Task run is not set")
 
         monkeypatch.setattr(write, "prune_snapshots", swallowed)

@@ -20,8 +20,8 @@ import signal
 import threading
 from concurrent.futures import ProcessPoolExecutor
 
-#: Set when the run is interrupted (the CLI's Ctrl-C handler): work that waits on a
-#: pool's results stops at the next one (`stop_if_interrupted`) instead of waiting
+#: Set when the run is interrupted (the CLI's Ctrl-C handler, which reads it too): work
+#: that waits on a pool's results stops at the next one (`stop_if_interrupted`) instead of waiting
 #: for workers forked after the Ctrl-C, which never saw it.
 interrupted = threading.Event()
 
@@ -36,9 +36,9 @@ def forkserver_context(preload: list[str]) -> multiprocessing.context.BaseContex
     return context
 
 
-def start_forkserver(preload: list[str]) -> None:
-    """Start the forkserver now (if it is not running), with SIGINT blocked in it."""
-    forkserver_context(preload)
+def start_forkserver(preload: list[str]) -> multiprocessing.context.BaseContext:
+    """Start the forkserver now (if it is not running), with SIGINT blocked in it; its context."""
+    context = forkserver_context(preload)
     # the resource tracker, which the forkserver needs, unblocks SIGINT after its own
     # start (multiprocessing.resource_tracker): started first, it leaves the mask alone
     multiprocessing.resource_tracker.ensure_running()
@@ -47,13 +47,14 @@ def start_forkserver(preload: list[str]) -> None:
         multiprocessing.forkserver.ensure_running()
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+    return context
 
 
 def process_pool(processes: int, preload: list[str]) -> ProcessPoolExecutor:
     """A pool of `processes` workers from the forkserver (started by `start_forkserver`)."""
-    start_forkserver(preload)
+    context = start_forkserver(preload)
     return ProcessPoolExecutor(
-        max_workers=processes, mp_context=forkserver_context(preload), initializer=_accept_ctrl_c
+        max_workers=processes, mp_context=context, initializer=_accept_ctrl_c
     )
 
 
