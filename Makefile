@@ -20,8 +20,8 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)
-	$(BIN)/ruff check flows schemas tests
-	$(BIN)/ruff format --check flows schemas tests
+	$(BIN)/ruff check flows schemas bench tests
+	$(BIN)/ruff format --check flows schemas bench tests
 
 # Re-pin every dependency after changing pyproject.toml (in a fresh venv: nothing stale is pinned).
 lock:

@@ -19,15 +19,14 @@ Scenarios (inputs copied into the work folder, so every run sees the same paths)
     upgrade          `warm`, its first run made by another code tree (`--first-code`):
                      ruling ids survive the upgrade
 
-Usage (from the project folder):
-    python -m bench.identity record --code . --out bench/identity-after.json \\
+Usage (from the project folder; see bench/README.md for the recorded result):
+    python -m bench identity record --code . --out bench/identity-after.json \\
         --corpus /tmp/c100k --first-code /tmp/baseline
-    python -m bench.identity compare bench/identity-before.json bench/identity-after.json
+    python -m bench identity compare bench/identity-before.json bench/identity-after.json
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
@@ -103,7 +102,7 @@ def record(code: Path, first_code: Path, work: Path, corpus: Path | None) -> dic
         raw = _copy_tree(sources, work / name / "raw")
         _run(code, raw, work / name / "output", home, *extra)
         results[name] = _published(work / name / "output")
-        print(f"{name}: {time.monotonic() - started:.1f} s", file=sys.stderr)
+        sys.stderr.write(f"{name}: {time.monotonic() - started:.1f} s\n")
     every = {"seeds": REPO / "raw", "realworld": realworld, "round3": round3}
     for name, first in (("warm", code), ("upgrade", first_code)):
         started = time.monotonic()
@@ -116,7 +115,7 @@ def record(code: Path, first_code: Path, work: Path, corpus: Path | None) -> dic
         _run(first, step1, output, home)
         _run(code, _copy_tree(every, work / name / "raw2"), output, home)
         results[name] = _published(output)
-        print(f"{name}: {time.monotonic() - started:.1f} s", file=sys.stderr)
+        sys.stderr.write(f"{name}: {time.monotonic() - started:.1f} s\n")
     return results
 
 
@@ -132,32 +131,3 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
                 if old.get(key) != new.get(key)
             ]
     return problems
-
-
-def main() -> None:
-    """The command line (see the module docstring)."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    commands = parser.add_subparsers(dest="command", required=True)
-    run = commands.add_parser("record", help="run every scenario, write the record")
-    run.add_argument("--code", type=Path, default=REPO, help="the code tree to run")
-    run.add_argument("--first-code", type=Path, help="the code tree of upgrade's first run")
-    run.add_argument("--out", type=Path, required=True, help="JSON file for the record")
-    run.add_argument("--corpus", type=Path, help="a 100k-line corpus (bench generate)")
-    run.add_argument("--work", type=Path, default=Path("/tmp/ruling-dumps-identity"))
-    check = commands.add_parser("compare", help="compare two records")
-    check.add_argument("before", type=Path)
-    check.add_argument("after", type=Path)
-    args = parser.parse_args()
-    if args.command == "record":
-        code = args.code.resolve()
-        first = (args.first_code or args.code).resolve()
-        results = record(code, first, args.work.resolve(), args.corpus)
-        args.out.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-        return
-    problems = compare(*(json.loads(p.read_text(encoding="utf-8")) for p in (args.before, args.after)))
-    print("\n".join(problems) or "identical: every table file and manifest count is the same")
-    raise SystemExit(1 if problems else 0)
-
-
-if __name__ == "__main__":
-    main()

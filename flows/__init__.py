@@ -1,8 +1,11 @@
 """ruling-dumps: multilingual Magic: The Gathering ruling dumps to clean, validated tables.
 
-`flows.stages` holds the pure stages (polars frames in, polars frames out);
-`flows.rulings_flow` is the only module that imports Prefect; `schemas` is the
-data contract.
+`flows.run` is the run: one sequence of steps, run by Prefect
+(`flows.prefect_flow`) or directly. Its steps are pure transforms on polars
+frames (`flows.stages`) and the reads and writes of raw/, the output dir and
+the state (`flows.disk`); worker processes, the orphan watcher and Ctrl-C
+are `flows.processes`. `schemas` is the data contract. `flows.cli` is the
+command line. The map: docs/architecture.md.
 """
 
 from importlib.metadata import PackageNotFoundError, version

@@ -1,6 +1,6 @@
 """The data contract of ruling-dumps: pandera (polars) models of every published table."""
 
-from schemas.tables import (
+from schemas.models import (
     SCHEMA_VERSION,
     TABLE_MODELS,
     PublishedCardStub,

@@ -1,4 +1,4 @@
-"""JSON Schema and a data dictionary generated from the pandera models (`schemas.tables`).
+"""JSON Schema and a data dictionary generated from the pandera models (`schemas.models`).
 
 Every snapshot carries `<table>.schema.json` beside `<table>.jsonl` (one JSON
 Schema, draft 2020-12, for one row), so typed readers work even on an empty
@@ -16,7 +16,7 @@ from typing import Any
 import pandera.polars as pa
 import polars as pl
 
-from schemas.tables import SCHEMA_VERSION, TABLE_MODELS
+from schemas.models import SCHEMA_VERSION, TABLE_MODELS
 
 #: pandera/polars dtype name -> (JSON type, JSON format, polars dtype, DuckDB type).
 _TYPES: dict[str, tuple[str, str | None, pl.DataType, str]] = {
@@ -93,7 +93,7 @@ def render_data_dictionary() -> str:
     lines = [
         "# Data dictionary",
         "",
-        f"Schema version {SCHEMA_VERSION}. Generated from `schemas/tables.py` by",
+        f"Schema version {SCHEMA_VERSION}. Generated from `schemas/models.py` by",
         "`python -m schemas.json_schema`; a test fails when it drifts from the models.",
         "Each snapshot has the same as JSON Schema in `<table>.schema.json`.",
     ]

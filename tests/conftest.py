@@ -1,21 +1,24 @@
-"""Shared fixtures: the real seed dumps in raw/, and the pipeline's tables on them."""
+"""Shared fixtures: the real seed dumps in raw/, and the product's own run over them."""
 
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+import tempfile
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import polars as pl
 import pytest
 
-from flows.pipeline import BuiltTables, run_pipeline
-from flows.stages.read import decode_dumps, hash_dumps, load_raw_dumps, split_lines
+from flows.run import DirectRunner, RunResult, run_direct
+from flows.stages.decode import decode_dumps, hash_dumps, split_lines
+from flows.stages.dumps import build_dump_results
 
 # Prefect reads its settings at import: no telemetry from test runs (these machines are offline).
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
@@ -54,18 +57,81 @@ def prefect_harness() -> Iterator[None]:
         yield
 
 
-@pytest.fixture(scope="session")
-def seed_run() -> tuple[BuiltTables, dict[str, pl.DataFrame]]:
-    """Built frames (with every line's kind) and validated tables of the five seed dumps (no Prefect)."""
-    return run_pipeline(load_raw_dumps(SEED_DIR), TODAY)
+class Run(NamedTuple):
+    """A run of the product (`run_direct`) and every line it built, with its final kind."""
+
+    result: RunResult
+    lines: pl.DataFrame  # `dumps.build_dump_results`' lines: dump_id, line_number, kind, …
+    runner: DirectRunner  # its `kept` values: build_dump_results' and those asked for
+
+    @property
+    def tables(self) -> dict[str, pl.DataFrame]:
+        """The published tables."""
+        return self.result["tables"]
+
+
+def noon(day: dt.date) -> dt.datetime:
+    """Noon UTC on `day`: a run's start for a run date of `day`."""
+    return dt.datetime.combine(day, dt.time(12), tzinfo=dt.UTC)
+
+
+#: Microseconds added to each run's noon start: every run of the session has its own run id.
+_RUNS = itertools.count()
+
+
+def run_dumps(
+    raw: Path,
+    output: Path,
+    day: dt.date = TODAY,
+    keep: tuple[Callable[..., Any], ...] = (),
+    **settings: Any,
+) -> Run:
+    """The product's own run of `raw` into `output` (no Prefect), as if started at noon on `day`.
+
+    Each call's run id is later than the one before (a microsecond after). `keep`:
+    more steps whose values the runner keeps. `settings`: more `run_direct`
+    settings (catalog, processes, batch_files…).
+    """
+    runner = DirectRunner(keep=(build_dump_results, *keep))
+    started_at = noon(day) + dt.timedelta(microseconds=next(_RUNS))
+    result = run_direct(raw, output, started_at=started_at, runner=runner, **settings)
+    built = runner.kept[build_dump_results]
+    lines = pl.concat([every_line for _, every_line in built], how="vertical_relaxed")
+    return Run(result, lines, runner)
+
+
+def write_dumps(folder: Path, dumps: dict[str, bytes]) -> Path:
+    """`folder` holding each dump's bytes under its path; made if missing."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for path, content in dumps.items():
+        (folder / path).parent.mkdir(parents=True, exist_ok=True)
+        (folder / path).write_bytes(content)
+    return folder
+
+
+def run_raw(raw: Path, **settings: Any) -> Run:
+    """`run_dumps` of the raw folder `raw`, published into a temporary folder removed after."""
+    with tempfile.TemporaryDirectory(prefix="ruling-dumps-test-") as tmp:
+        return run_dumps(raw, Path(tmp) / "output", **settings)
+
+
+def run_contents(dumps: dict[str, bytes], **settings: Any) -> Run:
+    """`run_dumps` of `dumps` (path -> bytes) in a temporary folder, removed after (the
+    frames stay)."""
+    with tempfile.TemporaryDirectory(prefix="ruling-dumps-test-") as tmp:
+        return run_dumps(write_dumps(Path(tmp) / "raw", dumps), Path(tmp) / "output", **settings)
 
 
 @pytest.fixture(scope="session")
-def seed_tables(
-    seed_run: tuple[BuiltTables, dict[str, pl.DataFrame]],
-) -> dict[str, pl.DataFrame]:
-    """The six published tables of the seed dumps, keyed by name."""
-    return seed_run[1]
+def seed_run(tmp_path_factory: pytest.TempPathFactory) -> Run:
+    """The product's run of the five seed dumps (no Prefect), with every line's kind."""
+    return run_dumps(SEED_DIR, tmp_path_factory.mktemp("seeds") / "output")
+
+
+@pytest.fixture(scope="session")
+def seed_tables(seed_run: Run) -> dict[str, pl.DataFrame]:
+    """The published tables of the seed dumps, keyed by name."""
+    return seed_run.tables
 
 
 def copy_seeds(tmp_path: Path, name: str, skip: tuple[str, ...] = ()) -> Path:
@@ -78,11 +144,16 @@ def copy_seeds(tmp_path: Path, name: str, skip: tuple[str, ...] = ()) -> Path:
     return raw
 
 
+def content_of(*lines: str, end: str = "\n") -> bytes:
+    """A dump's bytes made of `lines` (UTF-8), each ended by `end`."""
+    return (end.join(lines) + end).encode() if lines else b""
+
+
 def dump_of(*lines: str, end: str = "\n") -> pl.DataFrame:
-    """A one-file raw dump frame (path "t.txt") made of `lines`."""
-    content = (end.join(lines) + end).encode() if lines else b""
+    """A one-file raw dump frame (path "t.txt") made of `lines` (for the stages' tests)."""
     return pl.DataFrame(
-        {"path": ["t.txt"], "content": [content]}, schema={"path": pl.String, "content": pl.Binary}
+        {"path": ["t.txt"], "content": [content_of(*lines, end=end)]},
+        schema={"path": pl.String, "content": pl.Binary},
     )
 
 
@@ -186,7 +257,7 @@ def small_catalog_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def small_index(small_catalog_dir: Path) -> Any:
     """The attribution lookups (`attribution.CatalogIndex`) of the small catalog."""
+    from flows.disk.catalog import read_catalog
     from flows.stages.attribution import index_catalog
-    from flows.stages.catalog import read_catalog
 
     return index_catalog(read_catalog(small_catalog_dir))

@@ -8,9 +8,8 @@ import datetime as dt
 import polars as pl
 import pytest
 
-from flows.pipeline import run_pipeline
 from tests.conftest import CASES_DIR as CASES
-from tests.conftest import TODAY, needs_cases
+from tests.conftest import needs_cases, run_contents
 
 pytestmark = needs_cases
 R1 = "Energy counters aren't mana. They don't go away as steps, phases, and turns end."
@@ -22,11 +21,7 @@ JUNE_7 = dt.date(2024, 6, 7)
 
 
 def _tables(name: str) -> dict[str, pl.DataFrame]:
-    raw = pl.DataFrame(
-        {"path": [name], "content": [(CASES / name).read_bytes()]},
-        schema={"path": pl.String, "content": pl.Binary},
-    )
-    return run_pipeline(raw, TODAY)[1]
+    return run_contents({name: (CASES / name).read_bytes()}).tables
 
 
 def _entries(tables: dict[str, pl.DataFrame]) -> list[tuple[dt.date, str]]:

@@ -11,15 +11,10 @@ import pytest
 from typer.testing import CliRunner
 
 from flows.cli import app
-from flows.nodes import load_catalog_index
-from flows.paths import OutputPaths
-from flows.rulings_flow import nightly_deployment, rulings_flow
-from flows.stages.catalog import (
-    CATALOG_CACHE_VERSION,
-    checked_catalog,
-    hash_catalog,
-    load_catalog,
-)
+from flows.disk.catalog import cache_entry, checked_catalog, hash_catalog, load_catalog
+from flows.disk.paths import OutputPaths
+from flows.prefect_flow import nightly_deployment, rulings_flow
+from flows.run import run_direct
 from tests.conftest import SEED_DIR, run_cli
 
 runner = CliRunner()
@@ -54,10 +49,10 @@ def test_the_clis_catalog_check_hands_its_parse_to_the_run(
     output = OutputPaths(tmp_path / "output")
     monkeypatch.chdir(tmp_path)  # the flow may name the output dir otherwise than the CLI
     with checked_catalog(small_catalog_dir, OutputPaths(Path("output")).catalog_cache):
-        assert load_catalog_index(small_catalog_dir, output)[1] is False  # this run's parse
-        assert load_catalog_index(small_catalog_dir, output)[1] is True  # then the cache
+        assert load_catalog(small_catalog_dir, output.catalog_cache)[1] is False  # the run's parse
+        assert load_catalog(small_catalog_dir, output.catalog_cache)[1] is True  # then the cache
     with checked_catalog(small_catalog_dir, output.catalog_cache):  # cached: nothing held
-        assert load_catalog_index(small_catalog_dir, output)[1] is True
+        assert load_catalog(small_catalog_dir, output.catalog_cache)[1] is True
 
 
 def test_a_checked_catalog_no_run_took_is_let_go(small_catalog_dir: Path, tmp_path: Path) -> None:
@@ -68,7 +63,7 @@ def test_a_checked_catalog_no_run_took_is_let_go(small_catalog_dir: Path, tmp_pa
     shutil.rmtree(cache)
     assert load_catalog(small_catalog_dir, cache)[1] is False  # parsed again ...
     assert [entry.name for entry in cache.iterdir()] == [
-        f"{hash_catalog(small_catalog_dir)}.v{CATALOG_CACHE_VERSION}"
+        cache_entry(cache, hash_catalog(small_catalog_dir)).name
     ]  # ... and cached again (held tables would have been taken, and nothing written)
 
 
@@ -135,20 +130,16 @@ def _table_bytes(snapshot: Path) -> dict[str, bytes]:
 def test_warm_runs_keep_attributions_and_a_new_catalog_rebuilds_every_dump(
     small_catalog_dir: Path, tmp_path: Path
 ) -> None:
-    import shutil
-
-    from flows import steps
-
     raw = tmp_path / "raw"
     shutil.copytree(SEED_DIR, raw)
     output = tmp_path / "output"
-    steps.run_direct(raw, output, catalog=small_catalog_dir)
+    run_direct(raw, output, catalog=small_catalog_dir)
     seed = raw / "002_14b9121c30f5c5b3.txt"
     seed.write_bytes(seed.read_bytes() + "08 mars 2024 · source : wotc\nA new ruling.\n".encode())
     shutil.copytree(output, tmp_path / "copy", symlinks=True)
-    warm = steps.run_direct(raw, output, catalog=small_catalog_dir)
+    warm = run_direct(raw, output, catalog=small_catalog_dir)
     assert warm["manifest"]["work"]["dumps_built"] == 1
-    whole = steps.run_direct(raw, tmp_path / "copy", catalog=small_catalog_dir, reuse_results=False)
+    whole = run_direct(raw, tmp_path / "copy", catalog=small_catalog_dir, reuse_results=False)
     assert _table_bytes(warm["snapshot"]) == _table_bytes(whole["snapshot"])
     dumps = pl.read_parquet(warm["snapshot"] / "dumps.parquet").sort("path")
     assert dumps["oracle_id"].to_list()[2] == "2b2f2abd-6c0f-49a5-a44b-f366614c944d"
@@ -156,5 +147,5 @@ def test_warm_runs_keep_attributions_and_a_new_catalog_rebuilds_every_dump(
     other.mkdir()
     for name in ("KLD.json.gz", "AER.json.gz"):  # NEO left out: another catalog
         shutil.copy(small_catalog_dir / name, other / name)
-    rebuilt = steps.run_direct(raw, output, catalog=other)
+    rebuilt = run_direct(raw, output, catalog=other)
     assert rebuilt["manifest"]["work"]["dumps_built"] == 5

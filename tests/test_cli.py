@@ -14,8 +14,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from flows import cli
+from bench.__main__ import app as bench_app
+from flows import cli, prefect_server
 from flows.cli import app
+from flows.processes import interrupt
 from tests.conftest import REPO, SEED_DIR, SEED_LINE_ACCOUNTING, SEED_ROWS, cli_run, run_cli
 
 runner = CliRunner()
@@ -167,12 +169,12 @@ def test_serve_without_a_server_is_one_error_line(tmp_path: Path) -> None:
 
 
 def test_a_generous_server_startup_timeout_unless_set(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in cli.QUIET_PREFECT_DEFAULTS:  # restored after the test
+    for name in prefect_server.QUIET_PREFECT_DEFAULTS:  # restored after the test
         monkeypatch.delenv(name, raising=False)
-    cli._set_quiet_defaults()
+    prefect_server.set_quiet_defaults()
     assert os.environ["PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"] == "180"
     monkeypatch.setenv("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "30")
-    cli._set_quiet_defaults()
+    prefect_server.set_quiet_defaults()
     assert os.environ["PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"] == "30"
 
 
@@ -192,7 +194,7 @@ def test_the_server_start_and_the_pipeline_are_timed_apart(monkeypatch: pytest.M
     monkeypatch.setenv(
         "PREFECT_API_URL", "http://127.0.0.1:9/api"
     )  # a running server: none started
-    clock = cli._start_prefect()
+    clock = prefect_server.start_prefect()
     assert clock.server_start_s is None
     clock.pipeline_s = 1.94
     assert cli._time_rows(clock) == [("time: pipeline", "1.9 s")]
@@ -205,9 +207,9 @@ def test_the_server_start_and_the_pipeline_are_timed_apart(monkeypatch: pytest.M
 
 def test_a_failed_measured_run_is_one_error_line_naming_why(tmp_path: Path) -> None:
     result = CliRunner().invoke(
-        app,
+        bench_app,
         [
-            *("bench", "seeds", "--raw", str(tmp_path / "none"), "--runs", "1"),
+            *("seeds", "--raw", str(tmp_path / "none"), "--runs", "1"),
             *("--work", str(tmp_path / "work"), "--results", str(tmp_path / "results.json")),
         ],
     )
@@ -222,13 +224,16 @@ def test_a_failed_measured_run_is_one_error_line_naming_why(tmp_path: Path) -> N
 
 
 def test_the_first_ctrl_c_stops_the_run_and_a_second_ends_it_at_once() -> None:
-    cli.pools.interrupted.clear()
+    interrupt.interrupted.clear()
     with pytest.raises(KeyboardInterrupt):  # as Python's own handler: the run rolls back
-        cli._on_ctrl_c(2, None)
-    assert cli.pools.interrupted.is_set()  # the run's flag, which detection reads: it stops too
-    cli.pools.interrupted.clear()
+        interrupt.on_ctrl_c(2, None)
+    assert interrupt.interrupted.is_set()  # the run's flag, which detection reads: it stops too
+    interrupt.interrupted.clear()
     # a second Ctrl-C while the first one's rollback runs: out at once, one line
-    code = "from flows import cli; cli.pools.interrupted.set(); cli._on_ctrl_c(2, None)"
+    code = (
+        "from flows.processes import interrupt; interrupt.interrupted.set(); "
+        "interrupt.on_ctrl_c(2, None)"
+    )
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=False
     )
@@ -271,7 +276,9 @@ def test_terminal_summary_shows_long_paths_whole(monkeypatch: pytest.MonkeyPatch
         "snapshot": snapshot,
         "report_html": f"{snapshot}/report.html",
     }
-    cli._print_summary(result, cli.RunClock(server_start_s=7.1, pipeline_from=0.0, pipeline_s=1.0))
+    cli._print_summary(
+        result, prefect_server.RunClock(server_start_s=7.1, pipeline_from=0.0, pipeline_s=1.0)
+    )
     rows: list[list[str]] = []
     for line in terminal.export_text().splitlines():
         cells = [cell.strip() for cell in line.split("│")[1:-1]]
@@ -286,5 +293,7 @@ def test_terminal_summary_shows_long_paths_whole(monkeypatch: pytest.MonkeyPatch
     assert values["time: prefect server start"] == "7.1 s"
     narrow = Console(width=30, force_terminal=True, record=True)  # labels fold there too
     monkeypatch.setattr(cli, "console", narrow)
-    cli._print_summary(result, cli.RunClock(server_start_s=7.1, pipeline_from=0.0, pipeline_s=1.0))
+    cli._print_summary(
+        result, prefect_server.RunClock(server_start_s=7.1, pipeline_from=0.0, pipeline_s=1.0)
+    )
     assert "…" not in narrow.export_text()

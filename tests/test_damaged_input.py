@@ -7,19 +7,14 @@ import datetime as dt
 import polars as pl
 import pytest
 
-from flows.pipeline import run_pipeline
-from flows.stages.decode import REPAIR_MOJIBAKE, REPAIR_REPLACED
-from tests.conftest import CASES_DIR, SEED_DIR, TODAY, dump_of, needs_cases
+from flows.stages.encodings import REPAIR_MOJIBAKE, REPAIR_REPLACED
+from tests.conftest import CASES_DIR, SEED_DIR, content_of, needs_cases, run_contents
 
 SEED = (SEED_DIR / "004_304d898eb3c4b8ca.txt").read_bytes()
 
 
 def _run(*contents: bytes) -> dict[str, pl.DataFrame]:
-    raw = pl.DataFrame(
-        {"path": [f"{i}.txt" for i in range(len(contents))], "content": list(contents)},
-        schema={"path": pl.String, "content": pl.Binary},
-    )
-    return run_pipeline(raw, TODAY)[1]
+    return run_contents({f"{i}.txt": content for i, content in enumerate(contents)}).tables
 
 
 def test_cut_utf8_keeps_the_good_lines() -> None:
@@ -52,16 +47,14 @@ def test_damaged_body_line_is_rejected_with_its_entry() -> None:
 
 
 def test_control_characters_are_counted_in_the_dump_row() -> None:
-    content = dump_of("07 juin 2024 · source : wotc", "{E} is the energy\x07 symbol.\x1b")[
-        "content"
-    ][0]
+    content = content_of("07 juin 2024 · source : wotc", "{E} is the energy\x07 symbol.\x1b")
     tables = _run(content)
     assert tables["dumps"]["control_char_count"].to_list() == [2]
     assert tables["ruling_occurrences"]["text_raw"].to_list() == ["{E} is the energy symbol."]
 
 
 def test_unknown_source_is_kept_lowercased() -> None:
-    content = dump_of("07 juin 2024 · source : Scryfall", "{E} is the energy symbol.")["content"][0]
+    content = content_of("07 juin 2024 · source : Scryfall", "{E} is the energy symbol.")
     assert _run(content)["ruling_occurrences"]["source"].to_list() == ["scryfall"]
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from flows.rulings_flow import rulings_flow, run_on_dask
+from flows.prefect_flow import rulings_flow, run_on_dask
 from schemas import TABLE_MODELS
 from tests.conftest import SEED_DIR
 

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from prefect.settings import get_current_settings
 
-from flows.rulings_flow import rulings_flow, without_heartbeats
+from flows.prefect_flow import rulings_flow
+from flows.prefect_server import without_heartbeats
 from schemas import TABLE_MODELS
 from tests.conftest import SEED_DIR, SEED_LINE_ACCOUNTING, SEED_ROWS
 

@@ -7,8 +7,7 @@ from typing import Any
 import polars as pl
 import pytest
 
-from flows import pipeline
-from flows.stages import dedupe
+from flows.stages import dedupe, reuse
 from tests.stages.test_dedupe import BESTOW, BESTOW_TYPO, KEEP_THEM, KEEP_THEME
 
 
@@ -25,7 +24,7 @@ def _variants(counts: dict[str, int]) -> pl.DataFrame:
 
 @pytest.fixture
 def clustered(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The number of variants each `dedupe.cluster_variants` call of the test got."""
+    """The number of variants each `dedupe.cluster_variants` call of `reuse` got in the test."""
     sizes: list[int] = []
     real = dedupe.cluster_variants
 
@@ -33,7 +32,7 @@ def clustered(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         sizes.append(variants.height)
         return real(variants, *args)
 
-    monkeypatch.setattr(dedupe, "cluster_variants", spy)
+    monkeypatch.setattr(reuse, "cluster_variants", spy)
     return sizes
 
 
@@ -41,12 +40,12 @@ def test_only_changed_blocks_are_clustered_again_and_clusters_match_a_whole_run(
     clustered: list[int],
 ) -> None:
     first = _variants({KEEP_THEME: 1, KEEP_THEM: 3, BESTOW: 2, BESTOW_TYPO: 1})
-    clusters, cache = pipeline.cluster_changed_blocks(first, None)
+    clusters, cache = reuse.cluster_changed_blocks(first, None)
     assert clusters["ruling_id"].n_unique() == 2  # each typo joins its ruling
     # "theme" becomes the most frequent: its block changes, bestow's does not
     second = _variants({KEEP_THEME: 5, KEEP_THEM: 3, BESTOW: 2, BESTOW_TYPO: 1})
     clustered.clear()
-    again, _ = pipeline.cluster_changed_blocks(second, cache)
+    again, _ = reuse.cluster_changed_blocks(second, cache)
     assert clustered == [2]  # the two Keep track variants only
     assert again.equals(dedupe.cluster_variants(second))
     representative = again.filter(pl.col("is_representative"))["variant_id"].to_list()
@@ -54,12 +53,12 @@ def test_only_changed_blocks_are_clustered_again_and_clusters_match_a_whole_run(
 
 
 def test_a_variant_gone_from_a_block_reclusters_it(clustered: list[int]) -> None:
-    _, cache = pipeline.cluster_changed_blocks(
+    _, cache = reuse.cluster_changed_blocks(
         _variants({KEEP_THEME: 1, KEEP_THEM: 3, BESTOW: 2, BESTOW_TYPO: 1}), None
     )
     fewer = _variants({KEEP_THEM: 3, BESTOW: 2, BESTOW_TYPO: 1})
     clustered.clear()
-    again, next_cache = pipeline.cluster_changed_blocks(fewer, cache)
+    again, next_cache = reuse.cluster_changed_blocks(fewer, cache)
     assert clustered == [1]  # the Keep track block lost a variant
     assert again.equals(dedupe.cluster_variants(fewer))
     assert next_cache["variant_id"].to_list() == sorted(fewer["variant_id"].to_list())

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from flows.hooks import PAUSE_STEPS
-from flows.stages.state import load_state
-from flows.stages.write import verify_snapshot
+from flows.disk.snapshot import verify_snapshot
+from flows.disk.state import load_state
+from flows.processes.hooks import PAUSE_STEPS
 from schemas import TABLE_MODELS
 from tests.conftest import REPO, SEED_DIR, cli_run
 
@@ -22,19 +22,17 @@ from tests.conftest import REPO, SEED_DIR, cli_run
 PUBLISH_LOOP = """
 import sys
 from pathlib import Path
-from flows.pipeline import run_pipeline
-from flows.stages.read import load_raw_dumps
-from flows.stages.write import prune_snapshots, switch_latest, write_snapshot
-import datetime as dt
+from flows.disk.snapshot import complete_snapshot, prune_snapshots, stage_snapshot, switch_latest
+from flows.run import run_direct
 output = Path(sys.argv[1])
-_, tables = run_pipeline(load_raw_dumps(Path(sys.argv[2])), dt.date(2026, 11, 30))
+tables = run_direct(Path(sys.argv[2]), output.parent / "first-run")["tables"]
 print("ready", flush=True)
 n = int(sys.argv[3])
 while True:
     n += 1
     run_id = f"run{n:06d}"
-    snapshot = write_snapshot(tables, {"run_id": run_id}, output, run_id, {"report.md": "x" * 100_000})
-    switch_latest(output, snapshot)
+    stage_snapshot(tables, {"run_id": run_id}, output, run_id, {"report.md": "x" * 100_000})
+    switch_latest(output, complete_snapshot(output, run_id))
     prune_snapshots(output, 3)
 """
 

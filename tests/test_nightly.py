@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import functools
 import json
 import os
 import shutil
@@ -18,13 +19,13 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from flows import cli as cli_module
-from flows import rulings_flow as rulings_flow_module
+from flows import prefect_flow
 from flows.cli import app
+from flows.disk import files, generation, snapshot, state
+from flows.disk.lock import hold_run_lock
 from flows.errors import RunLockedError
-from flows.rulings_flow import DEPLOYMENT_NAME, is_transient, nightly_deployment, rulings_flow
-from flows.stages import state, write
-from flows.stages.runlock import hold_run_lock
+from flows.prefect_flow import DEPLOYMENT_NAME, is_transient, nightly_deployment, rulings_flow
+from flows.processes import interrupt
 from tests.conftest import REPO, SEED_DIR, copy_seeds
 
 runner = CliRunner()
@@ -126,7 +127,7 @@ def test_retention_keeps_the_newest_snapshots(prefect_harness: None, tmp_path: P
 HOLD_THE_LOCK = """
 import sys, time
 from pathlib import Path
-from flows.stages.runlock import hold_run_lock
+from flows.disk.lock import hold_run_lock
 with hold_run_lock(Path(sys.argv[1])):
     print("held", flush=True)
     time.sleep(3600)
@@ -275,17 +276,19 @@ def _published_state(output: Path) -> tuple[str, str | None]:
 @pytest.mark.parametrize(
     ("module", "step"),
     [
-        (state, "stage_parse_cache"),  # written while the languages are detected
-        (write, "write_snapshot"),  # after the parse cache was staged
-        (write, "_write_document"),  # halfway through the snapshot: its .partial is removed
-        (state, "stage_state"),
-        (write, "switch_latest"),
-        (state, "commit_state"),
+        (generation, "stage_parse_cache"),  # written while the languages are detected
+        (snapshot, "stage_snapshot"),  # after the parse cache was staged
+        (snapshot, "_write_document"),  # halfway through the snapshot: its .partial is removed
+        (snapshot, "complete_snapshot"),  # the whole .partial is removed
+        (generation, "stage_state"),
+        (snapshot, "switch_latest"),
+        (generation, "commit_state"),
     ],
     ids=[
         "stage-parse-cache",
-        "write-snapshot",
+        "stage-snapshot",
         "snapshot-half-written",
+        "complete-snapshot",
         "stage-state",
         "switch-latest",
         "commit-state",
@@ -321,11 +324,14 @@ def _interrupted_after(step: Any) -> Any:
     return interrupted
 
 
+files_fsync = files.fsync_path
+
+
 def _interrupted_at_a_staged_state_file(path: Path) -> None:
     """Ctrl-C while a state file is written: its `.tmp` is on disk, not yet renamed."""
     if path.name.endswith(".tmp"):
         raise KeyboardInterrupt
-    write.fsync_path(path)
+    files_fsync(path)
 
 
 @pytest.mark.flow
@@ -347,20 +353,23 @@ def test_ctrl_c_rolls_back_or_says_the_run_is_published(
     raw, output = copy_seeds(tmp_path, "raw"), tmp_path / "out"
     first = _run(raw, output)["run_id"]
     if where == "snapshot-written":
-        monkeypatch.setattr(write, "write_snapshot", _interrupted_after(write.write_snapshot))
-    elif where == "state-file-half-written":
-        monkeypatch.setattr(state, "fsync_path", _interrupted_at_a_staged_state_file)
+        done = _interrupted_after(snapshot.complete_snapshot)
+        monkeypatch.setattr(snapshot, "complete_snapshot", done)
+    elif where == "state-file-half-written":  # the state's files, written whole (`files`)
+        monkeypatch.setattr(files, "fsync_path", _interrupted_at_a_staged_state_file)
     elif where == "state-committed":  # in the commit's last instant: no rollback after it
-        monkeypatch.setattr(state, "commit_state", _interrupted_after(state.commit_state))
+        committed = _interrupted_after(generation.commit_state)
+        monkeypatch.setattr(generation, "commit_state", committed)
     elif where == "after-the-publish":
-        monkeypatch.setattr(write, "prune_snapshots", _interrupted_after(write.prune_snapshots))
+        pruned = _interrupted_after(snapshot.prune_snapshots)
+        monkeypatch.setattr(snapshot, "prune_snapshots", pruned)
     else:  # Prefect turned the interrupt into its own error, which retention let pass
 
         def swallowed(*args: Any, **kwargs: Any) -> None:
-            cli_module.pools.interrupted.set()  # as the SIGINT handler does
+            interrupt.interrupted.set()  # as the SIGINT handler does
             raise ValueError("Task run is not set")
 
-        monkeypatch.setattr(write, "prune_snapshots", swallowed)
+        monkeypatch.setattr(snapshot, "prune_snapshots", swallowed)
     result = runner.invoke(app, ["run", "--raw", str(raw), "--output", str(output)])
     assert result.exit_code == 1
     latest, _ = _published_state(output)
@@ -380,7 +389,7 @@ def test_ctrl_c_rolls_back_or_says_the_run_is_published(
 @pytest.mark.flow
 @pytest.mark.parametrize(
     ("module", "step"),
-    [(write, "prune_snapshots"), (rulings_flow_module, "create_markdown_artifact")],
+    [(snapshot, "prune_snapshots"), (prefect_flow, "create_markdown_artifact")],
     ids=["prune", "artifact"],
 )
 def test_prune_and_the_report_artifact_are_best_effort(
@@ -400,9 +409,10 @@ def test_only_transient_os_errors_are_retried(
     prefect_harness: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     raw, output = copy_seeds(tmp_path, "raw"), tmp_path / "out"
-    real_commit = state.commit_state
+    real_commit = generation.commit_state
     calls: list[str] = []
 
+    @functools.wraps(real_commit)  # a step of flows.disk: the flow retries its transient errors
     def commit_fails_once(
         state_dir: Path, record: state.StateRecord, used: str | None = None
     ) -> None:
@@ -411,13 +421,14 @@ def test_only_transient_os_errors_are_retried(
             raise OSError(errno.EIO, "Input/output error")
         real_commit(state_dir, record, used)
 
-    monkeypatch.setattr(state, "commit_state", commit_fails_once)
+    monkeypatch.setattr(generation, "commit_state", commit_fails_once)
     run_id = _run(raw, output)["run_id"]
     assert calls == [run_id, run_id]  # EIO: retried once, then committed
     assert _published_state(output) == (run_id, run_id)
     for denied in (DENIED, IsADirectoryError(errno.EISDIR, "Is a directory")):
         calls.clear()
 
+        @functools.wraps(real_commit)
         def commit_denied(
             state_dir: Path,
             record: state.StateRecord,
@@ -427,7 +438,7 @@ def test_only_transient_os_errors_are_retried(
             calls.append(record["generation"])
             raise exc
 
-        monkeypatch.setattr(state, "commit_state", commit_denied)
+        monkeypatch.setattr(generation, "commit_state", commit_denied)
         with pytest.raises(OSError, match=denied.strerror):
             _run(raw, output)
         assert len(calls) == 1  # not retried

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from flows.pipeline import run_pipeline
-from tests.conftest import TODAY, dump_of
+from tests.conftest import content_of, run_contents
 
 DATE = "07 juin 2024 · source : wotc"
 ENERGY = "{E} is the energy symbol. It represents one energy counter."
@@ -16,7 +15,7 @@ GERMAN = (
 
 
 def _tables(*lines: str) -> dict[str, pl.DataFrame]:
-    return run_pipeline(dump_of(*lines), TODAY)[1]
+    return run_contents({"t.txt": content_of(*lines)}).tables
 
 
 def test_a_short_header_takes_the_language_it_claims() -> None:

@@ -14,9 +14,6 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from flows.pipeline import run_pipeline
-from flows.stages import write
-from flows.stages.read import load_raw_dumps
 from flows.stages.report_html import build_report_html
 from schemas import TABLE_MODELS
 from schemas.json_schema import (
@@ -25,7 +22,7 @@ from schemas.json_schema import (
     polars_schema,
     render_data_dictionary,
 )
-from tests.conftest import REPO, SEED_DIR, TODAY
+from tests.conftest import REPO, SEED_DIR, run_dumps
 
 DEMON = "2b2f2abd-6c0f-49a5-a44b-f366614c944d"
 
@@ -70,19 +67,11 @@ def test_every_published_row_is_valid_under_its_json_schema(
 
 
 @pytest.fixture(scope="module")
-def latest(tmp_path_factory: pytest.TempPathFactory, small_index: Any) -> Path:
-    """A published snapshot of the seeds with the small catalog (KLD, AER, NEO), as `output/latest`."""
+def latest(tmp_path_factory: pytest.TempPathFactory, small_catalog_dir: Path) -> Path:
+    """A folder whose `output/latest` is the product's snapshot of the seeds with the small
+    catalog (KLD, AER, NEO)."""
     root = tmp_path_factory.mktemp("outputs")
-    tables = run_pipeline(load_raw_dumps(SEED_DIR), TODAY, small_index)[1]
-    manifest = {
-        "run_id": "20261130T000000000000Z",
-        "rows": {n: t.height for n, t in tables.items()},
-    }
-    documents = {"report.html": build_report_html(manifest, tables), **json_schema_documents()}
-    snapshot = write.write_snapshot(
-        tables, manifest, root / "output", manifest["run_id"], documents
-    )
-    write.switch_latest(root / "output", snapshot)
+    run_dumps(SEED_DIR, root / "output", catalog=small_catalog_dir)
     return root
 
 

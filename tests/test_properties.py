@@ -8,10 +8,9 @@ import polars as pl
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from flows.pipeline import run_pipeline
 from flows.stages.manifest import account_lines
 from flows.stages.parse import LINE_KINDS
-from tests.conftest import SEED_DIR, TODAY
+from tests.conftest import SEED_DIR, Run, run_contents
 
 SEED_LINES = sorted(
     {
@@ -58,19 +57,18 @@ def _wc_lines(content: bytes) -> int:
     return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
 
 
-def _raw(contents: list[bytes]) -> pl.DataFrame:
-    return pl.DataFrame(
-        {"path": [f"{i:03}.txt" for i in range(len(contents))], "content": contents},
-        schema={"path": pl.String, "content": pl.Binary},
-    )
+def _run(contents: list[bytes]) -> Run:
+    """The product's run of the dumps `000.txt`, `001.txt`, … holding `contents`."""
+    return run_contents({f"{i:03}.txt": content for i, content in enumerate(contents)})
 
 
 @SETTINGS
 @given(st.lists(dump, min_size=1, max_size=4))
 def test_every_line_has_exactly_one_kind(contents: list[bytes]) -> None:
-    built, tables = run_pipeline(_raw(contents), TODAY)
-    resolved = built["lines"]
+    run = _run(contents)
+    resolved, tables = run.lines, run.tables
     accounting = account_lines(resolved)
+    assert run.result["manifest"]["line_accounting"] == accounting
     assert sum(accounting[k] for k in LINE_KINDS) == accounting["lines_read"]
     assert resolved.select("dump_id", "line_number").is_unique().all()
     unreadable = set(tables["rejects"].filter(pl.col("stage") == "read")["content"].to_list())
@@ -85,7 +83,8 @@ def test_every_line_has_exactly_one_kind(contents: list[bytes]) -> None:
 @SETTINGS
 @given(st.lists(raw_bytes, min_size=1, max_size=3))
 def test_any_bytes_never_crash_the_run(contents: list[bytes]) -> None:
-    built, tables = run_pipeline(_raw(contents), TODAY)
+    run = _run(contents)
+    tables = run.tables
     read_rejects = tables["rejects"].filter(pl.col("stage") == "read")
     assert tables["dumps"].height + read_rejects.height == len(contents)
     unread = set(read_rejects["content"].to_list())
@@ -93,14 +92,14 @@ def test_any_bytes_never_crash_the_run(contents: list[bytes]) -> None:
     assert sorted(tables["dumps"]["dump_id"]) == sorted(
         hashlib.sha256(c).hexdigest() for c in readable
     )
-    assert account_lines(built["lines"])["lines_read"] == sum(_wc_lines(c) for c in readable)
+    assert account_lines(run.lines)["lines_read"] == sum(_wc_lines(c) for c in readable)
 
 
 @SETTINGS
 @given(raw_bytes)
 def test_a_bad_dump_never_stops_the_others(bad: bytes) -> None:
     seeds = [path.read_bytes() for path in sorted(SEED_DIR.glob("*.txt"))]
-    _, tables = run_pipeline(_raw([*seeds, bad]), TODAY)
+    tables = _run([*seeds, bad]).tables
     seed_ids = {hashlib.sha256(c).hexdigest() for c in seeds}
     seed_occurrences = tables["ruling_occurrences"].filter(pl.col("dump_id").is_in(list(seed_ids)))
     assert seed_occurrences.height == 73

@@ -11,11 +11,10 @@ import pytest
 from typer.testing import CliRunner
 
 from flows.cli import app
+from flows.disk.raw import escape_path, list_dump_paths, load_raw_dumps, unescape_path
+from flows.disk.snapshot import check_raw_output_overlap, prune_snapshots
 from flows.errors import RawDirError
-from flows.pipeline import run_pipeline
-from flows.stages.read import escape_path, list_dump_paths, load_raw_dumps, unescape_path
-from flows.stages.write import check_raw_output_overlap, prune_snapshots
-from tests.conftest import SEED_DIR, TODAY
+from tests.conftest import SEED_DIR, run_raw
 
 SEED = SEED_DIR / "004_304d898eb3c4b8ca.txt"
 
@@ -28,7 +27,7 @@ def _raw_with_seed(tmp_path: Path) -> Path:
 
 
 def _read_rejects(raw: Path, max_file_bytes: int = 64 * 2**20) -> list[tuple[object, ...]]:
-    _, tables = run_pipeline(load_raw_dumps(raw, max_file_bytes=max_file_bytes), TODAY)
+    tables = run_raw(raw, max_file_bytes=max_file_bytes).tables
     return (
         tables["rejects"]
         .filter(pl.col("stage") == "read")
@@ -47,7 +46,7 @@ def test_symlink_to_a_file_outside_raw_is_not_read(tmp_path: Path) -> None:
     os.symlink(secret, raw / "secret.txt")
     os.symlink("/etc/hostname", raw / "hostname.txt")
     os.symlink("/proc/self/status", raw / "status.txt")
-    _, tables = run_pipeline(load_raw_dumps(raw), TODAY)
+    tables = run_raw(raw).tables
     assert tables["dumps"]["path"].to_list() == ["good.txt"]
     reason = "symlink to a file outside the raw dir: not read"
     assert _read_rejects(raw) == [
@@ -111,7 +110,7 @@ def test_a_file_name_that_is_not_utf8_is_read_and_published_escaped(tmp_path: Pa
     os.close(fd)
     (raw / "back\\slash.txt").write_bytes(b"x\n")
     assert list_dump_paths(raw) == ["back\\\\slash.txt", "caf\\xe9.txt"]
-    _, tables = run_pipeline(load_raw_dumps(raw), TODAY)
+    tables = run_raw(raw).tables
     assert tables["dumps"].select("path", "entry_count").rows() == [
         ("back\\\\slash.txt", 0),
         ("caf\\xe9.txt", 14),
@@ -215,7 +214,7 @@ def test_cli_refuses_raw_equal_to_output_before_anything_runs(tmp_path: Path) ->
 
 @pytest.mark.flow
 def test_flow_on_a_hostile_raw_dir(prefect_harness: None, tmp_path: Path) -> None:
-    from flows.rulings_flow import rulings_flow
+    from flows.prefect_flow import rulings_flow
 
     raw = _raw_with_seed(tmp_path)
     secret = tmp_path / "secret"

@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
 from flows.errors import ContractError
-from flows.pipeline import BuiltTables, validate_tables
-from flows.stages.validate import validate_table
+from flows.run import DirectRunner, run_direct
+from flows.stages.tables import build_global_tables, validate_table, validate_tables
 from schemas import PublishedCardStub, PublishedOccurrence, PublishedVariant
-from tests.conftest import SEED_ROWS
+from tests.conftest import SEED_DIR, SEED_ROWS
 
 
-def test_built_seed_tables_pass_whole(
-    seed_run: tuple[BuiltTables, dict[str, pl.DataFrame]],
-) -> None:
-    built = seed_run[0]["tables"]  # as built, before any validation
-    validated = validate_tables(built)
+def test_built_seed_tables_pass_whole(tmp_path: Path) -> None:
+    runner = DirectRunner(keep=(build_global_tables,))
+    validated = run_direct(SEED_DIR, tmp_path / "out", runner=runner)["tables"]
+    [built_tables] = runner.kept[build_global_tables]
+    built = built_tables["tables"]  # as built, before any validation
     assert {n: t.height for n, t in validated.items()} == SEED_ROWS
     for name, table in built.items():
         assert_frame_equal(validated[name], table)  # no row moved to rejects, none changed

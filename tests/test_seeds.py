@@ -3,22 +3,20 @@
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 
 import polars as pl
 from polars.testing import assert_frame_equal
 
-from flows.pipeline import BuiltTables, detect_languages, parse_dumps, run_pipeline
-from flows.stages.language import Detection, detect_text_language
 from flows.stages.manifest import account_lines
-from flows.stages.read import load_raw_dumps
-from tests.conftest import SEED_DIR, SEED_LINE_ACCOUNTING, SEED_ROWS, TODAY
+from tests.conftest import SEED_DIR, SEED_LINE_ACCOUNTING, SEED_ROWS, Run, run_dumps, write_dumps
 
 KEEP_TRACK = "Keep track of how many energy counters each player has."
 
 
-def test_every_line_is_accounted_for(seed_run: tuple[BuiltTables, dict[str, pl.DataFrame]]) -> None:
-    built, _ = seed_run
-    assert account_lines(built["lines"]) == SEED_LINE_ACCOUNTING
+def test_every_line_is_accounted_for(seed_run: Run) -> None:
+    assert account_lines(seed_run.lines) == SEED_LINE_ACCOUNTING
+    assert seed_run.result["manifest"]["line_accounting"] == SEED_LINE_ACCOUNTING
 
 
 def test_table_sizes(seed_tables: dict[str, pl.DataFrame]) -> None:
@@ -147,14 +145,14 @@ def test_ruling_ids_are_sha256_of_content(seed_tables: dict[str, pl.DataFrame]) 
     assert occurrences["variant_id"].is_in(variants["variant_id"].implode()).all()
 
 
-def test_file_names_and_order_do_not_matter(seed_tables: dict[str, pl.DataFrame]) -> None:
-    raw = load_raw_dumps(SEED_DIR)
-    # new names that sort the files the other way round (the pipeline sorts by path first)
-    renamed = raw.with_columns(
-        path=pl.format("{}_{}", (999 - pl.int_range(pl.len())).cast(pl.String), "path")
-    )
-    assert renamed.sort("path")["content"].to_list() == raw["content"].reverse().to_list()
-    _, reordered = run_pipeline(renamed.sample(fraction=1.0, shuffle=True, seed=7), TODAY)
+def test_file_names_and_order_do_not_matter(
+    seed_tables: dict[str, pl.DataFrame], tmp_path: Path
+) -> None:
+    seeds = sorted(SEED_DIR.glob("*.txt"))
+    # new names that sort the files the other way round (a run sorts by path first)
+    renamed = {f"{999 - i}_{path.name}": path.read_bytes() for i, path in enumerate(seeds)}
+    assert [renamed[p] for p in sorted(renamed)] == [p.read_bytes() for p in reversed(seeds)]
+    reordered = run_dumps(write_dumps(tmp_path / "raw", renamed), tmp_path / "out").tables
     by_key = {
         "dumps": ["dump_id"],
         "ruling_occurrences": ["dump_id", "line_number"],
@@ -170,18 +168,15 @@ def test_file_names_and_order_do_not_matter(seed_tables: dict[str, pl.DataFrame]
         assert_frame_equal(mine, theirs)
 
 
-def test_known_languages_are_never_detected_again(
-    seed_run: tuple[BuiltTables, dict[str, pl.DataFrame]],
-) -> None:
-    parsed = parse_dumps(load_raw_dumps(SEED_DIR), TODAY)
-    calls: list[str] = []
-
-    def counting(text: str) -> Detection:
-        calls.append(text)
-        return detect_text_language(text)
-
-    cold = detect_languages(parsed, None, counting)
-    assert (cold["detected"], len(calls)) == (39, 39)
-    warm = detect_languages(parsed, cold["languages"], counting)
-    assert (warm["detected"], warm["reused"], len(calls)) == (0, 39, 39)
-    assert warm["languages"].equals(cold["languages"])
+def test_known_languages_are_never_detected_again(tmp_path: Path) -> None:
+    cold = run_dumps(SEED_DIR, tmp_path / "out")
+    rebuilt = run_dumps(SEED_DIR, tmp_path / "out", reuse_results=False)  # every dump built again
+    assert [
+        cold.result["manifest"]["work"][k] for k in ("languages_detected", "languages_reused")
+    ] == [39, 0]
+    assert [
+        rebuilt.result["manifest"]["work"][k]
+        for k in ("dumps_built", "languages_detected", "languages_reused")
+    ] == [5, 0, 39]
+    for name, table in cold.tables.items():
+        assert_frame_equal(rebuilt.tables[name], table)

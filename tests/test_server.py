@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 import pytest
 
-from flows.bench import prefect_server as start_prefect_server
+from bench.server import prefect_server as start_prefect_server
 from tests.conftest import REPO, SEED_DIR
 
 STARTUP_TIMEOUT = 180  # seconds: the server migrates a fresh database first

@@ -18,7 +18,7 @@ import ftfy.bad_codecs  # noqa: F401 - registers "sloppy-windows-1252"
 import polars as pl
 import pytest
 
-from flows.corpus import (
+from bench.corpus import (
     MH3_ENERGY_ORIGINALS,
     SITE_LOCALES,
     CardStub,
@@ -28,8 +28,7 @@ from flows.corpus import (
     load_mh3_energy_translations,
     load_rulings,
 )
-from flows.pipeline import BuiltTables, run_pipeline
-from tests.conftest import REAL_DATA, SEED_DIR, TODAY, needs_real_data
+from tests.conftest import REAL_DATA, SEED_DIR, Run, needs_real_data, run_contents
 
 REAL = REAL_DATA
 pytestmark = needs_real_data
@@ -136,15 +135,9 @@ def sites() -> dict[str, SiteCase]:
 
 
 @pytest.fixture(scope="module")
-def site_run(sites: dict[str, SiteCase]) -> tuple[BuiltTables, dict[str, pl.DataFrame]]:
-    raw = pl.DataFrame(
-        {
-            "path": [f"{code}.txt" for code in sites],
-            "content": [case.content for case in sites.values()],
-        },
-        schema={"path": pl.String, "content": pl.Binary},
-    )
-    return run_pipeline(raw, TODAY)
+def site_run(sites: dict[str, SiteCase]) -> tuple[Run, dict[str, pl.DataFrame]]:
+    run = run_contents({f"{code}.txt": case.content for code, case in sites.items()})
+    return run, run.tables
 
 
 def _of(frame: pl.DataFrame, case: SiteCase) -> pl.DataFrame:
@@ -157,8 +150,8 @@ CODES = list(SITE_LOCALES)
 
 @pytest.mark.parametrize("code", CODES)
 def test_every_line_kind(code: str, sites: dict[str, SiteCase], site_run: Any) -> None:
-    built, _ = site_run
-    lines = _of(built["lines"], sites[code])
+    run, _ = site_run
+    lines = _of(run.lines, sites[code])
     assert lines["kind"].to_list() == sites[code].dump.kinds
 
 

@@ -1,4 +1,4 @@
-"""The run's one composition without Prefect, and the file index (metadata first, as git)."""
+"""The run's one sequence without Prefect, and the file index (metadata first, as git)."""
 
 from __future__ import annotations
 
@@ -16,10 +16,11 @@ from typing import Any
 import polars as pl
 import pytest
 
-from flows import nodes, steps
+from flows.disk import raw as raw_files
+from flows.disk.paths import OutputPaths
+from flows.disk.state import load_state
 from flows.errors import RulingsError, WorkerDiedError
-from flows.paths import OutputPaths
-from flows.stages import read, state
+from flows.run import DirectRunner, RunResult, RunSettings, new_run_id, run_direct, run_steps
 from tests.conftest import SEED_DIR
 
 TABLES = ("dumps", "rulings", "ruling_variants", "ruling_occurrences", "card_stubs", "rejects")
@@ -27,7 +28,7 @@ SEED = "001_a1b82e86b0acb359.txt"
 
 
 def _raw(tmp_path: Path) -> Path:
-    """The seeds, with mtimes a minute old (outside `read.RACY_WINDOW_NS`)."""
+    """The seeds, with mtimes a minute old (outside `raw.RACY_WINDOW_NS`)."""
     raw = tmp_path / "raw"
     raw.mkdir()
     old = os.stat(SEED_DIR).st_mtime_ns
@@ -39,15 +40,15 @@ def _raw(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def files_read(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The paths every `read.load_raw_dumps` call of the test read."""
+    """The paths every `raw.load_raw_dumps` call of the test read."""
     seen: list[str] = []
-    real = read.load_raw_dumps
+    real = raw_files.load_raw_dumps
 
     def spy(raw_dir: Path, paths: list[str] | None = None, *args: Any) -> Any:
         seen.extend(paths or [])
         return real(raw_dir, paths, *args)
 
-    monkeypatch.setattr(read, "load_raw_dumps", spy)
+    monkeypatch.setattr(raw_files, "load_raw_dumps", spy)
     return seen
 
 
@@ -59,10 +60,10 @@ def test_a_warm_run_reads_only_files_whose_metadata_changed(
     tmp_path: Path, files_read: list[str]
 ) -> None:
     raw, output = _raw(tmp_path), tmp_path / "out"
-    cold = steps.run_direct(raw, output)
+    cold = run_direct(raw, output)
     assert sorted(files_read) == sorted(p.name for p in raw.iterdir())
     files_read.clear()
-    warm = steps.run_direct(raw, output)
+    warm = run_direct(raw, output)
     assert files_read == []  # every file matched the index: none opened
     assert warm["manifest"]["work"] == {
         "dumps_parsed": 0, "dumps_reused": 5, "dumps_built": 0,
@@ -76,7 +77,7 @@ def test_same_size_rewrite_with_old_mtime_is_read_and_tables_match_reading_every
     tmp_path: Path, files_read: list[str]
 ) -> None:
     raw, output = _raw(tmp_path), tmp_path / "out"
-    steps.run_direct(raw, output)
+    run_direct(raw, output)
     seed = raw / SEED
     before = os.stat(seed)
     data = seed.read_bytes()
@@ -89,24 +90,22 @@ def test_same_size_rewrite_with_old_mtime_is_read_and_tables_match_reading_every
     )
     shutil.copytree(output, tmp_path / "copy", symlinks=True)  # same state, registry, latest
     files_read.clear()
-    indexed = steps.run_direct(raw, output)
+    indexed = run_direct(raw, output)
     assert files_read == [SEED]  # its ctime changed: read, the others not
     assert indexed["manifest"]["work"]["dumps_parsed"] == 1
     files_read.clear()
-    every = steps.run_direct(raw, tmp_path / "copy", trust_metadata=False)
+    every = run_direct(raw, tmp_path / "copy", trust_metadata=False)
     assert sorted(files_read) == sorted(p.name for p in raw.iterdir())
     assert _tables(indexed["snapshot"]) == _tables(every["snapshot"])
 
 
-def _run_on(raw: Path, output: Path, day: dt.date, **settings: Any) -> steps.RunResult:
+def _run_on(raw: Path, output: Path, day: dt.date, **settings: Any) -> RunResult:
     """A direct run as if started at noon UTC on `day`."""
     started_at = dt.datetime.combine(day, dt.time(12), tzinfo=dt.UTC)
-    settings = {"run_id": steps.new_run_id(started_at), **settings}
-    return steps.run_steps(
-        steps.DirectRunner(),
-        steps.RunSettings(
-            raw_dir=raw, output=OutputPaths(output), started_at=started_at, **settings
-        ),
+    settings = {"run_id": new_run_id(started_at), **settings}
+    return run_steps(
+        DirectRunner(),
+        RunSettings(raw_dir=raw, output=OutputPaths(output), started_at=started_at, **settings),
     )
 
 
@@ -114,22 +113,20 @@ def test_a_warm_run_builds_only_changed_dumps_and_publishes_a_whole_builds_table
     tmp_path: Path,
 ) -> None:
     raw, output = _raw(tmp_path), tmp_path / "out"
-    cold = steps.run_direct(raw, output)
+    cold = run_direct(raw, output)
     assert cold["manifest"]["work"]["dumps_built"] == 5
     seed = raw / SEED
     seed.write_bytes(seed.read_bytes().replace(b"aren't mana.", b"aren't mana!"))
     shutil.copytree(output, tmp_path / "copy", symlinks=True)  # same state and registry
-    warm = steps.run_direct(raw, output)
+    warm = run_direct(raw, output)
     assert warm["manifest"]["work"]["dumps_parsed"] == 1
     assert warm["manifest"]["work"]["dumps_built"] == 1  # the 4 others: results reused
-    known = set(state.load_state(output / "state")["languages"]["text"].to_list())
-    whole = steps.run_direct(raw, tmp_path / "copy", reuse_results=False)
+    known = set(load_state(output / "state")["languages"]["text"].to_list())
+    whole = run_direct(raw, tmp_path / "copy", reuse_results=False)
     assert whole["manifest"]["work"]["dumps_built"] == 5
     assert _tables(warm["snapshot"]) == _tables(whole["snapshot"])
     # the warm run saw only 001's texts; its language cache still holds every current text
-    assert (
-        set(state.load_state(tmp_path / "copy" / "state")["languages"]["text"].to_list()) <= known
-    )
+    assert set(load_state(tmp_path / "copy" / "state")["languages"]["text"].to_list()) <= known
     assert warm["manifest"]["line_accounting"] == whole["manifest"]["line_accounting"]
 
 
@@ -156,21 +153,20 @@ def test_a_dump_with_a_future_date_is_built_again_when_the_run_date_moves(tmp_pa
 def test_the_flow_and_the_direct_runner_publish_the_same_tables(
     prefect_harness: None, tmp_path: Path
 ) -> None:
-    from flows.rulings_flow import rulings_flow
+    from flows.prefect_flow import rulings_flow
 
     raw = _raw(tmp_path)
     flowed = rulings_flow(raw_dir=raw, output_dir=tmp_path / "flow")
-    direct = steps.run_direct(raw, tmp_path / "direct")
+    direct = run_direct(raw, tmp_path / "direct")
     assert _tables(direct["snapshot"]) == _tables(Path(flowed["snapshot"]))
     assert flowed["work"] == direct["manifest"]["work"]
     assert flowed["rows"] == direct["manifest"]["rows"]
 
 
-def test_the_product_does_not_import_the_benchmark() -> None:
+def test_the_product_does_not_import_the_tooling() -> None:
     probe = (
-        "import sys, flows.cli, flows.rulings_flow, flows.steps\n"
-        "print(sorted(m for m in ('flows.bench', 'flows.bench_direct', 'flows.corpus', 'psutil')"
-        " if m in sys.modules))"
+        "import sys, flows.cli, flows.prefect_flow, flows.prefect_server, flows.run\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('bench', 'psutil')))"
     )
     out = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
@@ -184,7 +180,7 @@ def test_unchecked_parameters_below_one_publish_nothing(
 ) -> None:
     # A fresh review: a deployment run with max_file_bytes=-1 published an empty snapshot.
     with pytest.raises(RulingsError, match="must be at least 1: nothing was read"):
-        steps.run_direct(_raw(tmp_path), tmp_path / "out", **settings)
+        run_direct(_raw(tmp_path), tmp_path / "out", **settings)
     assert not (tmp_path / "out").exists()
 
 
@@ -197,36 +193,36 @@ def test_after_a_recovery_the_fallback_is_the_generation_used_not_the_broken_one
     tmp_path: Path,
 ) -> None:
     raw, output = _raw(tmp_path), tmp_path / "out"
-    first = steps.run_direct(raw, output)["manifest"]["run_id"]
-    steps.run_direct(raw, output)
+    first = run_direct(raw, output)["manifest"]["run_id"]
+    run_direct(raw, output)
     broken = _current_files(output, "results_entries")
     data = bytearray(broken.read_bytes())
     data[len(data) // 2] ^= 0x01
     broken.write_bytes(bytes(data))
-    third = steps.run_direct(raw, output)
+    third = run_direct(raw, output)
     assert third["manifest"]["state_recovered"].endswith(f"used generation {first}")
     committed = json.loads((output / "state" / "state.json").read_text())
     assert committed["previous"]["generation"] == first  # not the broken second run's
     assert not broken.exists()
-    fourth = steps.run_direct(raw, output)
+    fourth = run_direct(raw, output)
     assert fourth["manifest"]["state_recovered"] is None
 
 
 def test_a_folder_in_place_of_a_state_file_is_recovered_then_removed(tmp_path: Path) -> None:
     raw, output = _raw(tmp_path), tmp_path / "out"
-    steps.run_direct(raw, output)
-    steps.run_direct(raw, output)
+    run_direct(raw, output)
+    run_direct(raw, output)
     languages = _current_files(output, "languages")
     languages.unlink()
     (languages / "x").mkdir(parents=True)  # a folder where the file was
-    recovered = steps.run_direct(raw, output)
+    recovered = run_direct(raw, output)
     assert "is missing" in recovered["manifest"]["state_recovered"]
     assert not languages.exists()  # tidied with the broken generation
-    again = steps.run_direct(raw, output)
+    again = run_direct(raw, output)
     assert again["manifest"]["state_recovered"] is None
 
 
-def _keep_track_id(run: steps.RunResult) -> str:
+def _keep_track_id(run: RunResult) -> str:
     rulings = pl.read_parquet(run["snapshot"] / "rulings.parquet")
     return rulings.filter(pl.col("text").str.starts_with("Keep track"))["ruling_id"].item()
 
@@ -240,9 +236,9 @@ def test_with_no_whole_generation_left_the_ids_come_from_a_sound_registry(
     raw, output = _raw(tmp_path), tmp_path / "out"
     (tmp_path / them).write_bytes((raw / them).read_bytes())
     (raw / them).unlink()
-    kept = _keep_track_id(steps.run_direct(raw, output))
+    kept = _keep_track_id(run_direct(raw, output))
     (raw / them).write_bytes((tmp_path / them).read_bytes())
-    second = steps.run_direct(raw, output)
+    second = run_direct(raw, output)
     assert _keep_track_id(second) == kept
     committed = json.loads((output / "state" / "state.json").read_text())
     for record in (committed["current"], committed["previous"]):  # both generations broken
@@ -250,7 +246,7 @@ def test_with_no_whole_generation_left_the_ids_come_from_a_sound_registry(
         data = bytearray(broken.read_bytes())
         data[len(data) // 2] ^= 0x01
         broken.write_bytes(bytes(data))
-    third = steps.run_direct(raw, output)
+    third = run_direct(raw, output)
     assert third["manifest"]["work"]["dumps_parsed"] == 5  # cold: every cache lost
     assert _keep_track_id(third) == kept
     assert third["manifest"]["state_recovered"].endswith(
@@ -300,11 +296,11 @@ def test_a_failing_parse_batch_raises_its_own_error_and_publishes_nothing(
 ) -> None:
     raw, output = _raw(tmp_path), tmp_path / "out"
     started_at = dt.datetime(2026, 12, 1, 12, tzinfo=dt.UTC)
-    run_id = steps.new_run_id(started_at)
+    run_id = new_run_id(started_at)
     parts = OutputPaths(output).parts(run_id)
     parts.parent.mkdir(parents=True)
     parts.write_text("a file where the batches' parts folder goes")
-    settings = steps.RunSettings(
+    settings = RunSettings(
         raw_dir=raw,
         output=OutputPaths(output),
         run_id=run_id,
@@ -313,7 +309,7 @@ def test_a_failing_parse_batch_raises_its_own_error_and_publishes_nothing(
         batch_files=2,
     )
     with pytest.raises(FileExistsError, match=f"File exists: '{parts}'"):
-        steps.run_steps(steps.DirectRunner(), settings)
+        run_steps(DirectRunner(), settings)
     assert not (output / "latest").exists()
 
 
@@ -330,9 +326,9 @@ def test_a_dead_parse_worker_is_named_as_such(tmp_path: Path) -> None:
     raw = _raw(tmp_path)
     paths = pl.Series("path", sorted(p.name for p in raw.iterdir()))
     with pytest.raises(WorkerDiedError) as raised:
-        nodes.parse_batch(
+        raw_files.parse_batch(
             raw, paths, pl.Series("dump_id", [], pl.String), tmp_path / "parts", "batch00003",
-            read.MAX_FILE_BYTES, _BrokenPool(),
+            raw_files.MAX_FILE_BYTES, _BrokenPool(),
         )  # fmt: skip
     assert str(raised.value) == (
         "a worker process ended abruptly while parse batch00003 ran (killed, or out of "

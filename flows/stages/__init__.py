@@ -1,1 +1,8 @@
-"""Pure pipeline stages: plain functions on polars frames, no Prefect import."""
+"""Pure stages: plain functions on polars frames; no disk, no processes, no Prefect.
+
+A raw line goes through `decode` (bytes to numbered lines), `parse` (line
+kinds, entries), `detector` and `language` (languages in context,
+translations), `dumps` (each dump's results), `dedupe` and `ruling_ids`
+(rulings and their ids) and `tables` (the published tables, validated).
+`reuse` decides what a run takes from the state. See docs/architecture.md.
+"""

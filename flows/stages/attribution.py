@@ -34,7 +34,7 @@ from flows.stages.card_names import (
     pick_subject_names,
     text_names,
 )
-from flows.stages.catalog import Catalog
+from flows.stages.cards import Catalog
 from flows.stages.dedupe import comparison_keys
 from flows.stages.rulings_match import (
     attribute_by_rulings,

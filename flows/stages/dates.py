@@ -27,7 +27,7 @@ from babel import Locale
 logger = logging.getLogger(__name__)
 
 #: The end of a date's reject reason when it is after the day after the run date: a
-#: later run may accept it (`pipeline.reusable_dumps` rebuilds such a dump).
+#: later run may accept it (`reuse.reusable_dumps` rebuilds such a dump).
 FUTURE_DATE_REASON = "is in the future"
 
 #: Locales whose CLDR date formats are read: the ten languages and the

@@ -1,153 +1,107 @@
-"""Decode one dump's bytes: find the encoding, repair mojibake, or reject the file.
+"""Bytes to numbered lines: each file's dump id, its text, its lines.
 
-Sites save dumps as UTF-8 (with or without BOM), UTF-16 with BOM, or a legacy
-code page (cp1252 on a French or German Windows machine, cp850 on DOS). Some
-files went through UTF-8 -> cp1252 (or MacRoman, or Windows-1251) -> UTF-8
-once (mojibake: `gÃ©nÃ©rÃ©e`, `d'√©nergie`, `РњР°СЂРєРµСЂС‹`); ftfy repairs
-those, line by line. Legacy code pages are identified by charset-normalizer;
-among the code pages it finds, the one under which the dump's date·source
-lines parse wins (cp850 and cp852 differ in `·`). A file joined from a UTF-8
-paste and a legacy one is decoded line by line.
+A dump's id is the sha256 of its bytes. Each distinct content is decoded
+once: most dumps are plain UTF-8, picked out over all files at once
+(`plain_texts`); the others go through `encodings.decode_bytes` one file at a
+time. Lines are then split and cleaned of invisible characters and markup
+(`split_lines`), counting what was removed.
 """
 
 from __future__ import annotations
 
 import codecs
-import datetime as dt
-import re
-import unicodedata
-from typing import NamedTuple
+import hashlib
+import html
 
-import charset_normalizer
-import ftfy
 import polars as pl
-from ftfy import badness
 
 from flows.stages import fast_badness
-from flows.stages.dates import parse_date
-from flows.stages.parse import DATE_SOURCE_PATTERN
-
-_UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
-
-#: UTF-8 read as cp1252 shows a lead character (Â-ï for lead bytes C2-EF) followed
-#: by a continuation byte's cp1252 character: `Ã©` for é, `â€™` for ’. A line with
-#: such a pair, or one ftfy's badness measure finds bad (MacRoman `√©`, Windows-1251
-#: `Рњ`), goes to ftfy. C1 controls and U+FFFD are left out of the badness test (a
-#: lone C1 control is no mojibake; U+FFFD lines are rejected later).
-_MARK_LEAD = "\u00c2-\u00ef"
-_MARK_TRAIL = (
-    "\u0080-\u00bf\u0152\u0153\u0160\u0161\u0178\u017d\u017e"
-    "\u0192\u02c6\u02dc\u2013\u2014\u2018-\u201e\u2020-\u2022\u2026\u2030"
-    "\u2039\u203a\u20ac\u2122"
+from flows.stages.encodings import (
+    BADNESS_TRIGGERS,
+    MARK_PAIR_CLASS,
+    NOISE_CLASS,
+    NOT_FOR_BADNESS,
+    TRIGGER_CLASS,
+    UTF16_BOMS,
+    decode_bytes,
 )
-_MOJIBAKE_MARK = re.compile(f"[{_MARK_LEAD}][{_MARK_TRAIL}]")
-_NOT_FOR_BADNESS = re.compile("[\u0080-\u009f\ufffd]")
-_NOISE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffd]")
-_REAL_NON_ASCII = re.compile(r"[^\x00-\x7f\ufffd]")
-
-#: Above this share of control characters or U+FFFD the bytes are no text.
-MAX_NOISE_SHARE = 0.25
-
-#: Code pages preferred, in this order, among those charset-normalizer finds
-#: equally fit (they decode this format's bytes alike): Windows Western, DOS
-#: Western (German DOS dumps), Windows Cyrillic, Mac Western.
-PREFERRED_CODE_PAGES: tuple[str, ...] = ("cp1252", "cp850", "cp1251", "mac_roman")
-
-#: Letters and punctuation of the Latin-script languages read (fr, en, de, es,
-#: it, pt) and of the dump format: a line of a legacy paste inside a UTF-8 file
-#: decodes to these (or to Cyrillic or Greek letters) and nothing else.
-#: More than three accented Western letters in a row: damaged bytes, not a word.
-_ACCENTED_RUN = re.compile(r"[À-ÿŒœŸ]{4,}")
-_WESTERN = set(
-    "àâäçéèêëîïôöùûüÿœæÀÂÄÇÉÈÊËÎÏÔÖÙÛÜŸŒÆßáíóúñÁÍÓÚÑãõÃÕìòÌÒ¡¿ºª·«»‘’“”–—…°€\u00a0\u202f"
-)
-
-#: ftfy's badness test runs only near these characters (see `fast_badness`); the
-#: languages' own letters and signs are chosen as triggers only where a pattern
-#: leaves no other choice.
-_BADNESS_TRIGGERS = fast_badness.derive_triggers(badness.BADNESS_RE, common="".join(_WESTERN))
+from flows.stages.shapes import starts_with_date
 
 
-#: The same checks for polars (`plain_texts`): the noise characters, a cp1252
-#: pair, and the badness triggers that `_NOT_FOR_BADNESS` leaves in a text.
-_NOISE_CLASS = fast_badness.rust_class(fast_badness.class_chars(_NOISE.pattern))
-_MARK_PAIR = fast_badness.rust_class(
-    fast_badness.class_chars(f"[{_MARK_LEAD}]")
-) + fast_badness.rust_class(fast_badness.class_chars(f"[{_MARK_TRAIL}]"))
-_TRIGGER_CLASS = (
-    fast_badness.rust_class(
-        fast_badness.class_chars(_BADNESS_TRIGGERS.pattern.pattern)
-        - fast_badness.class_chars(_NOT_FOR_BADNESS.pattern)
-    )
-    if _BADNESS_TRIGGERS is not None
-    else "(?s)."  # every text is measured
-)
+def hash_dumps(raw_dumps: pl.DataFrame) -> pl.DataFrame:
+    """Give each file its dump id.
 
-#: Only the start of a large file is used to rank candidate code pages.
-_RANKING_BYTES = 65_536
-
-REPAIR_MOJIBAKE = "mojibake repaired (ftfy)"
-REPAIR_REPLACED = "invalid UTF-8 bytes replaced by U+FFFD"
-REPAIR_PER_LINE = "decoded line by line: UTF-8 lines as utf-8, the others as {code_page}"
-MOJIBAKE_PARTIAL = (
-    "mojibake repaired (ftfy) in {repaired} line(s); {left} line(s) still look like "
-    "mojibake, not repaired"
-)
-MOJIBAKE_LEFT = "{left} line(s) look like mojibake; ftfy could not repair them"
-
-
-class DecodedDump(NamedTuple):
-    """The outcome of decoding one file: text and encoding, or why it was rejected."""
-
-    text: str | None
-    encoding: str | None
-    repair: str | None
-    reject_reason: str | None
-
-
-def decode_bytes(content: bytes) -> DecodedDump:
-    """Decode one dump's bytes. Never raises.
-
-    UTF-8 is tried first. A file that is not valid UTF-8 is, in this order:
-    UTF-8 lines plus lines of one legacy code page (two pastes joined:
-    decoded line by line); UTF-8 with damaged bytes, when the lines whose
-    non-ASCII text is valid UTF-8 outnumber the lines with invalid bytes
-    (invalid bytes become U+FFFD and their lines are rejected later, however
-    many bytes a damaged spot has); else a legacy code page.
+    Needs:
+        path (String), content (Binary, null for a file not read), one row
+        per file; read_reject (String) is kept when present.
 
     Returns:
-        encoding: "utf-8-sig" (UTF-8 with BOM), "utf-16" (with BOM), "utf-8",
-        "utf-8+<code page>" (decoded line by line), or the legacy code page
-        (see `_legacy`).
-        repair: what was done, "; "-joined: REPAIR_REPLACED (the affected
-        lines are rejected later), REPAIR_PER_LINE, and one of REPAIR_MOJIBAKE,
-        MOJIBAKE_PARTIAL, MOJIBAKE_LEFT (see `repair_mojibake`); None when
-        the bytes decoded as they are.
-        reject_reason: set (and text None) for a file with NUL bytes, or one
-        that decodes to mostly control characters (an image saved as .txt).
+        `raw_dumps` sorted by path, plus dump_id (String: sha256 hex of the
+        bytes) and byte_count (Int64), both null for a file not read, and
+        read_reject (String, null when the file was read).
     """
-    if content.startswith(codecs.BOM_UTF8):
-        return _utf8(content[3:], "utf-8-sig")
-    if content.startswith(_UTF16_BOMS):
-        try:
-            return _checked(content.decode("utf-16"), "utf-16")
-        except UnicodeDecodeError:
-            return _checked(content.decode("utf-16", errors="replace"), "utf-16", REPAIR_REPLACED)
-    if b"\x00" in content:
-        return DecodedDump(None, None, None, "file has NUL bytes: binary, not a text dump")
-    try:
-        return _checked(content.decode("utf-8"), "utf-8")
-    except UnicodeDecodeError:
-        pass
-    replaced = content.decode("utf-8", errors="replace")
-    if _is_cut_utf8(content):  # a download cut inside its last character
-        return _checked(replaced, "utf-8", REPAIR_REPLACED)
-    mixed = _decode_mixed(content)
-    if mixed is not None:
-        return mixed
-    if _mostly_utf8(replaced):
-        return _checked(replaced, "utf-8", REPAIR_REPLACED)
-    return _legacy(content, replaced)
+    ordered = raw_dumps if raw_dumps["path"].is_sorted() else raw_dumps.sort("path")
+    if "read_reject" not in ordered.columns:
+        ordered = ordered.with_columns(read_reject=pl.lit(None, dtype=pl.String))
+    return ordered.with_columns(
+        dump_id=pl.Series(
+            [
+                None if content is None else hashlib.sha256(content).hexdigest()
+                for content in ordered["content"]
+            ],
+            dtype=pl.String,
+        ),
+        byte_count=pl.col("content").bin.size().cast(pl.Int64),
+    )
+
+
+def decode_dumps(hashed: pl.DataFrame) -> pl.DataFrame:
+    """Decode each distinct file content once (see `decode.decode_bytes`).
+
+    Needs:
+        dump_id (String), content (Binary; rows with null content, files not
+        read, are skipped).
+
+    Returns:
+        One row per distinct dump_id, sorted by dump_id: dump_id (String),
+        encoding (String), encoding_repair (String, null when none),
+        reject_reason (String: why the whole file is no dump, else null),
+        text (String, null for a rejected file).
+    """
+    firsts = (  # row numbers only: filtering or sorting `content` would copy every byte
+        hashed.select("dump_id", _read=pl.col("content").is_not_null())
+        .with_row_index("_row")
+        .filter("_read")
+        .unique("dump_id", keep="first")
+        .sort("dump_id")
+    )
+    contents = hashed["content"]
+    firsts_contents = [contents[row] for row in firsts["_row"]]
+    plain = plain_texts(firsts_contents)  # most dumps: UTF-8 that needs no repair
+    others = plain.is_null().arg_true().to_list()
+    decoded = [decode_bytes(firsts_contents[i]) for i in others]
+    fields = {
+        "encoding": ("utf-8", [d.encoding for d in decoded]),
+        "encoding_repair": (None, [d.repair for d in decoded]),
+        "reject_reason": (None, [d.reject_reason for d in decoded]),
+    }
+    return pl.DataFrame(
+        {
+            "dump_id": firsts["dump_id"],
+            **{
+                name: _scatter(
+                    pl.repeat(plain_value, plain.len(), dtype=pl.String, eager=True), others, values
+                )
+                for name, (plain_value, values) in fields.items()
+            },
+            "text": _scatter(plain, others, [d.text for d in decoded]),
+        }
+    )
+
+
+def _scatter(column: pl.Series, rows: list[int], values: list[str | None]) -> pl.Series:
+    """`column` with `values` at `rows` (String)."""
+    return column.scatter(rows, pl.Series(values, dtype=pl.String)) if rows else column
 
 
 def plain_texts(contents: list[bytes]) -> pl.Series:
@@ -166,12 +120,13 @@ def plain_texts(contents: list[bytes]) -> pl.Series:
     """
     texts = [_utf8_or_none(content) for content in contents]
     checked = pl.DataFrame({"text": texts}, schema={"text": pl.String}).select(
-        suspect=pl.col("text").str.contains(_NOISE_CLASS) | pl.col("text").str.contains(_MARK_PAIR),
-        measure=pl.col("text").str.contains(_TRIGGER_CLASS),
+        suspect=pl.col("text").str.contains(NOISE_CLASS)
+        | pl.col("text").str.contains(MARK_PAIR_CLASS),
+        measure=pl.col("text").str.contains(TRIGGER_CLASS),
     )
     to_measure = checked.select(~pl.col("suspect") & pl.col("measure")).to_series()
     for row in to_measure.arg_true().to_list():
-        if fast_badness.is_bad(_NOT_FOR_BADNESS.sub("", texts[row]), _BADNESS_TRIGGERS):
+        if fast_badness.is_bad(NOT_FOR_BADNESS.sub("", texts[row]), BADNESS_TRIGGERS):
             texts[row] = None
     for row in checked["suspect"].arg_true().to_list():
         texts[row] = None
@@ -179,7 +134,7 @@ def plain_texts(contents: list[bytes]) -> pl.Series:
 
 
 def _utf8_or_none(content: bytes) -> str | None:
-    if content.startswith((codecs.BOM_UTF8, *_UTF16_BOMS)) or b"\x00" in content:
+    if content.startswith((codecs.BOM_UTF8, *UTF16_BOMS)) or b"\x00" in content:
         return None
     try:
         return content.decode("utf-8")
@@ -187,228 +142,169 @@ def _utf8_or_none(content: bytes) -> str | None:
         return None
 
 
-def _is_cut_utf8(content: bytes) -> bool:
-    """All but the last 1-3 bytes are valid UTF-8, and those start a multi-byte character."""
-    return any(
-        _is_utf8(content[:-cut]) and 0xC2 <= content[-cut] <= 0xF4
-        for cut in (1, 2, 3)
-        if len(content) > cut
-    )
+def split_readable_dumps(decoded: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Keep one readable file per distinct content; report the others as rejects.
 
+    A file that was not read (`read_reject` set: a symlink out of the raw
+    dir, a FIFO, a file over the size limit…) is rejected with that reason; a
+    file whose bytes equal an earlier file's (by path order) would repeat
+    every entry under the same dump_id, so it is read once; a file that is
+    no text (`reject_reason` set) is rejected whole, and the run goes on.
 
-def _mostly_utf8(replaced: str) -> bool:
-    """UTF-8 with damaged bytes rather than a legacy code page.
-
-    True when the valid non-ASCII characters outnumber the U+FFFD, or when the
-    lines whose non-ASCII text is valid are at least as many as the lines with
-    damaged bytes (a run of junk bytes is one damaged spot, however long; on a
-    tie the damaged lines are rejected rather than the file guessed a legacy
-    code page that publishes them as mojibake).
-    """
-    good_chars = len(_REAL_NON_ASCII.findall(replaced))
-    if good_chars > replaced.count("\ufffd"):
-        return True
-    lines = replaced.splitlines()
-    bad = sum("\ufffd" in line for line in lines)
-    good = sum("\ufffd" not in line and bool(_REAL_NON_ASCII.search(line)) for line in lines)
-    return good >= bad > 0 or good > bad  # a tie rejects the damaged lines, never guesses
-
-
-def _utf8(content: bytes, encoding: str) -> DecodedDump:
-    try:
-        return _checked(content.decode("utf-8"), encoding)
-    except UnicodeDecodeError:
-        return _checked(content.decode("utf-8", errors="replace"), encoding, REPAIR_REPLACED)
-
-
-def _decode_mixed(content: bytes) -> DecodedDump | None:
-    """A UTF-8 paste and a single-byte legacy paste joined, decoded line by line; else None.
-
-    Needs UTF-8 lines with non-ASCII letters, and other lines that hold no
-    valid multi-byte UTF-8 sequence and decode, under the code page they
-    agree on, to letters and punctuation of the languages read.
-    """
-    lines = content.splitlines(keepends=True)
-    invalid = {i for i, line in enumerate(lines) if not _is_utf8(line)}
-    has_utf8 = any(not line.isascii() for i, line in enumerate(lines) if i not in invalid)
-    legacy_bytes = b"".join(lines[i] for i in sorted(invalid))
-    if not has_utf8 or _REAL_NON_ASCII.search(legacy_bytes.decode("utf-8", errors="replace")):
-        return None
-    best = charset_normalizer.from_bytes(legacy_bytes).best()
-    guessed = _ranked_code_pages(best)[:1] if best is not None else []
-    code_page = next(
-        (page for page in [*guessed, "cp1252"] if _plausible_legacy(legacy_bytes, page)), None
-    )
-    if code_page is None:
-        return None
-    decoded = [
-        line.decode(code_page) if i in invalid else line.decode("utf-8")
-        for i, line in enumerate(lines)
-    ]
-    return _checked(
-        "".join(decoded), f"utf-8+{code_page}", REPAIR_PER_LINE.format(code_page=code_page)
-    )
-
-
-def _plausible_legacy(legacy_bytes: bytes, code_page: str) -> bool:
-    """`legacy_bytes` decode under `code_page` to text of the languages read.
-
-    Every character is ASCII, a Western letter or sign (_WESTERN), or a
-    Cyrillic or Greek letter; a line with Cyrillic or Greek letters is mostly
-    in that script (an English line with `яюэьыъщшч` in it is damaged bytes,
-    not a cp1251 paste); and no line has a run of more than three accented
-    letters (`ÿúûü` is damaged bytes, not French).
-    """
-    try:
-        text = legacy_bytes.decode(code_page)
-    except (UnicodeDecodeError, LookupError):
-        return False
-    if not all(c.isascii() or _is_plausible(c) for c in text):
-        return False
-    for line in text.splitlines():
-        letters = [c for c in line if c.isalpha()]
-        other_script = [c for c in letters if not c.isascii() and c not in _WESTERN]
-        if other_script and 2 * len(other_script) < len(letters):
-            return False
-        if _ACCENTED_RUN.search(line):
-            return False
-    return True
-
-
-def _is_utf8(line: bytes) -> bool:
-    try:
-        line.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
-def _is_plausible(char: str) -> bool:
-    if char in _WESTERN:
-        return True
-    name = unicodedata.name(char, "")
-    return name.startswith(("CYRILLIC", "GREEK")) and unicodedata.category(char).startswith("L")
-
-
-def _legacy(content: bytes, replaced: str) -> DecodedDump:
-    """Decode with the code page charset-normalizer finds (see `_pick_code_page`)."""
-    matches = charset_normalizer.from_bytes(content)
-    if matches.best() is None:
-        if _REAL_NON_ASCII.search(replaced):  # no code page fits: keep it as damaged UTF-8
-            return _checked(replaced, "utf-8", REPAIR_REPLACED)
-        return DecodedDump(None, None, None, "no text encoding fits the bytes: not a text dump")
-    encoding = _pick_code_page(content, matches)
-    return _checked(content.decode(encoding, errors="replace"), encoding)
-
-
-def _ranked_code_pages(match: charset_normalizer.CharsetMatch) -> list[str]:
-    """A match's equivalent code pages, PREFERRED_CODE_PAGES first (cp1252 over latin-1)."""
-    names = list(dict.fromkeys([match.encoding, *match.could_be_from_charset]))
-    return sorted(
-        names,
-        key=lambda n: PREFERRED_CODE_PAGES.index(n) if n in PREFERRED_CODE_PAGES else 99,
-    )
-
-
-#: Encodings charset-normalizer may guess for short bytes that are never read without a BOM.
-_WIDE_ENCODINGS = ("utf_16", "utf_32")
-
-
-def _pick_code_page(content: bytes, matches: charset_normalizer.CharsetMatches) -> str:
-    """charset-normalizer's best code page, unless another candidate parses more date lines.
-
-    Candidates are every match's code pages, in charset-normalizer's order,
-    PREFERRED_CODE_PAGES first within a match. A German DOS dump fits cp852
-    best by chaos, but only under cp850 (or cp437) is 0xFA the `·` of
-    `7. März 2024 · Quelle: wotc`: the first candidate under which the most
-    date·source lines parse is chosen; with no date line, the best match.
-    UTF-16 and UTF-32 guesses are never taken: they are read only with a BOM,
-    and a file without NUL bytes is no UTF-16 text (`b"\\n\\x80"` is no `耊`).
-    With no other candidate, cp1252 (which decodes every byte) is used.
-    """
-    candidates = [
-        name
-        for match in matches
-        for name in _ranked_code_pages(match)
-        if not name.replace("-", "_").startswith(_WIDE_ENCODINGS)
-    ] or ["cp1252"]
-    sample = content[:_RANKING_BYTES]
-    scores = [_count_date_lines(sample, name) for name in candidates]
-    return candidates[scores.index(max(scores))]
-
-
-def _count_date_lines(sample: bytes, code_page: str) -> int:
-    """How many lines of `sample`, decoded with `code_page`, are date·source lines that parse."""
-    try:
-        text = sample.decode(code_page, errors="replace")
-    except LookupError:
-        return -1
-    date_texts = (
-        pl.Series(text.splitlines(), dtype=pl.String)
-        .str.extract(DATE_SOURCE_PATTERN, 1)
-        .drop_nulls()
-    )
-    far_future = dt.date(9000, 1, 1)  # only the shape matters here
-    return sum(parse_date(d, far_future)[0] is not None for d in date_texts)
-
-
-def repair_mojibake(text: str) -> tuple[str, str | None]:
-    """Repair mojibake line by line with ftfy, and check the result.
-
-    A line is suspect when it shows a cp1252 mojibake pair (strong evidence)
-    or ftfy's badness measure finds it bad (weaker: on 2 million real card
-    texts it flags 7, such as `CéléritéÀ chaque`, which ftfy leaves alone). It
-    is repaired when ftfy changes it and the result is no longer suspect.
-    Lines are repaired one by one, so a header with a real `é` does not stop
-    the repair of a MacRoman line below it.
+    Needs:
+        path (String), dump_id (String, null for a file not read),
+        reject_reason (String), read_reject (String, optional), sorted by path.
 
     Returns:
-        (text, outcome): outcome is REPAIR_MOJIBAKE when every suspect line
-        was repaired; MOJIBAKE_PARTIAL when some were and others still look
-        like mojibake; MOJIBAKE_LEFT when none could be and one shows a cp1252
-        pair; None when nothing was repaired and no line shows such a pair.
-        No repair is ever claimed for text that still looks like mojibake.
+        (readable, file_rejects): the input without those files, and rejects
+        rows dump_id (String, null for a file not read), line_number (Int64,
+        null), stage ("read"), reason (String), content (String: the file's path).
     """
-    if not _looks_broken(text):
-        return text, None
-    out, repaired, left, strong_left = [], 0, 0, 0
-    for line in text.splitlines(keepends=True):
-        if not _looks_broken(line):
-            out.append(line)
-            continue
-        fixed = ftfy.fix_encoding(line)
-        if fixed != line and not _looks_broken(fixed):
-            out.append(fixed)
-            repaired += 1
-        else:
-            out.append(line)
-            left += 1
-            strong_left += bool(_MOJIBAKE_MARK.search(line))
-    if repaired and left:
-        outcome = MOJIBAKE_PARTIAL.format(repaired=repaired, left=left)
-    elif repaired:
-        outcome = REPAIR_MOJIBAKE
-    else:
-        outcome = MOJIBAKE_LEFT.format(left=left) if strong_left else None
-    return "".join(out), outcome
+    if "read_reject" not in decoded.columns:
+        decoded = decoded.with_columns(read_reject=pl.lit(None, dtype=pl.String))
+    first_path = pl.col("path").first().over("dump_id")
+    marked = decoded.with_columns(
+        _reason=pl.when(pl.col("read_reject").is_not_null())
+        .then(pl.col("read_reject"))
+        .when(pl.col("path") != first_path)
+        .then(
+            pl.format("file has the same bytes as {}; its lines are read once, there", first_path)
+        )
+        .otherwise(pl.col("reject_reason"))
+    )
+    file_rejects = marked.filter(pl.col("_reason").is_not_null()).select(
+        "dump_id",
+        line_number=pl.lit(None, dtype=pl.Int64),
+        stage=pl.lit("read"),
+        reason="_reason",
+        content=pl.col("path"),
+    )
+    return marked.filter(pl.col("_reason").is_null()).drop("_reason"), file_rejects
 
 
-def _looks_broken(text: str) -> bool:
-    return bool(_MOJIBAKE_MARK.search(text)) or fast_badness.is_bad(
-        _NOT_FOR_BADNESS.sub("", text), _BADNESS_TRIGGERS
+#: Control characters removed from lines (C0 but tab, DEL, C1); line ends split lines.
+CONTROL_CHARACTERS = r"[\x00-\x08\x0b-\x1f\x7f-\x9f]"
+
+#: Invisible format characters removed from lines: BOM (U+FEFF, anywhere),
+#: zero-width space, non-joiner, joiner (U+200B-U+200D), word joiner (U+2060),
+#: soft hyphen (U+00AD), bidi marks and embeddings (U+200E, U+200F,
+#: U+202A-U+202E, U+2066-U+2069).
+FORMAT_CHARACTERS = "[\ufeff\u200b-\u200d\u2060\u00ad\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+
+#: Either kind of character removed from lines.
+_INVISIBLE = f"{CONTROL_CHARACTERS}|{FORMAT_CHARACTERS}"
+
+#: HTML tags pasted around or inside lines (`<p>`, `<br>`, `<li>`…): removed.
+HTML_TAG = (
+    r"(?i)</?(?:p|br|div|span|li|ul|ol|b|i|u|em|strong|a|font|small|big|h[1-6]|blockquote"
+    r"|code|pre|sup|sub|td|tr|th|table|tbody|thead|hr)(?:\s[^<>]*)?/?>"
+)
+
+#: HTML entities (`&nbsp;`, `&amp;`, `&#183;`): decoded with `html.unescape`.
+HTML_ENTITY = r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});"
+
+#: `&nbsp;` is markup for a space: decoded to U+0020 (a written U+00A0 is kept).
+NO_BREAK_SPACE_ENTITY = r"&(?:nbsp|#160|#[xX]0*[aA]0);"
+
+#: A list bullet before an entry head (`- `, `* `, `• `, `1. `, `1) `).
+BULLET = r"^\s*(?:[-*•‣◦]|\d{1,3}[.)])\s+"
+
+
+def split_lines(decoded: pl.DataFrame) -> pl.DataFrame:
+    """Split each dump's text into lines, numbered from 1; no line is dropped.
+
+    Line ends are LF, CRLF or a lone CR. A final line end does not start a new
+    line (a file of N newline-terminated lines gives N rows, as `wc -l` counts).
+    Then, before any line is classified: control characters
+    (CONTROL_CHARACTERS) and invisible format characters (FORMAT_CHARACTERS)
+    are removed and counted; HTML tags (HTML_TAG) are removed and entities
+    (HTML_ENTITY) decoded (`html.unescape`; `&nbsp;` to a space); a bullet
+    (BULLET) is removed when what follows it starts with a date
+    (`parse.starts_with_date`) and the line with it does not (`7. Juni 2024`
+    keeps its `7.`). A line that had markup loses its surrounding spaces.
+
+    Needs:
+        dump_id (String), text (String).
+
+    Returns:
+        dump_id (String), line_number (Int64, 1-based), line (String, without
+        its line end, control, format characters and markup),
+        control_char_count, format_char_count, markup_count (Int64: control
+        characters, format characters, and tags + entities + bullets removed
+        from the line); sorted by input order, line_number.
+    """
+    unified = pl.col("text").str.replace_all(r"\r\n?", "\n")
+    # The regexes below run only on the few lines they change (null lines are skipped).
+    invisible = pl.when(pl.col("line").str.contains(_INVISIBLE)).then(pl.col("line"))
+    raw_lines = (
+        decoded.select(
+            "dump_id",
+            line=pl.when(pl.col("text") == "")
+            .then(pl.lit([], dtype=pl.List(pl.String)))
+            .otherwise(unified.str.strip_suffix("\n").str.split("\n")),
+        )
+        .explode("line")
+        .filter(pl.col("line").is_not_null())
+        .select(
+            "dump_id",
+            line_number=pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over("dump_id"),
+            line=pl.coalesce(
+                invisible.str.replace_all(CONTROL_CHARACTERS, "").str.replace_all(
+                    FORMAT_CHARACTERS, ""
+                ),
+                pl.col("line"),
+            ),
+            control_char_count=_count(invisible, CONTROL_CHARACTERS),
+            format_char_count=_count(invisible, FORMAT_CHARACTERS),
+        )
+    )
+    return _remove_markup(raw_lines)
+
+
+def _count(lines: pl.Expr, pattern: str) -> pl.Expr:
+    """Matches of `pattern` in each of `lines` (Int64), 0 for a null line."""
+    return lines.str.count_matches(pattern).fill_null(0).cast(pl.Int64)
+
+
+def _remove_markup(lines: pl.DataFrame) -> pl.DataFrame:
+    """Remove HTML tags and bullets, decode entities; add markup_count (Int64)."""
+    # A tag starts with `<`, an entity with `&`: the regexes run only on such lines.
+    tagged = pl.when(pl.col("line").str.contains("<", literal=True)).then(pl.col("line"))
+    with_ampersand = pl.when(pl.col("line").str.contains("&", literal=True)).then(pl.col("line"))
+    untagged = lines.with_columns(
+        markup_count=_count(tagged, HTML_TAG) + _count(with_ampersand, HTML_ENTITY),
+        line=pl.coalesce(tagged.str.replace_all(HTML_TAG, ""), pl.col("line")).map_batches(
+            _unescape, pl.String
+        ),
+    ).with_row_index("_row")
+    # Dates are looked for only on the few lines with a bullet.
+    debulleted = pl.col("line").str.replace(BULLET, "")
+    heads = (
+        untagged.filter(pl.col("line").str.contains(BULLET))
+        .filter(starts_with_date(debulleted) & ~starts_with_date(pl.col("line")))
+        .select("_row", _debulleted=debulleted)
+    )
+    return (
+        untagged.join(heads, on="_row", how="left", maintain_order="left")
+        .with_columns(
+            line=pl.coalesce("_debulleted", "line"),
+            markup_count=pl.col("markup_count") + pl.col("_debulleted").is_not_null(),
+        )
+        .with_columns(
+            line=pl.coalesce(
+                pl.when(pl.col("markup_count") > 0).then(pl.col("line")).str.strip_chars(),
+                pl.col("line"),
+            )
+        )
+        .drop("_row", "_debulleted")
     )
 
 
-def _checked(text: str, encoding: str, repair: str | None = None) -> DecodedDump:
-    noise = len(_NOISE.findall(text))
-    if text and noise / len(text) > MAX_NOISE_SHARE:
-        return DecodedDump(
-            None,
-            encoding,
-            None,
-            f"{noise} of {len(text)} characters are control characters or undecodable: "
-            "not a text dump",
-        )
-    fixed, outcome = repair_mojibake(text)
-    repairs = "; ".join(r for r in (repair, outcome) if r)
-    return DecodedDump(fixed, encoding, repairs or None, None)
+def _unescape(lines: pl.Series) -> pl.Series:
+    """`html.unescape` on the lines holding an HTML entity (String in, String out)."""
+    with_ampersand = lines.str.contains("&", literal=True).fill_null(False).arg_true()
+    indices = with_ampersand.filter(lines.gather(with_ampersand).str.contains(HTML_ENTITY))
+    if indices.is_empty():
+        return lines
+    texts = lines.gather(indices).str.replace_all(NO_BREAK_SPACE_ENTITY, " ").to_list()
+    return lines.scatter(indices, [html.unescape(t) for t in texts])

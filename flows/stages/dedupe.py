@@ -138,7 +138,7 @@ def block_key(text: str = "text", language: str = "language") -> pl.Expr:
     """The block a variant is compared within (String): its language and protected tokens.
 
     `cluster_variants` compares variants of one block only, so a block's
-    clusters depend on its variants alone (`pipeline.cluster_changed_blocks`).
+    clusters depend on its variants alone (`reuse.cluster_changed_blocks`).
     """
     return pl.concat_str(
         language, protected_tokens(pl.col(text)).list.join("\x1f"), separator="\x1e"

@@ -1,414 +1,25 @@
-"""Detect the language of texts with langdetect and word frequencies, once per distinct text.
+"""Every text's language in its dump's context; translations told from originals.
 
-langdetect is random unless seeded: `DetectorFactory.seed = 0` makes each text's
-result the same on every run and in any call order (each detection reseeds).
-langdetect is unreliable on short strings and on names (it reads the seeds'
-stat line `CMC 2F/E 1/3` as Catalan, `Regicide can't target colorless
-creatures.` as Catalan, a list of card names as Danish, real pt-BR card text
-as Spanish), so a result in Latin or Cyrillic script is weighed by word
-frequencies (wordfreq): another language than English needs its words to be
-clearly more frequent in it than in English. Each result says whether it is
-reliable; callers fall back to a prior where it is not, and settle
-neighbours' close calls with the dump's context (`settle_language`). CJK
-languages are settled by script: Hangul is Korean, kana Japanese, Han alone
-Chinese, Simplified or Traditional by hanzidentifier ("zh" when it cannot tell).
-
-A detection has two halves: langdetect (`probe_text`, most of the CPU) and
-the weighing (`decide_language`, wordfreq's lists, ~520 MB for 14 languages).
-A process pool runs the first in its workers and the second in the caller,
-so the lists are held once.
+`detector.detect_languages` reads each distinct text once (seeded
+langdetect, the script, word frequencies). A result is then settled by
+its context: an unreliable one falls back to a prior (`resolve_language`),
+and a close call between neighbours goes to the dump's language
+(`settle_language`). Body lines are English unless there is evidence of
+another language (`label_line_languages`); a foreign body line of an entry
+that keeps an English original is that ruling's translation
+(`mark_translations`): some sites put their translation of a ruling on its
+own line under (or above) the English original, inside the same entry.
 """
 
 from __future__ import annotations
 
-import logging
-import math
-import re
-from collections.abc import Callable
-
-import hanzidentifier
-import langdetect.detector
-import langdetect.detector_factory
-import numpy
 import polars as pl
-import wordfreq
-from langdetect import DetectorFactory
-from langdetect.detector_factory import init_factory
 
-from flows.stages.pools import process_pool, stop_if_interrupted
+from flows.stages.dedupe import comparison_keys, normalize_text
+from flows.stages.detector import CHINESE, NEIGHBOURS, UNDETERMINED, han_script
 
-logger = logging.getLogger(__name__)
-
-DetectorFactory.seed = 0
-init_factory()  # load the language profiles now (once per process, and before forks)
-_factory = langdetect.detector_factory._factory
-
-#: Language code for a text with no letters (ISO 639-2 "undetermined").
-UNDETERMINED = "und"
-
-#: Below this many letters a langdetect result is unreliable ...
-MIN_LETTERS = 20
-#: ... and so is one whose lead over the second guess is below this.
-MIN_MARGIN = 0.2
-#: A language settled by script (CJK) needs this many letters.
-MIN_SCRIPT_LETTERS = 6
-
-#: (language, probability, is_reliable)
-Detection = tuple[str, float | None, bool]
-
-#: Chinese whose characters are all shared by Simplified and Traditional
-#: (hanzidentifier BOTH): the dump's script decides (`settle_language`).
-CHINESE = "zh"
-
-#: Rulings are published in English; every other language needs evidence.
-ENGLISH = "en"
-
-#: langdetect's neighbours: languages it confuses on real card text (pt-BR
-#: read as es, Russian as bg, Spanish as it). The lexicon (`_lexical_score`)
-#: and the dump's context choose among a detected language and these.
-NEIGHBOURS: dict[str, tuple[str, ...]] = {
-    "es": ("pt", "it", "ca", "gl"),
-    "pt": ("es", "gl", "ca"),
-    "it": ("es", "pt", "ca"),
-    "ca": ("es", "pt", "it", "fr"),
-    "gl": ("pt", "es"),
-    "ro": ("it", "es", "pt", "fr"),
-    "fr": ("ca",),
-    "bg": ("ru", "mk", "uk"),
-    "ru": ("bg", "uk", "mk"),
-    "uk": ("ru", "bg"),
-    "mk": ("bg", "ru"),
-    "zh-cn": ("zh-tw", "ja"),
-    "zh-tw": ("zh-cn", "ja"),
-    CHINESE: ("zh-cn", "zh-tw", "ja"),
-}
-
-#: A foreign language needs its words to be this much more frequent than as
-#: English (mean log10 word frequency, wordfreq) ...
-MIN_LEXICAL_LEAD = 0.5
-#: Under MIN_LETTERS letters, or a close langdetect call, the lexical lead must be this.
-MIN_SHORT_LEXICAL_LEAD = 1.5
-
-_LETTER = re.compile(r"[^\W\d_]")
-_HANGUL = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
-_KANA = re.compile(r"[\u3040-\u30ff]")
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
-#: A word as written: letters, with inner apostrophes and hyphens.
-_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
-_SYMBOL = re.compile(r"\{[^}]*\}")
-#: Languages scored by word frequency (CJK ones are settled by script; their
-#: word lists need a segmenter).
-_WORDFREQ_LANGUAGES = frozenset(wordfreq.available_languages()) - {"ja", "ko", "zh"}
-
-
-def detect_text_language(text: str) -> Detection:
-    """Return `(language, probability, is_reliable)` for one text; never raises.
-
-    language is an ISO 639-1 code as langdetect writes it ("en", "fr",
-    "zh-cn", "zh-tw"), or "zh" for Chinese whose characters are shared by
-    both scripts; probability langdetect's 0–1 probability of that language
-    (None when langdetect did not rank it). A text with no letters gives
-    `("und", None, False)`. An all-caps text is read case-folded, and
-    `{symbols}` are left out (`{T}: Agrega {G}.` is Spanish, not Tagalog).
-
-    A text in Latin or Cyrillic script is then weighed by its words
-    (`_weigh_words`): a language other than English needs positive evidence
-    from word frequencies, which names (rare in every language), symbols and
-    numbers do not give. When the words are more English than langdetect's
-    pick (`Regicide can't target colorless creatures.` is ca to langdetect),
-    the result is ("en", p, False): English by default, never reliably
-    another language.
-
-    The two halves can run in different processes: `probe_text` (langdetect,
-    most of the CPU) and `decide_language` (the script, and wordfreq's lists).
-    """
-    return decide_language(probe_text(text))
-
-
-#: langdetect's half of a detection (`probe_text`): the text as read (capitals
-#: folded, symbols out), its letter count, its CJK language by script (or
-#: None), and langdetect's probabilities ({} without letters).
-Probe = tuple[str, int, str | None, dict[str, float]]
-
-
-def probe_text(text: str) -> Probe:
-    """The langdetect half of `detect_text_language`: no word list is read."""
-    folded = _SYMBOL.sub(" ", _fold_capitals(text))
-    return folded, len(_LETTER.findall(folded)), _language_by_script(folded), _probabilities(folded)
-
-
-def decide_language(probe: Probe) -> Detection:
-    """The other half of `detect_text_language`: the script, else the words weighed (wordfreq)."""
-    folded, letters, by_script, probabilities = probe
-    if by_script:
-        return by_script, probabilities.get(by_script), letters >= MIN_SCRIPT_LETTERS
-    if not probabilities:
-        return UNDETERMINED, None, False
-    ranked = sorted(probabilities.items(), key=lambda item: (-item[1], item[0]))
-    top, top_prob = ranked[0]
-    lead = top_prob - (ranked[1][1] if len(ranked) > 1 else 0.0)
-    return _weigh_words(folded, top, probabilities, letters >= MIN_LETTERS and lead >= MIN_MARGIN)
-
-
-#: Languages always weighed by their words (the sites' Latin and Cyrillic ones).
-SITE_LANGUAGES = ("fr", "de", "es", "it", "pt", "ru")
-#: Mean log10 frequency of words this common in English (`Energy counters
-#: aren't mana.`: -2.9) settles a clear langdetect en without weighing others:
-#: a foreign language would need a lead of MIN_LEXICAL_LEAD over it, above -2.5.
-COMMON_ENGLISH = -3.5
-#: langdetect's guesses from this probability on are weighed too.
-MIN_CANDIDATE_PROBABILITY = 0.01
-
-
-def _weigh_words(text: str, top: str, probabilities: dict[str, float], is_clear: bool) -> Detection:
-    """The language whose words `text` uses most, when that is clearly not English.
-
-    Candidates: langdetect's `top` and its NEIGHBOURS, its other guesses from
-    MIN_CANDIDATE_PROBABILITY, and SITE_LANGUAGES (wordfreq's languages only).
-    The best scored (mean log10 word frequency) must beat English by
-    MIN_LEXICAL_LEAD when langdetect agrees clearly (`is_clear`, same
-    language), else by MIN_SHORT_LEXICAL_LEAD; below that, English by default.
-    Text in another script than Latin is never English.
-    """
-    words = _words(text)
-    is_latin = _is_latin(text)
-    english = _lexical_score(words, ENGLISH) if is_latin else -math.inf
-    if top == ENGLISH and is_clear and english >= COMMON_ENGLISH:
-        return ENGLISH, probabilities[ENGLISH], True  # no other language's words can be commoner
-    guesses = [lang for lang, p in probabilities.items() if p >= MIN_CANDIDATE_PROBABILITY]
-    candidates = {top, *NEIGHBOURS.get(top, ()), *guesses, *SITE_LANGUAGES} - {ENGLISH}
-    scores = {
-        lang: _lexical_score(words, lang) for lang in candidates if lang in _WORDFREQ_LANGUAGES
-    }
-    best = max(scores, key=lambda lang: (scores[lang], lang == top, lang))
-    if scores[best] <= UNKNOWN_WORD + 1:  # no known word: langdetect's word alone
-        if is_latin:
-            return ENGLISH, probabilities.get(ENGLISH), top == ENGLISH and is_clear
-        return top, probabilities[top], is_clear
-    lead = scores[best] - english
-    if lead <= 0:
-        return ENGLISH, probabilities.get(ENGLISH), top == ENGLISH and is_clear
-    needed = MIN_LEXICAL_LEAD if is_clear and best == top else MIN_SHORT_LEXICAL_LEAD
-    if lead < needed and top == ENGLISH:
-        return ENGLISH, probabilities[ENGLISH], False
-    return best, probabilities.get(best), lead >= needed
-
-
-#: log10 frequency given to a word a language's list does not hold.
-UNKNOWN_WORD = -8.0
-
-
-def _words(text: str) -> list[str]:
-    """Case-folded words of `text`, `{symbols}` and numbers left out."""
-    return [w.casefold().replace("’", "'") for w in _WORD.findall(_SYMBOL.sub(" ", text))]
-
-
-def _is_latin(text: str) -> bool:
-    """True when most letters of `text` are Latin (the script of the English originals)."""
-    letters = _LETTER.findall(text)
-    return 2 * sum(c < "\u0250" for c in letters) >= len(letters)
-
-
-def _lexical_score(words: list[str], lang: str) -> float:
-    """Mean log10 frequency of `words` in `lang` (wordfreq; unknown words count 1e-8)."""
-    if not words:
-        return UNKNOWN_WORD
-    known = _LOG_FREQUENCIES.setdefault(lang, {})
-    total = 0.0
-    for word in words:  # in order: the same sum to the last bit
-        score = known.get(word)
-        if score is None:
-            if len(known) >= _MAX_CACHED_WORDS:
-                known.clear()
-            score = known[word] = math.log10(max(wordfreq.word_frequency(word, lang), _FLOOR))
-        total += score
-    return total / len(words)
-
-
-_FLOOR = 10**UNKNOWN_WORD
-_MAX_CACHED_WORDS = 100_000
-#: log10 word frequency by language and word, as `_lexical_score` met them in this process.
-_LOG_FREQUENCIES: dict[str, dict[str, float]] = {}
-
-
-def _fold_capitals(text: str) -> str:
-    """`text` lowercased when most of its cased letters are capitals (an all-caps header)."""
-    upper = sum(map(str.isupper, text))
-    cased = upper + sum(map(str.islower, text))  # a letter is upper, lower, or neither
-    return text.lower() if cased >= 4 and upper >= 0.8 * cased else text
-
-
-def _probabilities(text: str) -> dict[str, float]:
-    """langdetect's probability of every language it ranks above 0 (seeded); {} without letters.
-
-    langdetect's own `Detector._detect_block`, step for step, with each
-    update of the 55 probabilities done by numpy instead of a Python loop: the
-    same random draws (its `random.Random`, seeded with `DetectorFactory.seed`),
-    the same float operations in the same order (a product per element, a
-    left-to-right sum), so the same probabilities to the last bit
-    (`tests/stages/test_language.py` checks it against langdetect's own code).
-    """
-    detector = _factory.create()
-    detector.append(text)
-    detector.cleaning_text()
-    ngrams = detector._extract_ngrams()
-    if not ngrams:
-        return {}
-    rows: dict[str, int] = {}
-    picks = [rows.setdefault(ngram, len(rows)) for ngram in ngrams]
-    table = numpy.stack([_ngram_row(ngram) for ngram in rows])
-    draw = detector.random
-    draw.seed(detector.seed)  # DetectorFactory.seed: 0
-    choice, gauss = draw.choice, draw.gauss
-    n_trial, languages = detector.n_trial, len(detector.langlist)
-    langprob = numpy.zeros(languages)
-    for _ in range(n_trial):
-        prob = numpy.full(languages, 1.0 / languages)
-        alpha = detector.alpha + gauss(0.0, 1.0) * detector.ALPHA_WIDTH
-        factors = (alpha / detector.BASE_FREQ) + table
-        i = 0
-        while True:
-            prob *= factors[choice(picks)]
-            if i % 5 == 0:
-                values = prob.tolist()
-                total = sum(values)  # Python's sum, as langdetect's
-                prob /= total
-                # max(values) / total is max(prob): division by total > 0 keeps the order
-                if max(values) / total > _CONV_THRESHOLD or i >= _ITERATION_LIMIT:
-                    break
-            i += 1
-        langprob += prob / n_trial
-    return {lang: p for lang, p in zip(detector.langlist, langprob.tolist(), strict=True) if p > 0}
-
-
-def _ngram_row(ngram: str) -> numpy.ndarray:
-    """langdetect's probabilities of `ngram` in each language, as an array (cached)."""
-    row = _NGRAM_ROWS.get(ngram)
-    if row is None:
-        row = _NGRAM_ROWS[ngram] = numpy.array(_factory.word_lang_prob_map[ngram])
-    return row
-
-
-#: The rows of langdetect's n-grams met so far in this process.
-_NGRAM_ROWS: dict[str, numpy.ndarray] = {}
-_CONV_THRESHOLD = langdetect.detector.Detector.CONV_THRESHOLD
-_ITERATION_LIMIT = langdetect.detector.Detector.ITERATION_LIMIT
-
-
-def _language_by_script(text: str) -> str | None:
-    """ko, ja or zh-* when CJK letters are at least half the text's letters, else None.
-
-    Han text that hanzidentifier finds in both scripts gives CHINESE ("zh").
-    (An English ruling quoting the card name 牙長獣の仔 stays English.)
-    """
-    hangul, kana, han = (len(p.findall(text)) for p in (_HANGUL, _KANA, _HAN))
-    if 2 * (hangul + kana + han) < len(_LETTER.findall(text)):
-        return None
-    if hangul:
-        return "ko"
-    if kana:
-        return "ja"
-    if han:
-        return _HAN_SCRIPTS.get(hanzidentifier.identify(text), CHINESE)
-    return None
-
-
-_HAN_SCRIPTS = {hanzidentifier.TRADITIONAL: "zh-tw", hanzidentifier.SIMPLIFIED: "zh-cn"}
-
-
-#: Below this many texts, detection stays in the calling process: a pool costs
-#: about 0.6 s more before its first result (the forkserver's imports), and the
-#: calling process still loads the word lists and weighs every text; two
-#: langdetect processes win that back from about 1,000 real texts on (3.2 s
-#: either way at 1,000 texts of the 100k bench corpus, 3.6–4.0 against 4.6–5.0 s
-#: at 2,000; 2-core bench machine).
-PARALLEL_MIN_TEXTS = 1000
-
-
-def detect_languages(
-    texts: pl.Series,
-    detect: Callable[[str], Detection] | None = None,
-    processes: int = 1,
-) -> pl.DataFrame:
-    """Detect the language of each distinct text in `texts`.
-
-    Args:
-        texts: String series, repeats and nulls allowed (nulls are skipped).
-        detect: called once per distinct text that has a letter, in this
-            process. None (the default): `detect_text_language` (seeded
-            langdetect), split in two from PARALLEL_MIN_TEXTS texts on with
-            `processes` above 1: langdetect (`probe_text`) runs in that many
-            worker processes, and this process weighs the words
-            (`decide_language`) as their results come in. wordfreq's lists
-            (~520 MB for the 14 languages of the 1M-line bench corpus) are then
-            held by one process, not by each worker.
-        processes: worker processes for langdetect (pure Python, so threads
-            would not help); results do not depend on it.
-
-    Returns:
-        One row per distinct non-null text, sorted by text:
-        text (String), language (String: ISO 639-1 code, or "und" for a text
-        with no letters), language_probability (Float64, 0–1; null for "und"),
-        is_reliable (Boolean: see `detect_text_language`).
-    """
-    distinct = texts.drop_nulls().unique().sort()
-    with_letters = distinct.filter(distinct.str.contains(r"\p{L}")).to_list()
-    detected = _detect_all(with_letters, detect, processes)
-    logger.info(
-        "detected the language of %d distinct texts (%d without letters)",
-        len(with_letters),
-        distinct.len() - len(with_letters),
-    )
-    found = pl.DataFrame(
-        {
-            "text": with_letters,
-            "language": [d[0] for d in detected],
-            "language_probability": [d[1] for d in detected],
-            "is_reliable": [d[2] for d in detected],
-        },
-        schema={
-            "text": pl.String,
-            "language": pl.String,
-            "language_probability": pl.Float64,
-            "is_reliable": pl.Boolean,
-        },
-    )
-    return (
-        distinct.to_frame("text")
-        .join(found, on="text", how="left")
-        .with_columns(
-            language=pl.col("language").fill_null(UNDETERMINED),
-            is_reliable=pl.col("is_reliable").fill_null(False),
-        )
-        .sort("text")
-    )
-
-
-def _detect_all(
-    texts: list[str], detect: Callable[[str], Detection] | None, processes: int
-) -> list[Detection]:
-    if detect is not None:
-        return [detect(text) for text in texts]
-    if processes <= 1 or len(texts) < PARALLEL_MIN_TEXTS:
-        return [detect_text_language(text) for text in texts]
-    size = -(-len(texts) // (processes * 8))  # a few chunks per process, for balance
-    chunks = [texts[i : i + size] for i in range(0, len(texts), size)]
-    # workers start with langdetect's profiles loaded (unless the forkserver already runs)
-    with process_pool(processes, [__name__]) as pool:
-        probes = pool.map(_probe_chunk, chunks)  # every chunk submitted; results in order
-        load_word_lists()  # while the workers start
-        try:
-            detected = []
-            for part in probes:
-                stop_if_interrupted(pool)  # a Ctrl-C: the chunks still queued are dropped
-                detected.extend(decide_language(probe) for probe in part)
-            return detected
-        finally:
-            release_word_lists()  # a run detects once; its later peak is build_tables'
-
-
-def _probe_chunk(chunk: list[str]) -> list[Probe]:
-    return [probe_text(text) for text in chunk]
+#: Rulings are published in English; translations are made from it.
+ORIGINAL_LANGUAGE = "en"
 
 
 def resolve_language(detected: pl.Expr, is_reliable: pl.Expr, prior: pl.Expr) -> pl.Expr:
@@ -449,37 +60,206 @@ def settle_is_inferred(detected: pl.Expr, context: pl.Expr) -> pl.Expr:
     return settle_language(detected, context).ne_missing(detected) | (detected == CHINESE)
 
 
-def han_script(text: str) -> str | None:
-    """ "zh-tw" or "zh-cn" when `text`'s Han characters are of one script, else None."""
-    han = "".join(_HAN.findall(text))
-    return _HAN_SCRIPTS.get(hanzidentifier.identify(han)) if han else None
+def with_language(
+    frame: pl.DataFrame,
+    text_column: str,
+    languages: pl.DataFrame,
+    prior: pl.Expr | None = None,
+    context: pl.Expr | None = None,
+) -> pl.DataFrame:
+    """Join `languages` on normalized `text_column`; resolve unreliable results to `prior`.
 
+    A detected language that `context` (the dump's language) neighbours, or
+    Chinese of either script, is settled by `settle_language`.
 
-#: The word lists nearly every weighed text reads (`_weigh_words`): English,
-#: SITE_LANGUAGES, and Catalan, a NEIGHBOURS language of es, pt, it and fr.
-COMMON_WORD_LISTS = (ENGLISH, *SITE_LANGUAGES, "ca")
-
-
-def load_word_lists() -> None:
-    """Load wordfreq's lists of COMMON_WORD_LISTS now, in this process; results do not change.
-
-    wordfreq loads a language's list on its first lookup (0.1–0.4 s and
-    30–110 MB each, 1.4 s and ~360 MB for these eight on the 2-core bench
-    machine). A caller that will detect in this process can pay that while
-    it waits for something else (the CLI: while Prefect's server starts).
-    Lists of other languages still load on first use.
+    Adds language (String), language_probability (Float64: of `language`,
+    null when inferred), language_is_inferred (Boolean).
     """
-    for lang in COMMON_WORD_LISTS:
-        wordfreq.get_frequency_dict(lang, "best")  # what wordfreq.word_frequency reads, cached
+    lookup = languages.rename({"text": "_key", "language": "_found"})
+    prior = pl.lit(None, dtype=pl.String) if prior is None else prior
+    context = prior if context is None else context
+    found = pl.col("_found")
+    keys = comparison_keys(frame[text_column], "_key")
+    return (
+        frame.join(keys, on=text_column, how="left", nulls_equal=True, maintain_order="left")
+        .join(lookup, on="_key", how="left")
+        .with_columns(_detected=settle_language(found, context))
+        .with_columns(
+            language=resolve_language(pl.col("_detected"), pl.col("is_reliable"), prior),
+            language_is_inferred=resolve_is_inferred(pl.col("is_reliable"), prior)
+            | (pl.col("is_reliable") & settle_is_inferred(found, context)),
+        )
+        .with_columns(
+            language_probability=pl.when(~pl.col("language_is_inferred")).then(
+                pl.col("language_probability")
+            )
+        )
+        .drop("_key", "_found", "_detected", "is_reliable")
+    )
 
 
-def release_word_lists() -> None:
-    """Let go of wordfreq's lists and this module's word scores (they load again on next use).
+def dump_context_languages(resolved: pl.DataFrame, dumps: pl.DataFrame) -> pl.DataFrame:
+    """Each dump's context language: what decides langdetect's close calls there.
 
-    Memory: ~800 MB in this process after the 1M-line bench corpus's 14
-    languages (the lists, and up to _MAX_CACHED_WORDS scores per language).
-    Results do not change.
+    The language the header claims (a claimed "zh" takes the script of the
+    dump's header and date·source lines: Traditional gives "zh-tw",
+    Simplified "zh-cn"), else the header's language when it is not English.
+
+    Needs:
+        resolved: dump_id, line, kind (one row per line).
+        dumps: dump_id, claimed_translation_language, header_language.
+
+    Returns:
+        dump_id (String), context_language (String, null when the dump has none).
     """
-    wordfreq.get_frequency_dict.cache_clear()  # functools.lru_cache's own API
-    wordfreq.get_frequency_list.cache_clear()  # the buckets get_frequency_dict was built from
-    _LOG_FREQUENCIES.clear()
+    claims_chinese = dumps.filter(pl.col("claimed_translation_language") == CHINESE)["dump_id"]
+    scripts = (
+        resolved.filter(
+            pl.col("kind").is_in(["header", "date_source"])
+            & pl.col("dump_id").is_in(claims_chinese.implode())
+        )
+        .group_by("dump_id")
+        .agg(_framing=pl.col("line").str.join(" "))
+        .with_columns(_han=pl.col("_framing").map_elements(han_script, return_dtype=pl.String))
+    )
+    claimed = pl.col("claimed_translation_language")
+    header = pl.col("header_language")
+    return (
+        dumps.select("dump_id", "claimed_translation_language", "header_language")
+        .join(scripts.select("dump_id", "_han"), on="dump_id", how="left")
+        .select(
+            "dump_id",
+            context_language=pl.when(claimed == CHINESE)
+            .then(pl.col("_han"))
+            .when(claimed.is_not_null())
+            .then(claimed)
+            .when(~header.is_in([ORIGINAL_LANGUAGE, UNDETERMINED, CHINESE]))
+            .then(header),
+        )
+    )
+
+
+def label_line_languages(
+    resolved: pl.DataFrame, languages: pl.DataFrame, dumps: pl.DataFrame
+) -> pl.DataFrame:
+    """Add each body line's language: English unless there is evidence of another.
+
+    A body line is foreign on positive evidence only: it is mostly in another
+    script than Latin (the English originals'), or `detector.detect_text_language`
+    finds it reliably in another language (its words, not its names or
+    numbers), or finds it (unreliably: a short line such as `X peut valoir
+    zéro.`) in the language the header claims. A foreign line's language is
+    settled by the dump's context (`dump_context_languages`, then the dump's
+    most common reliable foreign language, unless two tie:
+    `settle_language`). Every other
+    body line is English: reliably (inferred false) when langdetect says so,
+    else by default (inferred true).
+
+    Needs:
+        resolved: dump_id, line_number, line, kind (one row per line);
+            line_normalized (`dedupe.normalize_text` of body lines) when present.
+        languages: text (normalized), language, language_probability, is_reliable.
+        dumps: dump_id, header_language, claimed_translation_language.
+
+    Adds (on body lines; null elsewhere):
+        language (String), language_probability (Float64: of `language`; null
+        when inferred), language_is_inferred (Boolean),
+        _is_foreign (Boolean: the line may translate its entry's original).
+    """
+    lookup = languages.rename(
+        {"text": "_key", "language": "_detected", "language_probability": "_probability"}
+    )
+    is_body = pl.col("kind") == "body"
+    key = (
+        pl.col("line_normalized")
+        if "line_normalized" in resolved.columns
+        else normalize_text(pl.col("line"))
+    )
+    detected, reliable = pl.col("_detected"), pl.col("is_reliable").fill_null(False)
+    claimed = pl.col("claimed_translation_language")
+    not_english = is_body & ~detected.is_in([ORIGINAL_LANGUAGE, UNDETERMINED]).fill_null(True)
+    with_detected = (
+        resolved.with_columns(_key=pl.when(is_body).then(key))
+        .join(lookup, on="_key", how="left")
+        .join(dump_context_languages(resolved, dumps), on="dump_id", how="left")
+        .join(dumps.select("dump_id", "claimed_translation_language"), on="dump_id", how="left")
+        .pipe(_with_other_script, not_english)
+        .with_columns(
+            _is_foreign=not_english
+            & (reliable | pl.col("_other_script") | (settle_language(detected, claimed) == claimed))
+        )
+        .drop("_other_script")
+    )
+    modes = detected.filter(pl.col("_is_foreign") & reliable).mode()
+    foreign_mode = (  # the dump's most common reliable foreign language; none on a tie
+        pl.when(modes.min().over("dump_id") == modes.max().over("dump_id")).then(
+            modes.min().over("dump_id")
+        )
+    )
+    context = pl.coalesce(pl.col("context_language"), foreign_mode)
+    is_english = is_body & ~pl.col("_is_foreign")
+    is_reliable_english = is_english & reliable & (detected == ORIGINAL_LANGUAGE)
+    inferred = (
+        pl.when(pl.col("_is_foreign"))
+        .then(~reliable | settle_is_inferred(detected, context))
+        .when(is_body)
+        .then(~is_reliable_english)
+    )
+    return with_detected.with_columns(
+        language=pl.when(pl.col("_is_foreign"))
+        .then(settle_language(detected, context))
+        .when(is_body)
+        .then(pl.lit(ORIGINAL_LANGUAGE)),
+        language_is_inferred=inferred,
+        language_probability=pl.when(is_body & ~inferred).then(pl.col("_probability")),
+    ).drop(
+        "_key",
+        "_detected",
+        "_probability",
+        "is_reliable",
+        "context_language",
+        "claimed_translation_language",
+    )
+
+
+def _with_other_script(lines: pl.DataFrame, candidate: pl.Expr) -> pl.DataFrame:
+    """Add _other_script (Boolean): `line` is mostly in another script than Latin.
+
+    Letters inside `{...}` symbols are left out (`{T}` is no Latin evidence).
+    Counted only on `candidate` lines (null elsewhere): counting every letter
+    of every line is the costly part, and only lines detected as neither
+    English nor undetermined can be foreign.
+    """
+    words = pl.col("line").str.replace_all(r"\{[^}]*\}", " ")
+    letters = words.str.replace_all(r"\P{L}+", "").str.len_chars()
+    other = words.str.replace_all(r"[\P{L}\p{Latin}]+", "").str.len_chars()
+    numbered = lines.with_row_index("_row")
+    counted = numbered.filter(candidate).select("_row", _other_script=other * 2 > letters)
+    return numbered.join(counted, on="_row", how="left", maintain_order="left").drop("_row")
+
+
+def mark_translations(labelled: pl.DataFrame) -> pl.DataFrame:
+    """Turn foreign body lines of an entry that has an English original into `translation` lines.
+
+    A body line is a translation when `label_line_languages` found it foreign
+    and its entry keeps a line that is not (so every entry keeps its
+    original): lines above or below the original alike, in the language the
+    header claims or another (a German line under a header that claims French
+    is still no part of the English ruling).
+
+    Needs:
+        labelled: the output of `label_line_languages` (with entry_line).
+
+    Returns:
+        `labelled` with kind "translation" on those lines; drops _is_foreign.
+    """
+    is_body = pl.col("kind") == "body"
+    foreign = pl.col("_is_foreign").fill_null(False)
+    if not labelled.select((is_body & foreign).any()).item():
+        return labelled.drop("_is_foreign")  # no foreign body line: nothing to mark
+    has_original = (is_body & ~foreign).any().over("dump_id", "entry_line")
+    return labelled.with_columns(
+        kind=pl.when(is_body & foreign & has_original)
+        .then(pl.lit("translation"))
+        .otherwise(pl.col("kind"))
+    ).drop("_is_foreign")

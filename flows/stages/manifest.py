@@ -1,4 +1,4 @@
-"""Describe a run: line accounting and the snapshot's `manifest.json`."""
+"""Describe a run: its `manifest.json`, line accounting, and the documents of its snapshot."""
 
 from __future__ import annotations
 
@@ -8,6 +8,10 @@ from typing import Any
 import polars as pl
 
 from flows.stages.parse import LINE_KINDS
+from flows.stages.report import build_report
+from flows.stages.report_html import build_report_html
+from schemas import SCHEMA_VERSION
+from schemas.json_schema import json_schema_documents
 
 
 def account_lines(resolved: pl.DataFrame) -> dict[str, int]:
@@ -91,3 +95,60 @@ def build_manifest(
         "work": work or {},
         "ruling_ids": ruling_ids or {},
     }
+
+
+def describe_run(
+    *,
+    run_id: str,
+    started_at: dt.datetime,
+    finished_at: dt.datetime,
+    package_version: str,
+    files: pl.DataFrame,
+    published: dict[str, pl.DataFrame],
+    line_accounting: dict[str, int],
+    ruling_ids: dict[str, Any],
+    previous_manifest: dict[str, Any] | None,
+    work: dict[str, int],
+    state_recovered: str | None,
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """The run's manifest and the documents of its snapshot.
+
+    Needs:
+        files: path, dump_id, byte_count; one row per input file.
+        published: the validated tables. previous_manifest: the published
+        snapshot's (None on a first run). state_recovered: what was broken
+        in the state and what was used instead (None when all was sound).
+
+    Returns:
+        (`build_manifest` plus `state_recovered`, {file name: text}: report.md
+        (with a "State recovered" section when the state was), report.html,
+        and one JSON Schema per table, so typed readers work on empty tables too).
+    """
+    run_manifest = build_manifest(
+        run_id=run_id,
+        started_at=started_at,
+        finished_at=finished_at,
+        package_version=package_version,
+        schema_version=SCHEMA_VERSION,
+        files=files,
+        tables=published,
+        line_accounting=line_accounting,
+        ruling_ids=ruling_ids,
+        since_previous={
+            "previous_run_id": (previous_manifest or {}).get("run_id"),
+            **compare_inputs(previous_manifest, files),
+        },
+        work=work,
+    )
+    run_manifest["state_recovered"] = state_recovered
+    recovery = (
+        ""
+        if state_recovered is None
+        else (f"\n## State recovered\n\n**Warning**: {state_recovered}\n")
+    )
+    documents = {
+        "report.md": build_report(run_manifest, published) + recovery,
+        "report.html": build_report_html(run_manifest, published),
+        **json_schema_documents(),
+    }
+    return run_manifest, documents

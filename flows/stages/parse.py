@@ -1,23 +1,23 @@
-"""Parse dumps: classify each line, then group body lines into entries.
+"""Parse dumps: give each line its kind, then group body lines into entries.
 
 A dump (see the seeds in `raw/`) is a header of site disclaimer lines, then
 entries, each a date·source line (`07 juin 2024 · source : wotc`) followed by
 the ruling body, then sometimes a stray card stub (`CMC 2F/E 1/3`, `.`, a cut
-sentence of card text). Every line gets exactly one kind.
+sentence of card text). Every line gets exactly one kind. `parse_files` is
+the work the parse cache saves: decoding (`decode`) and classifying each
+distinct dump's lines.
 """
 
 from __future__ import annotations
 
 import logging
+from typing import TypedDict
 
 import polars as pl
 
-from flows.stages.dates import (
-    NUMERIC_DAY_MONTH_SHAPE,
-    date_pattern,
-    dated_line_pattern,
-    day_first_languages,
-)
+from flows.stages.dates import NUMERIC_DAY_MONTH_SHAPE, day_first_languages
+from flows.stages.decode import decode_dumps, split_lines
+from flows.stages.shapes import HEAD_PARTS, STAT_LINE_PATTERN, claimed_language, head_shape
 
 logger = logging.getLogger(__name__)
 
@@ -32,42 +32,6 @@ LINE_KINDS: tuple[str, ...] = (
     "rejected",
 )
 
-#: The date·source line's parts: the date text, `·` or `・`, a source word, a
-#: colon (full-width allowed; `\s` also matches no-break and narrow no-break
-#: spaces), the source. Seed line 2 of every dump.
-_SOURCE_PART = r"\s*[·・]\s*(?P<source_label>\p{L}+)\s*[:：]\s*(?P<source>\S+)\s*$"
-
-#: `07 juin 2024 · source : wotc`: a date of a shape `dates.parse_date` reads
-#: (CLDR formats of every `dates.DATE_LOCALES`, era dates), then the source part.
-DATE_SOURCE_PATTERN = rf"^\s*(?P<date_text>{date_pattern()}){_SOURCE_PART}"
-
-#: A line with the source part after a short date-like text (Latin or Cyrillic
-#: words, digits, `年月日년월일`, with a four-digit year; or three numbers:
-#: `7 brumaire 2024`, `07.06.24`) that is no date `dates` reads: an entry head
-#: whose date `resolve_entries` rejects. Card text such as
-#: `1个由加拉克·鲁斯操控的效果：该效果结束` or `2024年版のルール・変更点：なし`
-#: is no head.
-_DATE_LIKE_CHAR = r"[\p{Latin}\p{Cyrillic}\d\s.,/'\-年月日년월일]"
-DATE_LIKE_SOURCE_PATTERN = (
-    rf"^\s*(?P<date_text>{_DATE_LIKE_CHAR}{{0,40}}?\d{{4}}{_DATE_LIKE_CHAR}{{0,40}}?"
-    r"|\d{1,4}\s*[./-]\s*\d{1,2}\s*[./-]\s*\d{1,4}\.?)" + _SOURCE_PART
-)
-
-#: Splits a head into date text and source (the date text is all before `·`).
-_HEAD_PARTS = r"^\s*(?P<date_text>[^·・]*?)" + _SOURCE_PART
-
-#: `CMC 2F/E 1/3`: mana value, then optionally localized power/toughness
-#: initials and values (seed 004, line 30). Starts a card stub.
-STAT_LINE_PATTERN = (
-    r"^\s*CMC\s*(?P<mana_value>\d+(?:\.\d+)?|X)\s*"
-    r"(?:(?P<pt_label>\p{L}\s*/\s*\p{L})\s*(?P<power>[0-9X*+.½-]+)\s*/\s*(?P<toughness>[0-9X*+.½-]+))?\s*$"
-)
-
-#: A line that starts with a date in one of the shapes `dates` reads, its month
-#: a CLDR month name; one that is not a whole date·source line is a malformed
-#: entry head.
-DATED_LINE_PATTERN = dated_line_pattern()
-
 #: Why a numeric day/month-first date is rejected in a dump whose language does not fix the order.
 AMBIGUOUS_DATE_REASON = (
     "ambiguous numeric date: day/month order depends on the locale, and the header names "
@@ -76,21 +40,6 @@ AMBIGUOUS_DATE_REASON = (
 
 #: A line longer than this is no ruling (the longest real ruling is ~1,500 characters).
 MAX_LINE_CHARS = 20_000
-
-
-def head_shape(line: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
-    """(`line` is a date·source line, `line` starts with a date but is none).
-
-    A date·source line matches DATE_SOURCE_PATTERN or DATE_LIKE_SOURCE_PATTERN;
-    a line matching DATED_LINE_PATTERN and neither is a malformed head.
-    """
-    is_date = line.str.contains(DATE_SOURCE_PATTERN) | line.str.contains(DATE_LIKE_SOURCE_PATTERN)
-    return is_date, line.str.contains(DATED_LINE_PATTERN) & ~is_date
-
-
-def starts_with_date(line: pl.Expr) -> pl.Expr:
-    """`line` starts with a date of a shape `dates.parse_date` reads (Boolean)."""
-    return line.str.contains(DATED_LINE_PATTERN)
 
 
 def _ambiguous_dates(is_head: pl.Expr, claimed: pl.Expr) -> pl.Expr:
@@ -172,7 +121,7 @@ def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) ->
         .then(pl.lit(AMBIGUOUS_DATE_REASON))
     )  # fmt: skip
     is_head_line = pl.col("_shape") == "date_source"
-    parts = pl.when(is_head_line).then(pl.col("line")).str.extract_groups(_HEAD_PARTS)
+    parts = pl.when(is_head_line).then(pl.col("line")).str.extract_groups(HEAD_PARTS)
     date_shape, dated_shape = head_shape(pl.col("line"))
     return (
         lines.with_columns(_is_date=date_shape, _looks_dated=dated_shape)
@@ -280,6 +229,96 @@ def resolve_entries(classified: pl.DataFrame, published_dates: pl.DataFrame) -> 
     )
 
 
+#: `ParsedFiles.dumps`: each distinct dump's decoding (`decode.decode_dumps` without text).
+PARSED_DUMP_SCHEMA = {
+    "dump_id": pl.String,
+    "encoding": pl.String,
+    "encoding_repair": pl.String,
+    "reject_reason": pl.String,
+}
+
+
+class ParsedFiles(TypedDict):
+    """Decoded and classified dumps, keyed by dump_id (what the parse cache keeps)."""
+
+    dumps: pl.DataFrame  # PARSED_DUMP_SCHEMA, one row per dump_id
+    lines: pl.DataFrame  # `classify_lines` output, with the counts of `decode.split_lines`
+
+
+def parse_files(hashed: pl.DataFrame) -> ParsedFiles:
+    """Decode and classify files (the work the parse cache saves).
+
+    Needs:
+        dump_id (String), content (Binary) (from `decode.hash_dumps`), one
+        row per file whose dump_id is to be parsed.
+
+    Returns:
+        dumps: one row per distinct dump_id (PARSED_DUMP_SCHEMA); lines:
+        `classify_lines` output for the readable ones.
+    """
+    decoded = decode_dumps(hashed)
+    readable = decoded.filter(pl.col("reject_reason").is_null())
+    return ParsedFiles(dumps=decoded.drop("text"), lines=classify_lines(split_lines(readable)))
+
+
+def merge_parsed(*parts: ParsedFiles) -> ParsedFiles:
+    """Parsed files of several parts together, each dump_id once.
+
+    Each part holds each of its dump_ids once. A dump_id in two parts (the
+    same content in two batches: a batch knows only the cache) is taken from
+    the first; both parses are equal. Rows keep their parts' order (a dump's
+    lines stay together, by line_number): not sorted across dumps. No part:
+    no dump.
+    """
+    dumps: list[pl.DataFrame] = []
+    lines: list[pl.DataFrame] = []
+    seen = pl.Series("dump_id", [], pl.String)
+    for part in parts:
+        new = part["dumps"].filter(~pl.col("dump_id").is_in(seen.implode()))
+        dumps.append(new)
+        if part["lines"].width:
+            fresh_lines = part["lines"]
+            if new.height < part["dumps"].height:
+                fresh_lines = fresh_lines.filter(pl.col("dump_id").is_in(new["dump_id"].implode()))
+            lines.append(fresh_lines)
+        seen = pl.concat([seen, new["dump_id"]])
+    return ParsedFiles(
+        dumps=pl.concat(dumps) if dumps else pl.DataFrame(schema=PARSED_DUMP_SCHEMA),
+        lines=pl.concat(lines, how="vertical_relaxed") if lines else pl.DataFrame(),
+    )
+
+
+def describe_headers(dumps: pl.DataFrame, resolved: pl.DataFrame) -> pl.DataFrame:
+    """Collect each dump's header and the translation language it claims.
+
+    Needs:
+        dumps: dump_id (String), one row per dump (an empty dump has no line).
+        resolved: dump_id (String), line_number (Int64), line (String), kind (String).
+
+    Returns:
+        One row per row of `dumps`:
+        dump_id (String), header_text (String: header lines joined by "\\n",
+        "" when none), claimed_translation_language (String: lowercased ISO
+        code the header names in a translation context, e.g. "fr" from seed
+        line 1 "La traduction FR", "es" from "(ES)", "zh" from "TW翻譯";
+        null when it names none: see `claimed_language`).
+    """
+    headers = (
+        resolved.filter(pl.col("kind") == "header")
+        .sort("dump_id", "line_number")
+        .group_by("dump_id", maintain_order=True)
+        .agg(header_text=pl.col("line").str.join("\n"))
+    )
+    return (
+        dumps.select("dump_id")
+        .join(headers, on="dump_id", how="left")
+        .with_columns(pl.col("header_text").fill_null(""))
+        .with_columns(
+            claimed_translation_language=claimed_language(pl.col("header_text")),
+        )
+    )
+
+
 #: Language columns `assemble_entries` carries from an entry's longest body line.
 ENTRY_LANGUAGE_COLUMNS = ("language", "language_probability", "language_is_inferred")
 
@@ -315,78 +354,4 @@ def assemble_entries(resolved: pl.DataFrame) -> pl.DataFrame:
     )
     return heads.join(bodies, on=["dump_id", "line_number"], how="inner").sort(
         "dump_id", "line_number"
-    )
-
-
-#: Codes a header may name as its translation's language: ISO 639-1, and the
-#: country codes sites also write (JP, CN, TW, KR, BR).
-_CODES = "FR|DE|ES|IT|PT|JA|ZH|KO|RU|JP|CN|TW|KR|BR"
-#: Words for "translation" a code may stand beside (`traduction FR`, `DE-Übersetzung`).
-_TRANSLATION_WORDS = (
-    "traduction|traducción|traduccion|traduzione|tradução|traducao|translation|übersetzung"
-    "|перевод|翻訳|翻译|翻譯|译文|譯文|번역"
-)
-#: A code is a language only in such a context, never as an ordinary word
-#: (`OFICIALES DE`, `READ IT`), markup (`<BR>`) or a set code (`[CN2]`):
-#: alone in parentheses (`(ES)`), or joined to a translation word (`DE-Übersetzung`,
-#: `TW翻譯`, `KO 번역`) ...
-CLAIMED_LANGUAGE_PATTERNS = (
-    rf"\(\s*({_CODES})\s*\)",
-    rf"(?:^|[^A-Za-z])({_CODES})\s*[-‐]?\s*(?i:{_TRANSLATION_WORDS})",
-)
-#: ... or after a translation word (`La traduction FR`, `Перевод RU`,
-#: `TRADUÇÃO PT`; see CODES_THAT_ARE_WORDS for all-capitals headers).
-CLAIMED_AFTER_WORD_PATTERN = rf"(?i:{_TRANSLATION_WORDS})\s+({_CODES})(?:[^A-Za-z]|$)"
-#: Codes that are also words after a translation word in capitals (`TRADUCCIÓN DE`:
-#: "of"; `ES` "is", `IT` "it"): in an all-capitals header they claim nothing there,
-#: while `TRADUÇÃO PT ABAIXO` claims pt.
-CODES_THAT_ARE_WORDS = ("DE", "ES", "IT")
-#: The Japanese word for translation claims Japanese when no code is named.
-JAPANESE_TRANSLATION_WORD = "翻訳"
-#: Country code -> ISO 639-1 language code.
-COUNTRY_LANGUAGES = {"JP": "JA", "CN": "ZH", "TW": "ZH", "KR": "KO", "BR": "PT"}
-
-
-def claimed_language(header_text: pl.Expr) -> pl.Expr:
-    """The lowercased ISO code a header names as its translation's language, else null."""
-    has_lowercase = header_text.str.contains(r"\p{Ll}")
-    after_word = header_text.str.extract(CLAIMED_AFTER_WORD_PATTERN, 1)
-    code = pl.coalesce(
-        *[header_text.str.extract(p, 1) for p in CLAIMED_LANGUAGE_PATTERNS],
-        pl.when(has_lowercase | ~after_word.is_in(CODES_THAT_ARE_WORDS)).then(after_word),
-        pl.when(header_text.str.contains(JAPANESE_TRANSLATION_WORD, literal=True)).then(
-            pl.lit("JA")
-        ),
-    )
-    return code.replace(COUNTRY_LANGUAGES).str.to_lowercase()
-
-
-def describe_headers(dumps: pl.DataFrame, resolved: pl.DataFrame) -> pl.DataFrame:
-    """Collect each dump's header and the translation language it claims.
-
-    Needs:
-        dumps: dump_id (String), one row per dump (an empty dump has no line).
-        resolved: dump_id (String), line_number (Int64), line (String), kind (String).
-
-    Returns:
-        One row per row of `dumps`:
-        dump_id (String), header_text (String: header lines joined by "\\n",
-        "" when none), claimed_translation_language (String: lowercased ISO
-        code the header names in a translation context, e.g. "fr" from seed
-        line 1 "La traduction FR", "es" from "(ES)", "zh" from "TW翻譯";
-        null when it names none: see `claimed_language`).
-    """
-    headers = (
-        resolved.filter(pl.col("kind") == "header")
-        .sort("dump_id", "line_number")
-        .group_by("dump_id", maintain_order=True)
-        .agg(header_text=pl.col("line").str.join("\n"))
-    )
-    return (
-        dumps.select("dump_id")
-        .join(headers, on="dump_id", how="left")
-        .with_columns(pl.col("header_text").fill_null(""))
-        .with_columns(
-            claimed_translation_language=claimed_language(pl.col("header_text")),
-        )
     )

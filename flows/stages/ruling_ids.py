@@ -27,7 +27,7 @@ from flows.stages.dedupe import MERGE_RULES_VERSION
 
 #: The registry's columns. Registries written before is_representative and
 #: merge_rules_version existed are read with those null.
-REGISTRY_COLUMNS = {
+REGISTRY_SCHEMA = {
     "variant_id": pl.String,
     "ruling_id": pl.String,
     "is_representative": pl.Boolean,
@@ -42,15 +42,15 @@ class StableIds(TypedDict):
     """Output of `stabilize_ruling_ids`."""
 
     clusters: pl.DataFrame  # variant_id, ruling_id, is_representative
-    registry: pl.DataFrame  # REGISTRY_COLUMNS, for the next run
+    registry: pl.DataFrame  # REGISTRY_SCHEMA, for the next run
     stats: dict[str, int | str | None]  # ID_OUTCOMES counts, merge rules versions
 
 
 def complete_registry(registry: pl.DataFrame) -> pl.DataFrame:
-    """Add the REGISTRY_COLUMNS an older registry lacks (null), in order."""
-    missing = [pl.lit(None, dtype=t).alias(c) for c, t in REGISTRY_COLUMNS.items()
+    """Add the REGISTRY_SCHEMA an older registry lacks (null), in order."""
+    missing = [pl.lit(None, dtype=t).alias(c) for c, t in REGISTRY_SCHEMA.items()
                if c not in registry.columns]  # fmt: skip
-    return registry.with_columns(missing).select(list(REGISTRY_COLUMNS))
+    return registry.with_columns(missing).select(list(REGISTRY_SCHEMA))
 
 
 def stabilize_ruling_ids(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from flows.stages.parse import STAT_LINE_PATTERN
+from flows.stages.shapes import STAT_LINE_PATTERN
 
 #: A complete sentence ends with one of these (after trailing spaces).
 _SENTENCE_END = r"[.!?…。！？»\"”)）]$"

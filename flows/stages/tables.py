@@ -1,80 +1,99 @@
-"""Build the published tables (the contract in `schemas/tables.py`) from stage outputs."""
+"""The steps across dumps: rulings merged, ids kept, every published table built and validated.
+
+`build_global_tables` runs over every dump's `dumps.DumpResults`: variants
+are clustered into rulings (`dedupe`, reusing the clusters of unchanged
+blocks: `reuse.cluster_changed_blocks`), rulings keep their registered ids
+(`ruling_ids`), and the tables of the contract (`schemas.models`) are built.
+`validate_tables` checks each against its pandera model: a failing row moves
+to `rejects`, a table that breaks the contract as a whole stops the run.
+"""
 
 from __future__ import annotations
 
+import logging
+from typing import TypedDict
+
+import pandera.polars as pa
 import polars as pl
+from pandera.errors import SchemaErrors
 
-from flows.stages.dedupe import comparison_keys
-from flows.stages.language import (
-    resolve_is_inferred,
-    resolve_language,
-    settle_is_inferred,
-    settle_language,
-)
-from flows.stages.parse import STAT_LINE_PATTERN
+from flows.errors import ContractError
+from flows.stages.attribution import CatalogIndex
+from flows.stages.dumps import DUMP_COUNT_COLUMNS, DumpResults
+from flows.stages.parse import LINE_KINDS
+from flows.stages.reuse import cluster_changed_blocks
+from flows.stages.ruling_cards import build_ruling_cards
+from flows.stages.ruling_ids import REGISTRY_SCHEMA, stabilize_ruling_ids
+from schemas import TABLE_MODELS
+
+logger = logging.getLogger(__name__)
 
 
-def _with_language(
-    frame: pl.DataFrame,
-    text_column: str,
-    languages: pl.DataFrame,
-    prior: pl.Expr | None = None,
-    context: pl.Expr | None = None,
-) -> pl.DataFrame:
-    """Join `languages` on normalized `text_column`; resolve unreliable results to `prior`.
+class GlobalTables(TypedDict):
+    """Frames from `build_global_tables`."""
 
-    A detected language that `context` (the dump's language) neighbours, or
-    Chinese of either script, is settled by `language.settle_language`.
+    tables: dict[str, pl.DataFrame]  # published tables, keyed by name
+    registry: pl.DataFrame  # variant_id -> ruling_id, for the next run
+    ruling_ids: dict[str, int | str | None]  # ids kept, merged, split, gained vs the registry
+    line_accounting: dict[str, int]  # lines per kind, of every dump (`manifest.account_lines`)
+    clusters: pl.DataFrame  # CLUSTER_CACHE_SCHEMA, for the next run
 
-    Adds language (String), language_probability (Float64: of `language`,
-    null when inferred), language_is_inferred (Boolean).
+
+def build_global_tables(
+    results: DumpResults,
+    readable: pl.DataFrame,
+    file_rejects: pl.DataFrame,
+    registry: pl.DataFrame | None = None,
+    catalog: CatalogIndex | None = None,
+    cached_clusters: pl.DataFrame | None = None,
+) -> GlobalTables:
+    """Deduplicate rulings across dumps and build every published table from per-dump results.
+
+    `results` covers every dump of `readable`. `registry` (variant_id,
+    ruling_id of earlier runs) keeps published ruling ids stable. `catalog`
+    (`attribution.index_catalog`) attributes dumps to cards and fills
+    `ruling_cards`; without it, dumps get names only and `ruling_cards` is
+    empty. `cached_clusters`: the last run's (`reuse.cluster_changed_blocks`).
     """
-    lookup = languages.rename({"text": "_key", "language": "_found"})
-    prior = pl.lit(None, dtype=pl.String) if prior is None else prior
-    context = prior if context is None else context
-    found = pl.col("_found")
-    keys = comparison_keys(frame[text_column], "_key")
-    return (
-        frame.join(keys, on=text_column, how="left", nulls_equal=True, maintain_order="left")
-        .join(lookup, on="_key", how="left")
-        .with_columns(_detected=settle_language(found, context))
-        .with_columns(
-            language=resolve_language(pl.col("_detected"), pl.col("is_reliable"), prior),
-            language_is_inferred=resolve_is_inferred(pl.col("is_reliable"), prior)
-            | (pl.col("is_reliable") & settle_is_inferred(found, context)),
-        )
-        .with_columns(
-            language_probability=pl.when(~pl.col("language_is_inferred")).then(
-                pl.col("language_probability")
-            )
-        )
-        .drop("_key", "_found", "_detected", "is_reliable")
+    entries = results["entries"]
+    variant_languages = entries.group_by("variant_id").agg(
+        text=pl.col("text_normalized").first(),
+        language=pl.col("language").mode().min(),
+        occurrence_count=pl.len(),
     )
-
-
-def describe_dump_headers(headers: pl.DataFrame, languages: pl.DataFrame) -> pl.DataFrame:
-    """Add each header's language, the prior of the dump's short texts.
-
-    Where langdetect is unreliable on the header (a short disclaimer), the
-    language the header names as its translation's is used instead. An
-    all-caps header is read case-folded (`detect_text_language`).
-
-    Needs:
-        headers: dump_id, header_text, claimed_translation_language.
-
-    Adds:
-        header_language (String; "und" for an empty header),
-        header_language_is_inferred (Boolean: taken from the claimed code).
-    """
-    return (
-        _with_language(
-            headers, "header_text", languages, prior=pl.col("claimed_translation_language")
-        )
-        .with_columns(
-            header_language=pl.col("language").fill_null("und"),
-            header_language_is_inferred=pl.col("language_is_inferred").fill_null(False),
-        )
-        .drop("language", "language_probability", "language_is_inferred")
+    clusters, cluster_cache = cluster_changed_blocks(variant_languages, cached_clusters)
+    ids = stabilize_ruling_ids(
+        clusters, registry if registry is not None else pl.DataFrame(schema=REGISTRY_SCHEMA)
+    )
+    occurrences = build_occurrences(entries, ids["clusters"])
+    variant_table = build_variants(occurrences)
+    ruling_translations = build_translations(results["kept_lines"], occurrences)
+    dumps = build_dumps(readable, results["counts"], results["headers"])
+    published = {
+        "dumps": find_claimed_translations(dumps, ruling_translations),
+        "ruling_occurrences": occurrences.select(pl.exclude("^_.*$")),
+        "rulings": build_rulings(occurrences, variant_table),
+        "ruling_variants": variant_table.select(pl.exclude("^_.*$")),
+        "ruling_translations": ruling_translations,
+        "card_stubs": results["card_stubs"],
+        "rejects": build_rejects(results["kept_lines"], file_rejects),
+        "ruling_cards": build_ruling_cards(variant_table, catalog and catalog["rulings"]),
+    }
+    published["dumps"] = published["dumps"].join(results["attribution"], on="dump_id", how="left")
+    found = results["attribution"]
+    logger.info(
+        "attributed %d of %d dumps to a card (%d with an oracle_id)",
+        found.height, published["dumps"].height, found["oracle_id"].count(),
+    )  # fmt: skip
+    counts = results["counts"]
+    accounting = {kind: int(counts[f"kind_{kind}"].sum()) for kind in LINE_KINDS}
+    accounting["lines_read"] = int(counts["line_count"].sum())
+    return GlobalTables(
+        tables=published,
+        registry=ids["registry"],
+        ruling_ids=ids["stats"],
+        line_accounting=accounting,
+        clusters=cluster_cache,
     )
 
 
@@ -200,77 +219,6 @@ def build_rulings(occurrences: pl.DataFrame, variants: pl.DataFrame) -> pl.DataF
     )  # fmt: skip
 
 
-def build_card_stubs(
-    stubs: pl.DataFrame, dumps: pl.DataFrame, languages: pl.DataFrame
-) -> pl.DataFrame:
-    """Add each stub text's language (prior: the dump's header language): `card_stubs`.
-
-    A close call between neighbours (`language.settle_language`) goes to the
-    language the header claims, else the header's language.
-
-    Needs:
-        stubs: from `stubs.parse_card_stubs`.
-        dumps: dump_id, header_language, claimed_translation_language.
-
-    Returns:
-        dump_id, line_number, mana_value, power, toughness, text, language,
-        language_is_inferred, is_truncated; sorted by dump_id, line_number.
-    """
-    with_prior = stubs.join(
-        dumps.select("dump_id", "header_language", "claimed_translation_language"),
-        on="dump_id",
-        how="left",
-    )
-    has_text = pl.col("text").is_not_null()
-    claimed, header = pl.col("claimed_translation_language"), pl.col("header_language")
-    context = pl.when(claimed.is_null() | (claimed == "zh")).then(header).otherwise(claimed)
-    return (
-        _with_language(with_prior, "text", languages, prior=header, context=context)
-        .with_columns(
-            language=pl.when(has_text).then(pl.col("language")),
-            language_is_inferred=pl.when(has_text).then(pl.col("language_is_inferred"))
-            .otherwise(False),
-        )
-        .select(
-            "dump_id", "line_number", "mana_value", "power", "toughness", "text", "language",
-            "language_is_inferred", "is_truncated",
-        )
-        .sort("dump_id", "line_number")
-    )  # fmt: skip
-
-
-#: Per-dump line counts of the `dumps` table (`count_dump_lines`), in their column order.
-DUMP_COUNT_COLUMNS = (
-    "line_count", "entry_count", "translation_count", "stub_count", "rejected_line_count",
-    "control_char_count", "format_char_count", "markup_count",
-)  # fmt: skip
-
-
-def count_dump_lines(lines: pl.DataFrame) -> pl.DataFrame:
-    """Each dump's line counts, as the `dumps` table publishes them.
-
-    Needs:
-        lines: dump_id, kind, line, control_char_count, format_char_count,
-            markup_count (one row per line).
-
-    Returns:
-        dump_id (String) and DUMP_COUNT_COLUMNS (Int64); one row per dump with lines.
-    """
-    kind = pl.col("kind")
-    return lines.group_by("dump_id").agg(
-        line_count=pl.len().cast(pl.Int64),
-        entry_count=(kind == "date_source").sum().cast(pl.Int64),
-        translation_count=(kind == "translation").sum().cast(pl.Int64),
-        stub_count=(pl.col("line").str.contains(STAT_LINE_PATTERN) & (kind == "stub"))
-        .sum()
-        .cast(pl.Int64),
-        rejected_line_count=(kind == "rejected").sum().cast(pl.Int64),
-        control_char_count=pl.col("control_char_count").sum().cast(pl.Int64),
-        format_char_count=pl.col("format_char_count").sum().cast(pl.Int64),
-        markup_count=pl.col("markup_count").sum().cast(pl.Int64),
-    )
-
-
 def build_dumps(
     readable: pl.DataFrame, counts: pl.DataFrame, headers: pl.DataFrame
 ) -> pl.DataFrame:
@@ -278,7 +226,7 @@ def build_dumps(
 
     Needs:
         readable: path, dump_id, byte_count, encoding, encoding_repair.
-        counts: dump_id and DUMP_COUNT_COLUMNS (`count_dump_lines`); a dump
+        counts: dump_id and DUMP_COUNT_COLUMNS (`dumps.count_dump_lines`); a dump
             without a row counts zero.
         headers: dump_id, header_text, header_language, header_language_is_inferred,
             claimed_translation_language.
@@ -319,3 +267,127 @@ def build_rejects(lines: pl.DataFrame, *more: pl.DataFrame) -> pl.DataFrame:
     return pl.concat([rejected_lines, *more], how="vertical_relaxed").sort(
         "stage", "dump_id", "line_number", "reason", "content", nulls_last=True
     )
+
+
+def build_translations(marked: pl.DataFrame, occurrences: pl.DataFrame) -> pl.DataFrame:
+    """The `ruling_translations` table: each translation line, linked to its ruling.
+
+    Needs:
+        marked: the output of `language.mark_translations`.
+        occurrences: dump_id, line_number (of the date·source line), ruling_id.
+
+    Returns:
+        dump_id (String), line_number (Int64, of the translation line),
+        ruling_id (String), language (String), text (String: as written, trimmed);
+        sorted by dump_id, line_number.
+    """
+    return (
+        marked.filter(pl.col("kind") == "translation")
+        .join(
+            occurrences.select("dump_id", "line_number", "ruling_id"),
+            left_on=["dump_id", "entry_line"],
+            right_on=["dump_id", "line_number"],
+            how="inner",
+        )
+        .select(
+            "dump_id", "line_number", "ruling_id", "language", text=pl.col("line").str.strip_chars()
+        )
+        .sort("dump_id", "line_number")
+    )
+
+
+def find_claimed_translations(dumps: pl.DataFrame, translations: pl.DataFrame) -> pl.DataFrame:
+    """Add `has_claimed_translation`: the language the header claims has a translation line.
+
+    Needs:
+        dumps: dump_id, claimed_translation_language ("zh" matches "zh-cn", "zh-tw").
+        translations: dump_id, language.
+
+    Adds:
+        has_claimed_translation (Boolean): false when the header claims none.
+    """
+    found = translations.select(
+        pl.concat_str("dump_id", pl.col("language").str.split("-").list.first(), separator="|")
+    ).to_series()
+    key = pl.concat_str("dump_id", "claimed_translation_language", separator="|")
+    return dumps.with_columns(has_claimed_translation=key.is_in(found.implode()).fill_null(False))
+
+
+def validate_tables(built: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
+    """Validate every table against `schemas`; failing rows move to `rejects`.
+
+    Raises:
+        ContractError: a table breaks the contract as a whole, or a row of
+            `rejects` does (it has nowhere to go).
+    """
+    valid: dict[str, pl.DataFrame] = {}
+    row_rejects = [built["rejects"]]
+    for name, model in TABLE_MODELS.items():
+        if name != "rejects":
+            valid[name], failed = validate_table(name, built[name], model)
+            row_rejects.append(failed)
+    all_rejects = pl.concat(row_rejects, how="vertical_relaxed")
+    valid["rejects"], failed = validate_table("rejects", all_rejects, TABLE_MODELS["rejects"])
+    if failed.height:  # a reject cannot be rejected: stop rather than lose it
+        raise ContractError(
+            f"{failed.height} rejects rows break the contract: {failed['reason'][0]}"
+        )
+    return {name: valid[name] for name in TABLE_MODELS}
+
+
+REJECT_SCHEMA = {
+    "dump_id": pl.String,
+    "line_number": pl.Int64,
+    "stage": pl.String,
+    "reason": pl.String,
+    "content": pl.String,
+}
+
+
+def validate_table(
+    name: str, table: pl.DataFrame, model: type[pa.DataFrameModel]
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Validate `table` eagerly and lazily (all failures at once) against `model`.
+
+    Returns:
+        (valid, rejects): the rows that pass, and one reject row per failing
+        row: dump_id and line_number (when the table has them), stage
+        "validate", reason naming each failed column and check, content (the
+        row as JSON).
+
+    Raises:
+        ContractError: the table fails as a whole (a column missing, extra or
+            of the wrong dtype): nothing may be published.
+    """
+    try:
+        return model.validate(table, lazy=True), pl.DataFrame(schema=REJECT_SCHEMA)
+    except SchemaErrors as exc:
+        cases = exc.failure_cases
+    table_level = cases.filter(pl.col("index").is_null())
+    if table_level.height:
+        found = "; ".join(
+            f"{c}: {k} (found {f})"
+            for c, k, f in table_level.select("column", "check", "failure_case").iter_rows()
+        )
+        raise ContractError(f"table {name} breaks the contract of {model.__name__}: {found}")
+    reasons = cases.group_by("index").agg(
+        reason=pl.format("{} failed {}", "column", "check").unique().sort().str.join("; ")
+    )
+    rows = table.with_row_index("_row").join(
+        reasons.with_columns(pl.col("index").cast(pl.UInt32)),
+        left_on="_row",
+        right_on="index",
+        how="left",
+    )
+    failing = rows.filter(pl.col("reason").is_not_null())
+    rejects = failing.select(
+        dump_id=pl.col("dump_id") if "dump_id" in table.columns else pl.lit(None, pl.String),
+        line_number=pl.col("line_number")
+        if "line_number" in table.columns
+        else pl.lit(None, pl.Int64),
+        stage=pl.lit("validate"),
+        reason=pl.format("{} row: {}", pl.lit(name), "reason"),
+        content=pl.struct(table.columns).struct.json_encode(),
+    )
+    logger.warning("table %s: %d rows fail %s", name, rejects.height, model.__name__)
+    return rows.filter(pl.col("reason").is_null()).drop("_row", "reason"), rejects

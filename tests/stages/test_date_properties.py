@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from flows.stages.dates import JAPANESE_ERAS, DateFormat, date_formats, parse_published_dates
+from flows.stages.decode import FORMAT_CHARACTERS
 from flows.stages.parse import AMBIGUOUS_DATE_REASON, classify_lines, resolve_entries
-from flows.stages.read import FORMAT_CHARACTERS
 from tests.conftest import TODAY, dump_of, lines_of
 
 FIRST_DAY = dt.date(1993, 1, 1)

@@ -7,7 +7,6 @@ import hashlib
 import polars as pl
 import pytest
 
-from flows.pipeline import run_pipeline
 from flows.stages.dedupe import (
     assign_variants,
     cluster_variants,
@@ -17,9 +16,8 @@ from flows.stages.dedupe import (
     swaps_word,
     within_merge_rule,
 )
-from flows.stages.read import load_raw_dumps
 from tests.conftest import CASES_DIR as CASES
-from tests.conftest import TODAY, dump_of, needs_cases
+from tests.conftest import content_of, needs_cases, run_contents, run_raw
 
 # Seeds 000 and 003: the same ruling, "theme" (typo) and "them".
 KEEP_THEME = (
@@ -289,7 +287,7 @@ def test_invisible_characters_are_not_in_the_key(invisible: str) -> None:
 )
 def test_realworld_cases(case: str, texts: list[str], occurrences: list[int], tmp_path) -> None:
     (tmp_path / case).write_bytes((CASES / case).read_bytes())
-    _, tables = run_pipeline(load_raw_dumps(tmp_path), TODAY)
+    tables = run_raw(tmp_path).tables
     rulings = tables["rulings"].sort("text")
     assert rulings["text"].to_list() == sorted(texts)
     assert rulings["occurrence_count"].to_list() == [
@@ -305,9 +303,8 @@ def test_published_texts_keep_what_was_written() -> None:
         for day, body in ((7, written), (8, spelled), (9, written))
         for line in (f"June {day}, 2024 \u00b7 source: wotc", body)
     ]
-    _, tables = run_pipeline(
-        dump_of("Official rulings from Wizards of the Coast, as published.", *entries), TODAY
-    )
+    header = "Official rulings from Wizards of the Coast, as published."
+    tables = run_contents({"t.txt": content_of(header, *entries)}).tables
     # One variant (one key), published as its most frequent text as written.
     assert tables["ruling_variants"].select("text", "occurrence_count").rows() == [(written, 3)]
     assert tables["rulings"]["text"].to_list() == [written]

@@ -13,8 +13,8 @@ from ftfy import badness
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flows.stages import decode, fast_badness
-from flows.stages.decode import _BADNESS_TRIGGERS
+from flows.stages import encodings, fast_badness
+from flows.stages.encodings import BADNESS_TRIGGERS
 from tests.conftest import REAL_DATA, needs_real_data
 
 TRIGGERS = fast_badness.derive_triggers(badness.BADNESS_RE)
@@ -39,12 +39,12 @@ def misreads(text: str) -> Iterator[str]:
 
 
 def test_triggers_are_derived_from_the_installed_ftfy() -> None:
-    assert TRIGGERS is not None and _BADNESS_TRIGGERS is not None
+    assert TRIGGERS is not None and BADNESS_TRIGGERS is not None
     assert TRIGGERS.width == 7  # `ГўВЂВ.[A-Za-z ]`, the longest of ftfy 6.3's patterns
     for char in "€Ђ√ƒ\x81":  # each the only choice of one of ftfy's patterns
-        assert TRIGGERS.pattern.match(char) and _BADNESS_TRIGGERS.pattern.match(char)
+        assert TRIGGERS.pattern.match(char) and BADNESS_TRIGGERS.pattern.match(char)
     for char in "aé·’иの日":  # a date line's `·`, French, Russian, Japanese letters
-        assert not _BADNESS_TRIGGERS.pattern.match(char)
+        assert not BADNESS_TRIGGERS.pattern.match(char)
 
 
 @pytest.mark.parametrize(
@@ -65,7 +65,7 @@ def test_triggers_are_derived_from_the_installed_ftfy() -> None:
 def test_known_texts(text: str, expected: bool) -> None:
     assert badness.is_bad(text) is expected
     assert fast_badness.is_bad(text, TRIGGERS) is expected
-    assert fast_badness.is_bad(text, _BADNESS_TRIGGERS) is expected
+    assert fast_badness.is_bad(text, BADNESS_TRIGGERS) is expected
 
 
 @settings(max_examples=3000, deadline=None)
@@ -78,7 +78,7 @@ def test_known_texts(text: str, expected: bool) -> None:
 )
 def test_random_texts(core: str, padding: str) -> None:
     for text in (core, padding + core, core + padding, padding + core + padding + core):
-        assert fast_badness.is_bad(text, _BADNESS_TRIGGERS) is badness.is_bad(text)
+        assert fast_badness.is_bad(text, BADNESS_TRIGGERS) is badness.is_bad(text)
 
 
 def _real_texts(step: int) -> list[str]:
@@ -102,7 +102,7 @@ def test_real_texts_and_their_mojibake() -> None:
     for text in texts:
         for variant in (text, *misreads(text)):
             expected = badness.is_bad(variant)
-            assert fast_badness.is_bad(variant, _BADNESS_TRIGGERS) is expected, variant
+            assert fast_badness.is_bad(variant, BADNESS_TRIGGERS) is expected, variant
             assert fast_badness.is_bad(variant, TRIGGERS) is expected, variant
             checked += 1
             bad += expected
@@ -114,7 +114,7 @@ def test_real_release_notes_whole_and_misread() -> None:
     for path in sorted((REAL_DATA / "zh_release_notes" / "text").glob("*.txt")):
         text = path.read_text("utf-8")
         for variant in (text, *misreads(text)):
-            assert fast_badness.is_bad(variant, _BADNESS_TRIGGERS) is badness.is_bad(variant)
+            assert fast_badness.is_bad(variant, BADNESS_TRIGGERS) is badness.is_bad(variant)
 
 
 @pytest.mark.parametrize(
@@ -139,9 +139,9 @@ def test_classes_of_listed_characters_are_the_triggers() -> None:
 @pytest.mark.parametrize(
     "char_class",
     [
-        decode._NOISE.pattern,
-        f"[{decode._MARK_LEAD}]",
-        f"[{decode._MARK_TRAIL}]",
+        encodings._NOISE.pattern,
+        f"[{encodings._MARK_LEAD}]",
+        f"[{encodings._MARK_TRAIL}]",
         TRIGGERS.pattern.pattern,
     ],
     ids=["noise", "mark-lead", "mark-trail", "triggers"],
@@ -156,8 +156,8 @@ def test_rust_class_matches_the_same_characters(char_class: str) -> None:
 
 def test_mark_pair_in_polars_finds_what_python_finds() -> None:
     texts = pl.Series(["gÃ©nÃ©rÃ©e", "Ã", "é·", "Ã\u0080", "xâ€™", "générée"])
-    found = texts.str.contains(decode._MARK_PAIR).to_list()
-    assert found == [decode._MOJIBAKE_MARK.search(t) is not None for t in texts]
+    found = texts.str.contains(encodings.MARK_PAIR_CLASS).to_list()
+    assert found == [encodings._MOJIBAKE_MARK.search(t) is not None for t in texts]
     assert found == [True, False, True, True, True, False]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import gzip
 
 import polars as pl
@@ -9,14 +10,16 @@ import pytest
 import wordfreq
 from langdetect.lang_detect_exception import LangDetectException
 
-from flows.stages import language
-from flows.stages.language import (
+from flows.processes import pools
+from flows.stages import detector
+from flows.stages.detector import (
+    Probe,
     detect_languages,
     detect_text_language,
     han_script,
-    settle_is_inferred,
-    settle_language,
+    probe_texts,
 )
+from flows.stages.language import settle_is_inferred, settle_language
 from tests.conftest import REAL_DATA, REPO, needs_real_data
 
 RAW = REPO / "raw"
@@ -45,9 +48,9 @@ def test_unambiguous_sentences() -> None:
 def test_called_once_per_distinct_text_with_letters() -> None:
     calls: list[str] = []
 
-    def counting(text: str) -> tuple[str, float | None]:
-        calls.append(text)
-        return detect_text_language(text)
+    def counting(texts: list[str]) -> list[Probe]:
+        calls.extend(texts)
+        return probe_texts(texts)
 
     found = detect_languages(pl.Series([ENGLISH, FRENCH, ENGLISH, None, "7", ENGLISH]), counting)
     assert sorted(calls) == sorted([ENGLISH, FRENCH])
@@ -167,13 +170,13 @@ def test_real_foreign_card_texts_are_found_in_their_language() -> None:
 
 def _langdetect_probabilities(text: str) -> dict[str, float]:
     """langdetect's own `Detector` (seeded by the module), the reference for `_probabilities`."""
-    detector = language._factory.create()
-    detector.append(text)
+    own = detector._factory.create()
+    own.append(text)
     try:
-        detector.get_probabilities()
+        own.get_probabilities()
     except LangDetectException:
         return {}
-    return {lang: p for lang, p in zip(detector.langlist, detector.langprob, strict=True) if p > 0}
+    return {lang: p for lang, p in zip(own.langlist, own.langprob, strict=True) if p > 0}
 
 
 @needs_real_data
@@ -203,20 +206,21 @@ def test_probabilities_are_langdetects_to_the_last_bit() -> None:
     texts = [*card_texts, *rulings, *seeds, *edge]
     assert len(texts) > 200 and cards["language"].n_unique() >= 10
     for text in texts:
-        assert language._probabilities(text) == _langdetect_probabilities(text), text
+        assert detector._probabilities(text) == _langdetect_probabilities(text), text
 
 
 def test_a_process_pool_gives_the_in_process_results(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(language, "PARALLEL_MIN_TEXTS", 20)  # seeded in each worker too
+    monkeypatch.setattr(pools, "PARALLEL_MIN_TEXTS", 20)  # seeded in each worker too
     texts = pl.Series([f"{ENGLISH} {n}" for n in range(20)])
     texts = texts.append(pl.Series([FRENCH, GERMAN, HEADER, "Vol", "Piétinement"]))
-    in_process = detect_languages(texts, processes=1)
+    in_process = detect_languages(texts)
     assert wordfreq.get_frequency_dict.cache_info().currsize > 0  # the lists it weighed with
-    assert detect_languages(texts, processes=2).equals(in_process)
+    in_workers = functools.partial(pools.probe_in_workers, processes=2)
+    assert detect_languages(texts, in_workers).equals(in_process)
     # the pool's caller weighed the words, then let the lists go (a run detects once)
     assert wordfreq.get_frequency_dict.cache_info().currsize == 0
-    assert not language._LOG_FREQUENCIES
-    assert detect_languages(texts, processes=1).equals(in_process)  # loaded again, same results
+    assert not detector._LOG_FREQUENCIES
+    assert detect_languages(texts).equals(in_process)  # loaded again, same results
 
 
 def test_langdetects_half_reads_no_word_list(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -229,8 +233,8 @@ def test_langdetects_half_reads_no_word_list(monkeypatch: pytest.MonkeyPatch) ->
 
     monkeypatch.setattr(wordfreq, "get_frequency_dict", no_lists)
     monkeypatch.setattr(wordfreq, "word_frequency", no_lists)
-    monkeypatch.setattr(language, "_LOG_FREQUENCIES", {})  # no word scored before
-    probes = [language.probe_text(text) for text in texts]
+    monkeypatch.setattr(detector, "_LOG_FREQUENCIES", {})  # no word scored before
+    probes = [detector.probe_text(text) for text in texts]
     monkeypatch.undo()
-    assert [language.decide_language(probe) for probe in probes] == expected
+    assert [detector.decide_language(probe) for probe in probes] == expected
     assert expected[:2] == [("en", expected[0][1], True), ("fr", expected[1][1], True)]

@@ -2,26 +2,21 @@
 
 from __future__ import annotations
 
-import datetime as dt
-
 import polars as pl
 import pytest
 
-from flows.pipeline import run_pipeline
-from flows.stages.language import detect_text_language
-from flows.stages.parse import claimed_language
-from flows.stages.read import load_raw_dumps
-from flows.stages.translations import label_line_languages, mark_translations
+from flows.stages.detector import detect_text_language
+from flows.stages.language import label_line_languages, mark_translations
+from flows.stages.shapes import claimed_language
 from tests.conftest import CASES_DIR as CASES
-from tests.conftest import dump_of, needs_cases
+from tests.conftest import content_of, needs_cases, run_contents
 
-TODAY = dt.date(2026, 11, 30)
 R1 = "Energy counters aren't mana. They don't go away as steps, phases, and turns end."
 
 
 def tables_of(case: str) -> dict[str, pl.DataFrame]:
     """The validated tables of one case dump."""
-    return run_pipeline(load_raw_dumps(CASES, [case]), TODAY)[1]
+    return run_contents({case: (CASES / case).read_bytes()}).tables
 
 
 @needs_cases
@@ -131,14 +126,15 @@ def test_english_is_never_reliably_another_language(english: str) -> None:
 
 def test_yes_it_does_is_published_english_without_afrikaans_probability() -> None:
 
-    tables = run_pipeline(
-        dump_of(
-            "Clarifications officielles de Wizards of the Coast. La traduction FR ci-dessous.",
-            "07 juin 2024 · source : wotc",
-            "Yes, it does.",
-        ),
-        TODAY,
-    )[1]
+    tables = run_contents(
+        {
+            "t.txt": content_of(
+                "Clarifications officielles de Wizards of the Coast. La traduction FR ci-dessous.",
+                "07 juin 2024 · source : wotc",
+                "Yes, it does.",
+            )
+        }
+    ).tables
     assert tables["rulings"].select("language", "language_probability", "language_is_inferred").row(
         0
     ) == ("en", None, True)
@@ -149,16 +145,17 @@ def test_yes_it_does_is_published_english_without_afrikaans_probability() -> Non
 
 
 def test_a_line_of_card_names_stays_in_its_english_ruling() -> None:
-    tables = run_pipeline(
-        dump_of(
-            "Clarifications officielles de Wizards of the Coast. La traduction FR ci-dessous.",
-            "07 juin 2024 · source : wotc",
-            "Each of these Slivers has a different ability:",
-            "Sliver Queen, Sliver Overlord, Sliver Legion",
-            "Die Karte kann nicht mehr als zwei bleibende Karten enttappen lassen.",
-        ),
-        TODAY,
-    )[1]
+    tables = run_contents(
+        {
+            "t.txt": content_of(
+                "Clarifications officielles de Wizards of the Coast. La traduction FR ci-dessous.",
+                "07 juin 2024 · source : wotc",
+                "Each of these Slivers has a different ability:",
+                "Sliver Queen, Sliver Overlord, Sliver Legion",
+                "Die Karte kann nicht mehr als zwei bleibende Karten enttappen lassen.",
+            )
+        }
+    ).tables
     assert tables["rulings"]["text"].to_list() == [
         "Each of these Slivers has a different ability:\nSliver Queen, Sliver Overlord, Sliver Legion"
     ]

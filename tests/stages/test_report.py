@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import polars as pl
 import pytest
 from markdown_it import MarkdownIt
 
-from flows.pipeline import run_pipeline
-from flows.stages.report import build_report, code_span
-from tests.conftest import TODAY
+from flows.stages.report import code_span
+from tests.conftest import run_contents
 
 #: The issue's repro: a ruling that renders as a remote image and a phishing link.
 ATTACK_RULING = "![x](https://attacker.example/t.png)[Re-login](https://phish.example)"
@@ -33,21 +29,9 @@ _MARKUP = {"image", "link_open", "html_inline", "html_block"}
 
 @pytest.fixture(scope="module")
 def attack_report() -> str:
+    """The run's report.md over three dumps of the attack ruling, one named with markup."""
     dump = f"07 juin 2024 · source : wotc\n{ATTACK_RULING}\n".encode()
-    raw = pl.DataFrame(
-        {"path": ["a.txt", ATTACK_NAME, "b.txt"], "content": [dump, dump, dump]},
-        schema={"path": pl.String, "content": pl.Binary},
-    )
-    _, tables = run_pipeline(raw, TODAY)
-    manifest: dict[str, Any] = {
-        "run_id": "20261130T030000000000Z",
-        "started_at": "2026-11-30T03:00:00+00:00",
-        "schema_version": "1",
-        "package_version": "0.1.0",
-        "rows": {name: table.height for name, table in tables.items()},
-        "line_accounting": {"date_source": 1, "body": 1, "lines_read": 2},
-    }
-    return build_report(manifest, tables)
+    return run_contents({"a.txt": dump, ATTACK_NAME: dump, "b.txt": dump}).result["report"]
 
 
 def test_a_ruling_with_markdown_renders_as_text(attack_report: str) -> None:

@@ -1,0 +1,317 @@
+"""Tooling, not product: `python -m bench` generates corpora, benchmarks runs, evaluates quality.
+
+Run from the project folder (the tooling is not installed with the product,
+and no product module imports it). Each command writes its results (JSON,
+some with a markdown summary) under `bench/`, where bench/README.md and
+docs/benchmarks.md read them.
+
+    python -m bench generate --lines 1000000 /tmp/corpus-1m
+    python -m bench run /tmp/corpus-1m --results bench/results-1m.json
+    python -m bench seeds --runs 3 --results bench/results-seeds.json
+    python -m bench eval dedup | languages | attribution
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from flows.errors import RulingsError
+
+app = typer.Typer(
+    epilog="Example: python -m bench generate --lines 100000 /tmp/c100k && "
+    "python -m bench run /tmp/c100k",
+    add_completion=False,
+    no_args_is_help=True,
+    help="Benchmark and evaluation tooling: corpora from real data, timed runs, quality.",
+)
+RawOption = Annotated[Path, typer.Option("--raw", help="Folder of dump files (*.txt).")]
+RealOption = Annotated[
+    Path, typer.Option("--real", help="Real data folder (derived/, zh_release_notes/).")
+]
+
+
+@app.command("generate")
+def bench_generate(
+    out: Annotated[Path, typer.Argument(help="Folder to write the dumps into (must be empty).")],
+    lines: Annotated[
+        int, typer.Option("--lines", min=1, help="Lines to write, at least.")
+    ] = 100_000,
+    seed: Annotated[int, typer.Option("--seed", help="Same seed, same files.")] = 0,
+    real: RealOption = Path("../shared/data/real"),
+) -> None:
+    """Write a realistic corpus of dumps built from real data (deterministic for a seed).
+
+    Example:
+
+        python -m bench generate --lines 1000000 /tmp/corpus-1m
+    """
+    from bench.corpus import generate_corpus
+
+    if out.exists() and any(out.iterdir()):
+        _fail(RulingsError(f"{out} is not empty; give a new folder"))
+    stats = generate_corpus(real, out, lines, seed)
+    typer.echo(
+        f"wrote {stats.dumps} dumps, {stats.lines} lines, {stats.bytes} bytes "
+        f"({stats.cards} cards) into {out}"
+    )
+
+
+def _record(measured: dict[str, Any], results: Path) -> None:
+    """Write a benchmark's results as JSON to `results`; print its figures against the targets."""
+    results.parent.mkdir(parents=True, exist_ok=True)
+    results.write_text(json.dumps(measured, indent=2) + "\n", encoding="utf-8")
+    typer.echo(json.dumps(measured["against_targets"], indent=2))
+
+
+@app.command("run")
+def bench_run(
+    corpus: Annotated[Path, typer.Argument(help="A corpus from `bench generate`.")],
+    work: Annotated[
+        Path, typer.Option("--work", help="Scratch folder (copied corpus, outputs).")
+    ] = Path("/tmp/ruling-dumps-bench"),
+    results: Annotated[Path, typer.Option("--results", help="JSON file for the results.")] = Path(
+        "bench/results.json"
+    ),
+) -> None:
+    """Measure cold and warm runs, the floor and the naive reference; write RESULTS.
+
+    Example:
+
+        python -m bench run /tmp/corpus-1m --results bench/results-1m.json
+    """
+    try:
+        from bench.timing import run_benchmark
+    except ImportError as exc:  # psutil, httpx: the `bench` extra
+        _fail(RulingsError(f"{exc}; install the bench extra: pip install -e '.[bench]'"))
+    _record(_one_line(run_benchmark, corpus, work), results)
+
+
+@app.command("seeds")
+def bench_seeds(
+    raw: RawOption = Path("raw"),
+    runs: Annotated[int, typer.Option("--runs", min=1, help="Runs to time (median).")] = 3,
+    work: Annotated[
+        Path, typer.Option("--work", help="Scratch folder (outputs, Prefect's home).")
+    ] = Path("/tmp/ruling-dumps-bench-seeds"),
+    results: Annotated[Path, typer.Option("--results", help="JSON file for the results.")] = Path(
+        "bench/results-seeds.json"
+    ),
+) -> None:
+    """Time `make run` on the seeds: Prefect's server start, and the pipeline's work after it.
+
+    Example:
+
+        python -m bench seeds --runs 3 --results bench/results-seeds.json
+    """
+    try:
+        from bench.seeds import run_seed_benchmark
+    except ImportError as exc:  # psutil, httpx: the `bench` extra
+        _fail(RulingsError(f"{exc}; install the bench extra: pip install -e '.[bench]'"))
+    _record(_one_line(run_seed_benchmark, raw, work, runs), results)
+
+
+def _fail(exc: Exception) -> None:
+    typer.echo(f"error: {exc}", err=True)
+    raise typer.Exit(1)
+
+
+def _one_line(run: Any, *args: Any) -> Any:
+    """`run(*args)`, a failure as one `error:` line and exit code 1."""
+    try:
+        return run(*args)
+    except (RulingsError, OSError) as exc:
+        _fail(exc)
+
+
+eval_app = typer.Typer(
+    name="eval",
+    epilog="Example: python -m bench eval dedup && "
+    "python -m bench eval languages --per-language 1000",
+    add_completion=False,
+    no_args_is_help=True,
+    help="Evaluations against real data, results written under bench/.",
+)
+
+
+@eval_app.command("dedup")
+def eval_dedup(
+    real: RealOption = Path("../shared/data/real"),
+    positives: Annotated[
+        int, typer.Option("--positives", min=1, help="Typo variants to make (recall).")
+    ] = 2500,
+    seed: Annotated[int, typer.Option("--seed", help="Same seed, same typo variants.")] = 0,
+    results: Annotated[
+        Path, typer.Option("--results", help="JSON file; a .md summary is written beside it.")
+    ] = Path("bench/eval-dedup.json"),
+) -> None:
+    """Measure dedup on real rulings: hard negatives merged, typo recall, time.
+
+    Reads REAL/derived/mtgjson_v5_rulings.jsonl; writes RESULTS and RESULTS
+    with a .md suffix.
+
+    Example:
+
+        python -m bench eval dedup --results bench/eval-dedup.json
+    """
+    from bench.evaluate_dedup import evaluate_dedup, write_results
+
+    rulings = real / "derived" / "mtgjson_v5_rulings.jsonl"
+    if not rulings.is_file():
+        typer.echo(f"error: {rulings} not found; pass --real with the real data folder", err=True)
+        raise typer.Exit(1)
+    measured = evaluate_dedup(rulings, positives, seed)
+    write_results(measured, results, results.with_suffix(".md"))
+    negatives, recall = measured["hard_negatives"], measured["positives"]
+    typer.echo(
+        f"hard negatives merged: {negatives['merged']} of {negatives['pairs']}; "
+        f"typo recall: {recall['recall']:.2%} of {recall['variants']}; "
+        f"dedup: {measured['dedup_seconds']} s on {measured['distinct_texts']} texts"
+    )
+
+
+@eval_app.command("languages")
+def eval_languages(
+    real: RealOption = Path("../shared/data/real"),
+    per_language: Annotated[
+        int, typer.Option("--per-language", min=1, help="Foreign card texts per language.")
+    ] = 1000,
+    english_sample: Annotated[
+        int | None,
+        typer.Option("--english-sample", min=1, help="English rulings (default: every one)."),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Same seed, same samples.")] = 0,
+    processes: Annotated[int, typer.Option("--processes", min=1, help="langdetect processes.")] = 2,
+    work: Annotated[Path, typer.Option("--work", help="Scratch folder (dumps, output).")] = Path(
+        "/tmp/ruling-dumps-eval-languages"
+    ),
+    results: Annotated[Path, typer.Option("--results", help="JSON file for the results.")] = Path(
+        "bench/eval-languages.json"
+    ),
+) -> None:
+    """Measure language labels on real rulings, translations and stubs; write RESULTS (+ .md).
+
+    Example:
+
+        python -m bench eval languages --per-language 1000 --results bench/eval-languages.json
+    """
+    from bench.evaluate_languages import evaluate_languages, results_markdown
+
+    measured = evaluate_languages(real, per_language, english_sample, seed, processes, work)
+    results.parent.mkdir(parents=True, exist_ok=True)
+    results.write_text(json.dumps(measured, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    report = results_markdown(measured)
+    results.with_suffix(".md").write_text(report, encoding="utf-8")
+    typer.echo(report.split("\n## ")[0])
+
+
+@eval_app.command("attribution")
+def eval_attribution(
+    catalog: Annotated[Path, typer.Option("--catalog", help="MTGJSON AllPrintings or set files.")],
+    cards: Annotated[int, typer.Option("--cards", min=1, help="Dumps of catalog cards.")] = 1000,
+    held_out: Annotated[
+        int, typer.Option("--held-out", min=1, help="Dumps of cards removed from the catalog.")
+    ] = 300,
+    seed: Annotated[int, typer.Option("--seed", help="Same seed, same dumps.")] = 0,
+    work: Annotated[Path, typer.Option("--work", help="Scratch folder (catalog cache).")] = Path(
+        "/tmp/ruling-dumps-eval"
+    ),
+    results: Annotated[Path, typer.Option("--results", help="JSON file for the results.")] = Path(
+        "bench/attribution-eval.json"
+    ),
+) -> None:
+    """Measure the catalog load (cold, warm) and attribution accuracy; write RESULTS.
+
+    Targets: accuracy >= 99 % on cards in the catalog, no oracle_id on cards
+    removed from it.
+
+    Example:
+
+        python -m bench eval attribution --catalog AllPrintings.json.xz --cards 1000 --held-out 300
+    """
+    from bench.evaluate_attribution import evaluate_attribution, measure_catalog_load
+
+    cache = work / "catalog-cache"
+    try:
+        load = (
+            measure_catalog_load(catalog, work / "catalog-load-cache") if catalog.exists() else {}
+        )
+        measured = evaluate_attribution(catalog, cache, cards, held_out, seed)
+    except RulingsError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    inside, outside = measured["in_catalog"], measured["out_of_catalog"]
+    measured["catalog_load"] = load
+    measured["against_targets"] = {
+        "in_catalog_accuracy_at_least_0.99": (inside["accuracy"] or 0) >= 0.99,
+        "out_of_catalog_wrong_is_0": outside["wrong"] == 0,
+    }
+    results.parent.mkdir(parents=True, exist_ok=True)
+    results.write_text(json.dumps(measured, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    typer.echo(json.dumps(measured["against_targets"], indent=2))
+
+
+identity_app = typer.Typer(
+    name="identity",
+    epilog="Example: python -m bench identity compare bench/identity-before.json "
+    "bench/identity-after.json",
+    add_completion=False,
+    no_args_is_help=True,
+    help="The same product: what a code tree publishes over fixed inputs (bench/identity.py).",
+)
+
+
+@identity_app.command("record")
+def identity_record(
+    out: Annotated[Path, typer.Option("--out", help="JSON file for the record.")],
+    code: Annotated[Path, typer.Option("--code", help="The code tree to run.")] = Path("."),
+    first_code: Annotated[
+        Path | None, typer.Option("--first-code", help="The code tree of upgrade's first run.")
+    ] = None,
+    corpus: Annotated[
+        Path | None, typer.Option("--corpus", help="A 100k-line corpus (bench generate).")
+    ] = None,
+    work: Annotated[Path, typer.Option("--work", help="Scratch folder.")] = Path(
+        "/tmp/ruling-dumps-identity"
+    ),
+) -> None:
+    """Run every scenario with the code tree CODE and write what it published to OUT.
+
+    Example:
+
+        python -m bench identity record --out bench/identity-after.json --corpus /tmp/c100k
+    """
+    from bench.identity import record
+
+    first = (first_code or code).resolve()
+    results = _one_line(record, code.resolve(), first, work.resolve(), corpus)
+    out.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+@identity_app.command("compare")
+def identity_compare(
+    before: Annotated[Path, typer.Argument(help="A record (identity record).")],
+    after: Annotated[Path, typer.Argument(help="Another record.")],
+) -> None:
+    """Say whether two records are identical; exit 1 and list the differences when not.
+
+    Example:
+
+        python -m bench identity compare bench/identity-before.json bench/identity-after.json
+    """
+    from bench.identity import compare
+
+    problems = compare(*(json.loads(p.read_text(encoding="utf-8")) for p in (before, after)))
+    typer.echo("\n".join(problems) or "identical: every table file and manifest count is the same")
+    if problems:
+        raise typer.Exit(1)
+
+
+app.add_typer(eval_app, name="eval")
+app.add_typer(identity_app, name="identity")
+
+if __name__ == "__main__":
+    app()

@@ -1,0 +1,264 @@
+"""Evaluate card attribution against a real catalog, and measure the catalog's load.
+
+Dumps are built from real catalog cards as fan sites paste them (the card's
+own rulings with their catalog dates, in one of the eleven site locales of
+`corpus`, sometimes generic rulings of other cards, sometimes a stray stub cut
+from the card's printed text in the site's language); others from cards taken
+out of the catalog first. The product's own run (`flows.run.run_direct`)
+runs on them with the reduced catalog (written as MTGJSON set files,
+`write_catalog`), and each dump's attribution is compared with the card it
+was built from:
+
+- in the catalog: accuracy = right oracle_id / dumps given an oracle_id (target >= 99 %);
+- out of it: any oracle_id is wrong (target: none).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import gzip
+import json
+import random
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from bench.corpus import SITE_LOCALES, CardStub, build_site_dump
+from flows.disk.catalog import load_catalog
+from flows.run import run_direct
+from flows.stages.cards import MTGJSON_LANGUAGES, Catalog
+
+#: Share of dumps ending in a stray stub, and of dumps with other cards' generic rulings.
+STUB_SHARE = 0.4
+GENERIC_SHARE = 0.3
+#: A ruling carried by at least this many cards is generic (energy, cycling, reconfigure…).
+GENERIC_MIN_CARDS = 20
+TODAY = dt.date(2026, 11, 30)
+
+_LOAD_SCRIPT = """
+import json, resource, sys, time
+from pathlib import Path
+from flows.disk.catalog import load_catalog
+started = time.perf_counter()
+tables, reused = load_catalog(Path(sys.argv[1]), Path(sys.argv[2]))
+print(json.dumps({"seconds": round(time.perf_counter() - started, 2), "from_cache": reused,
+    "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+    "rows": {name: frame.height for name, frame in tables.items()}}))
+"""
+
+
+def measure_catalog_load(catalog: Path, cache_dir: Path) -> dict[str, Any]:
+    """Time and peak RSS of a cold load (parse, write the cache) and a warm one (read the cache).
+
+    Each runs in its own Python process, so its peak resident memory is its own.
+    `cache_dir` is emptied first, so the cold load parses.
+    """
+    shutil.rmtree(cache_dir, ignore_errors=True)
+    runs = {}
+    for kind in ("cold", "warm"):
+        done = subprocess.run(
+            [sys.executable, "-c", _LOAD_SCRIPT, str(catalog), str(cache_dir)],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        runs[kind] = json.loads(done.stdout)
+    return runs
+
+
+def split_catalog(catalog: Catalog, held_out: set[str]) -> Catalog:
+    """The catalog without the cards (oracle_ids) in `held_out`."""
+    keep = ~pl.col("oracle_id").is_in(list(held_out))
+    return Catalog(
+        cards=catalog["cards"].filter(keep),
+        rulings=catalog["rulings"].filter(keep),
+        foreign=catalog["foreign"].filter(keep),
+    )
+
+
+def build_eval_dumps(
+    catalog: Catalog, oracle_ids: list[str], rng: random.Random, prefix: str
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """One dump per card: (raw dumps: path, content; expected: path, oracle_id, card_name).
+
+    The same catalog, cards and rng state give the same dumps: every frame is
+    sorted before a row is picked from it.
+    """
+    rulings = (
+        catalog["rulings"]
+        .filter(pl.col("text") != "")
+        .unique(["oracle_id", "date", "text"])
+        .sort("oracle_id", "date", "text")
+    )
+    per_card = rulings.group_by("oracle_id", maintain_order=True).agg("date", "text")
+    by_card = {row[0]: list(zip(row[1], row[2], strict=True)) for row in per_card.iter_rows()}
+    counts = rulings.group_by("text").agg(pl.col("oracle_id").n_unique())
+    generic = counts.filter(pl.col("oracle_id") >= GENERIC_MIN_CARDS)
+    generic_rulings = (
+        rulings.join(generic.select("text"), on="text")
+        .sort("text", "date")
+        .unique("text", keep="first", maintain_order=True)
+    )
+    generic_list = list(zip(generic_rulings["date"], generic_rulings["text"], strict=True))
+    cards = (
+        catalog["cards"]
+        .sort("oracle_id", "set_release_date", "uuid")
+        .unique("oracle_id", keep="first", maintain_order=True)
+    )
+    card_rows = {row["oracle_id"]: row for row in cards.iter_rows(named=True)}
+    foreign = (
+        catalog["foreign"]
+        .sort("oracle_id", "language", "uuid")
+        .unique(["oracle_id", "language"], keep="first", maintain_order=True)
+    )
+    foreign_text = {
+        (o, lang): t for o, lang, t in foreign.select("oracle_id", "language", "text").iter_rows()
+    }
+    paths, contents, names = [], [], []
+    for i, oracle_id in enumerate(oracle_ids):
+        site = SITE_LOCALES[rng.choice(sorted(SITE_LOCALES))]
+        entries = list(by_card[oracle_id])
+        if rng.random() < GENERIC_SHARE:
+            entries += rng.sample(generic_list, k=min(3, len(generic_list)))
+        rng.shuffle(entries)
+        card = card_rows[oracle_id]
+        text = card["text"] if site.code == "en" else foreign_text.get((oracle_id, site.code))
+        stub = None
+        if text and rng.random() < STUB_SHARE:
+            stub = CardStub(card["mana_value"], card["power"], card["toughness"], text)
+        dump = build_site_dump(site, [(dt.date.fromisoformat(d), t) for d, t in entries], stub)
+        paths.append(f"{prefix}{i:05d}.txt")
+        contents.append(dump.content().encode())
+        names.append(card["name"])
+    raw = pl.DataFrame(
+        {"path": paths, "content": contents}, schema={"path": pl.String, "content": pl.Binary}
+    )
+    expected = pl.DataFrame(
+        {"path": paths, "expected_oracle_id": oracle_ids, "expected_name": names}
+    )
+    return raw, expected
+
+
+def evaluate_attribution(
+    catalog_path: Path, cache_dir: Path, cards: int, held_out: int, seed: int = 0
+) -> dict[str, Any]:
+    """Attribution accuracy on `cards` dumps of catalog cards and `held_out` of removed cards.
+
+    The dumps and the reduced catalog are written under `cache_dir`'s parent
+    (`eval-raw/`, `eval-catalog/`), and the run's output under `eval-output/`.
+    """
+    catalog, _ = load_catalog(catalog_path, cache_dir)
+    rng = random.Random(seed)
+    with_rulings = sorted(
+        catalog["rulings"].filter(pl.col("text") != "")["oracle_id"].drop_nulls().unique()
+    )
+    chosen = rng.sample(with_rulings, cards + held_out)
+    inside, outside = chosen[:cards], chosen[cards:]
+    reduced = split_catalog(catalog, set(outside))
+    raw_in, expected_in = build_eval_dumps(reduced, inside, rng, "in_")
+    raw_out, expected_out = build_eval_dumps(catalog, outside, rng, "out_")
+    work = cache_dir.parent
+    raw = _write_dumps(pl.concat([raw_in, raw_out]), work / "eval-raw")
+    reduced_path = write_catalog(reduced, work / "eval-catalog")
+    shutil.rmtree(work / "eval-output", ignore_errors=True)
+    started = time.perf_counter()
+    at_noon = dt.datetime.combine(TODAY, dt.time(12), tzinfo=dt.UTC)
+    run = run_direct(raw, work / "eval-output", catalog=reduced_path, started_at=at_noon)
+    seconds = time.perf_counter() - started
+    found = run["tables"]["dumps"].select("path", "card_name", "oracle_id", "card_attribution")
+    return {
+        "catalog": str(catalog_path),
+        "seed": seed,
+        "in_catalog": _score_inside(found.join(expected_in, on="path")),
+        "out_of_catalog": _score_outside(found.join(expected_out, on="path")),
+        "pipeline_seconds": round(seconds, 1),
+    }
+
+
+def _write_dumps(raw: pl.DataFrame, folder: Path) -> Path:
+    """Write each row's `content` to `folder/<path>` (the folder emptied first)."""
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    for path, content in raw.select("path", "content").iter_rows():
+        (folder / path).write_bytes(content)
+    return folder
+
+
+#: ISO code -> MTGJSON foreignData language name (`cards.MTGJSON_LANGUAGES` reversed).
+_MTGJSON_NAMES = {code: name for name, code in MTGJSON_LANGUAGES.items()}
+
+
+def write_catalog(catalog: Catalog, folder: Path) -> Path:
+    """Write `catalog`'s tables as MTGJSON v5 set files (`<SET>.json.gz`) into `folder`.
+
+    What `flows.stages.cards.extract_set` reads comes back as it was: a
+    printing's fields, its rulings and its foreign printings with text.
+    """
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    rulings = catalog["rulings"].group_by("uuid").agg(pl.struct("date", "text").alias("rulings"))
+    foreign = (
+        catalog["foreign"]
+        .group_by("uuid")
+        .agg(pl.struct("language", "name", "text").alias("foreignData"))
+    )
+    cards = (
+        catalog["cards"].join(rulings, on="uuid", how="left").join(foreign, on="uuid", how="left")
+    )
+    for (set_code,), printings in cards.group_by("set_code", maintain_order=True):
+        data = {
+            "code": set_code,
+            "releaseDate": printings["set_release_date"][0],
+            "cards": [_mtgjson_card(row) for row in printings.iter_rows(named=True)],
+        }
+        with gzip.open(folder / f"{set_code}.json.gz", "wt", encoding="utf-8") as out:
+            json.dump({"meta": {}, "data": data}, out)
+    return folder
+
+
+def _mtgjson_card(row: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "uuid": row["uuid"], "identifiers": {"scryfallOracleId": row["oracle_id"]},
+        "name": row["name"], "faceName": row["face_name"], "setCode": row["set_code"],
+        "manaValue": row["mana_value"], "power": row["power"], "toughness": row["toughness"],
+        "text": row["text"], "subtypes": row["subtypes"], "keywords": row["keywords"],
+        "rulings": row["rulings"] or [],
+        "foreignData": [
+            {**f, "language": _MTGJSON_NAMES[f["language"]]} for f in row["foreignData"] or []
+        ],
+    }  # fmt: skip
+
+
+def _score_inside(found: pl.DataFrame) -> dict[str, Any]:
+    given = found.filter(pl.col("oracle_id").is_not_null())
+    right = given.filter(pl.col("oracle_id") == pl.col("expected_oracle_id")).height
+    return {
+        "dumps": found.height,
+        "given_an_oracle_id": given.height,
+        "right": right,
+        "wrong": given.height - right,
+        "accuracy": round(right / given.height, 4) if given.height else None,
+        "coverage": round(right / found.height, 4) if found.height else None,
+        "by_method": dict(given.group_by("card_attribution").len().sort("card_attribution")
+                          .iter_rows()),
+        "name_only": found.filter(pl.col("oracle_id").is_null() & pl.col("card_name").is_not_null())
+        .height,
+        "wrong_examples": given.filter(pl.col("oracle_id") != pl.col("expected_oracle_id"))
+        .select("path", "card_name", "expected_name", "card_attribution").head(10).to_dicts(),
+    }  # fmt: skip
+
+
+def _score_outside(found: pl.DataFrame) -> dict[str, Any]:
+    wrong = found.filter(pl.col("oracle_id").is_not_null())
+    named = found.filter(pl.col("card_name").is_not_null())
+    return {
+        "dumps": found.height,
+        "wrong": wrong.height,
+        "named_by_rulings_text": named.height,
+        "name_right": named.filter(pl.col("card_name") == pl.col("expected_name")).height,
+        "wrong_examples": wrong.select("path", "card_name", "expected_name", "card_attribution")
+        .head(10).to_dicts(),
+    }  # fmt: skip

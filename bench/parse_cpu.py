@@ -1,0 +1,85 @@
+"""CPU time of each step of a cold parse, without Prefect or langdetect.
+
+Run: `python -m bench.parse_cpu RAW_DIR --results bench/parse-cpu-100k.json`.
+
+Reads every dump of RAW_DIR and runs the stages of `disk.raw.parse_batch` and
+`dumps.assemble_dumps` one by one (read, hash, decode, split, classify,
+dates, entries, stubs), taking each step's CPU time (`time.process_time`:
+user + system, all threads of this process) and wall time. CPU time is the
+figure to compare: on a shared machine wall time mostly measures the others.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from flows.disk import raw
+from flows.stages import dates, decode, parse, stubs
+
+
+def measure(raw_dir: Path, today: dt.date) -> dict[str, Any]:
+    """{step: {cpu_s, wall_s}} for each parse step over every dump of `raw_dir`, and totals."""
+    steps: dict[str, dict[str, float]] = {}
+
+    def timed(name: str, step: Callable[..., Any], *args: Any) -> Any:
+        cpu, wall = time.process_time(), time.perf_counter()
+        result = step(*args)
+        steps[name] = {
+            "cpu_s": round(time.process_time() - cpu, 3),
+            "wall_s": round(time.perf_counter() - wall, 3),
+        }
+        return result
+
+    paths = timed("list_dump_paths", raw.list_dump_paths, raw_dir)
+    loaded = timed("load_raw_dumps", raw.load_raw_dumps, raw_dir, paths)
+    hashed = timed("hash_dumps", decode.hash_dumps, loaded)
+    decoded = timed("decode_dumps", decode.decode_dumps, hashed)
+    readable = decoded.filter(pl.col("reject_reason").is_null())
+    split = timed("split_lines", decode.split_lines, readable)
+    classified = timed("classify_lines", parse.classify_lines, split)
+    published = timed(
+        "parse_published_dates", dates.parse_published_dates, classified["date_text"], today
+    )
+    resolved = timed("resolve_entries", parse.resolve_entries, classified, published)
+    timed("parse_card_stubs", stubs.parse_card_stubs, resolved)
+    return {
+        "files": len(paths),
+        "lines": split.height,
+        "steps": steps,
+        "total_cpu_s": round(sum(s["cpu_s"] for s in steps.values()), 3),
+        "total_wall_s": round(sum(s["wall_s"] for s in steps.values()), 3),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("raw_dir", type=Path)
+    parser.add_argument("--results", type=Path, help="JSON file to write (else printed)")
+    args = parser.parse_args()
+    result = {
+        "raw_dir": str(args.raw_dir),
+        "measured_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "machine": f"{os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"polars {pl.__version__}",
+        "load_average_before": [round(x, 2) for x in os.getloadavg()],
+        **measure(args.raw_dir, dt.datetime.now(dt.UTC).date()),
+    }
+    text = json.dumps(result, indent=2) + "\n"
+    if args.results:
+        args.results.write_text(text, encoding="utf-8")
+    sys.stdout.write(text)
+
+
+if __name__ == "__main__":
+    main()

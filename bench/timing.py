@@ -1,0 +1,338 @@
+"""The benchmark: the full flow, cold and warm, against a floor and a naive reference.
+
+`run_benchmark` measures, on a corpus from `corpus.generate_corpus`:
+
+- cold: the full Prefect flow (`python -m flows run`) on an empty output dir,
+  against a running Prefect server as the nightly runs (the temporary
+  server's start, measured with an empty flow, is reported apart);
+- warm: the same after 1 % of the dumps changed (a new entry appended);
+- unchanged: the same again with nothing changed, flow and direct: what any
+  warm run costs with the published layout (every table rebuilt and
+  written whole) before it has anything to do;
+- empty flow: a flow that does nothing, against the same server: the fixed
+  cost of a run's process (Prefect's imports, creating and ending a flow run);
+- direct: the same run without Prefect (`bench/direct.py`: the steps and
+  sequence of `flows.run`, each called plainly), cold, warm over the same
+  changed dumps and unchanged, so orchestration's share is (flow - direct) / flow;
+- floor: langdetect over the cold run's distinct texts in one process,
+  divided across the cores, plus reading every file;
+- naive: a plain loop that runs langdetect on every ruling body with no
+  cache and exact dedup only, on a slice of the dumps, scaled linearly.
+
+Each measured run is a subprocess (see `measure`).
+
+`bench.seeds` times `make run`'s command on the seed dumps.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import time
+from contextlib import suppress
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from bench.server import prefect_server
+from flows.disk.paths import OutputPaths
+from flows.disk.state import load_state
+from flows.errors import RulingsError
+
+#: Targets of the issue, checked in the results (not in tests).
+TARGETS = {
+    "orchestration_share_max": 0.05,
+    "cold_over_floor_max": 1.3,
+    "naive_over_cold_min": 20.0,
+    "warm_over_cold_max": 0.10,
+    "peak_tree_rss_gib_max": 2.0,
+    "cost_per_line_spread_max": 0.15,  # between 100k and 1M lines (compared in bench/README.md)
+    "seeds_after_server_s_max": 2.0,  # `make run` on the seeds, once Prefect's server is up
+}
+
+
+class MeasuredRunError(RulingsError):
+    """A measured command exited with an error: its command line, exit code and last stderr line."""
+
+    def __init__(self, command: list[str], code: int, stderr: str) -> None:
+        lines = [line for line in stderr.splitlines() if line.strip()]
+        why = lines[-1].strip() if lines else "nothing on stderr"
+        super().__init__(f"measured run failed (exit {code}): {' '.join(command)}: {why}")
+
+
+def measure(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> dict[str, float]:
+    """Run `command`; return its wall time, CPU time and peak memory.
+
+    Returns:
+        wall_s; cpu_s (user + sys of every process of its tree, sampled every
+        0.1 s: langdetect workers and Prefect's temporary server included);
+        peak_rss_mib (of the main process, from `os.wait4`);
+        peak_tree_rss_mib (the whole tree's RSS at its sampled peak).
+
+    Raises:
+        MeasuredRunError: the command failed.
+    """
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    root = psutil.Process(process.pid)
+    cpu: dict[int, float] = {}
+    peak_tree = 0
+    while True:
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            break
+        tree_rss = 0
+        for member in [root, *root.children(recursive=True)]:
+            try:
+                times = member.cpu_times()
+                cpu[member.pid] = times.user + times.system
+                tree_rss += member.memory_info().rss
+            except psutil.Error:
+                continue
+        peak_tree = max(peak_tree, tree_rss)
+        time.sleep(0.1)
+    wall = time.perf_counter() - started
+    stderr = process.stderr.read().decode(errors="replace") if process.stderr else ""
+    code = os.waitstatus_to_exitcode(status)
+    if code != 0:
+        raise MeasuredRunError(command, code, stderr)
+    cpu[process.pid] = usage.ru_utime + usage.ru_stime  # exact for the main process
+    return {
+        "wall_s": round(wall, 2),
+        "cpu_s": round(sum(cpu.values()), 2),
+        "peak_rss_mib": round(usage.ru_maxrss / 1024, 1),
+        "peak_tree_rss_mib": round(peak_tree / 2**20, 1),
+    }
+
+
+#: A flow that does nothing: what starting Prefect (its temporary server) costs.
+_EMPTY_FLOW = "from prefect import flow\nflow(name='empty')(lambda: None)()\n"
+
+
+def count_lines(raw_dir: Path) -> tuple[int, int, int]:
+    """(files, lines, bytes) of the dumps in `raw_dir`, lines as the pipeline counts them."""
+    files = lines = size = 0
+    for path in raw_dir.rglob("*.txt"):
+        data = path.read_bytes()
+        files, size = files + 1, size + len(data)
+        text = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        lines += text.count(b"\n") + (1 if text and not text.endswith(b"\n") else 0)
+    return files, lines, size
+
+
+def change_dumps(raw_dir: Path, share: float) -> int:
+    """Append a new entry to every `1/share`-th dump (by path order); return how many."""
+    paths = sorted(raw_dir.rglob("*.txt"))
+    step = max(1, round(1 / share))
+    changed = paths[::step]
+    for n, path in enumerate(changed):
+        with path.open("a", encoding="utf-8") as dump:
+            dump.write(
+                f"2024-06-07 · source : wotc\nBenchmark change {n}: a new ruling appended.\n"
+            )
+    return len(changed)
+
+
+def time_floor(state_dir: Path, raw_dir: Path, cores: int) -> dict[str, float]:
+    """The floor: plain langdetect (`detect_langs`, seeded) once over each of a run's
+    distinct texts that has a letter (its language cache) in one process, divided by
+    `cores`, plus reading every file of `raw_dir`: the work no run can skip."""
+    from langdetect import DetectorFactory, detect_langs
+    from langdetect.lang_detect_exception import LangDetectException
+
+    DetectorFactory.seed = 0
+    texts = load_state(state_dir)["languages"]["text"]
+    texts = texts.filter(texts.str.contains(r"\p{L}")).to_list()
+    started = time.process_time()
+    for text in texts:
+        with suppress(LangDetectException):
+            detect_langs(text)
+    detect_cpu = time.process_time() - started
+    started = time.perf_counter()
+    for path in raw_dir.rglob("*.txt"):
+        path.read_bytes()
+    read_s = time.perf_counter() - started
+    return {
+        "distinct_texts": len(texts),
+        "langdetect_cpu_s": round(detect_cpu, 2),
+        "read_files_s": round(read_s, 2),
+        "cores": cores,
+        "floor_s": round(detect_cpu / cores + read_s, 2),
+    }
+
+
+def time_naive(raw_dir: Path, share: float, total_lines: int) -> dict[str, float]:
+    """The naive reference on a slice of the dumps, scaled to the whole corpus by lines."""
+    from langdetect import DetectorFactory, detect_langs
+    from langdetect.lang_detect_exception import LangDetectException
+
+    DetectorFactory.seed = 0
+    date_line = re.compile(r"^\s*\S.*?\s*[·・]\s*\w+\s*[:：]\s*\S+\s*$")
+    paths = sorted(raw_dir.rglob("*.txt"))
+    sample = paths[:: max(1, round(1 / share))]
+    started = time.perf_counter()
+    lines = calls = 0
+    seen: dict[str, str] = {}
+    for path in sample:
+        body: list[str] = []
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            lines += 1
+            if date_line.match(line) or line.startswith("CMC"):
+                if body:
+                    text = " ".join(body)
+                    try:
+                        seen.setdefault(text, detect_langs(text)[0].lang)
+                    except LangDetectException:
+                        seen.setdefault(text, "und")
+                    calls += 1
+                body = []
+            elif line.strip():
+                body.append(line)
+    elapsed = time.perf_counter() - started
+    return {
+        "slice_files": len(sample),
+        "slice_lines": lines,
+        "slice_s": round(elapsed, 2),
+        "langdetect_calls": calls,
+        "scaled_s": round(elapsed * total_lines / max(1, lines), 2),
+    }
+
+
+def load_average() -> list[float]:
+    """The machine's 1, 5 and 15 minute load averages (the machine is shared)."""
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+def machine() -> dict[str, Any]:
+    """What the numbers were measured on."""
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        "?",
+    )
+    memory_kib = next(
+        int(line.split()[1])
+        for line in Path("/proc/meminfo").read_text().splitlines()
+        if line.startswith("MemTotal")
+    )
+    return {
+        "cores": os.cpu_count(),
+        "cpu": cpu,
+        "memory_gib": round(memory_kib / 2**20, 1),
+        "python": platform.python_version(),
+        "os": platform.platform(),
+        "polars": version("polars"),
+        "prefect": version("prefect"),
+        "langdetect": version("langdetect"),
+        "ruling_dumps": version("ruling-dumps"),
+    }
+
+
+def run_benchmark(
+    corpus: Path, work: Path, *, changed_share: float = 0.01, naive_share: float = 0.02
+) -> dict[str, Any]:
+    """Measure the cold, warm, unchanged and direct runs, an empty flow, the floor and the naive
+    reference on `corpus` (see the module docstring).
+
+    `corpus` is copied to `work/raw` (the warm run changes dumps); outputs go to `work/`.
+    """
+    raw, output, direct_out = work / "raw", work / "output", work / "direct"
+    for path in (raw, output, direct_out):
+        shutil.rmtree(path, ignore_errors=True)
+    shutil.copytree(corpus, raw)
+    files, lines, size = count_lines(raw)
+    env = {**os.environ, "PREFECT_HOME": str(work / "prefect-home")}
+    flow_run = [sys.executable, "-m", "flows", "run", "--raw", str(raw), "--output", str(output)]
+    quiet = {
+        "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "180",  # as the CLI: a busy machine
+        **env,
+        "PREFECT_LOGGING_LEVEL": "WARNING",
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        "DO_NOT_TRACK": "1",
+    }
+    direct_run = [
+        sys.executable,
+        str(Path(__file__).with_name("direct.py")),
+        str(raw),
+        str(direct_out),
+    ]
+    load = {"before": load_average()}
+    startup = measure([sys.executable, "-c", _EMPTY_FLOW], work, quiet)
+    with prefect_server(work / "prefect-server-home") as api:  # as the nightly runs: a real server
+        served = {**env, "PREFECT_API_URL": api}
+        cold = measure(flow_run, work, served)
+        cold_manifest = json.loads(OutputPaths(output).latest_manifest.read_text())
+        direct = measure(direct_run, work, env)
+        load["after_cold"] = load_average()
+        floor = time_floor(OutputPaths(output).state, raw, os.cpu_count() or 1)
+        naive = time_naive(raw, naive_share, lines)
+        changed = change_dumps(raw, changed_share)
+        warm = measure(flow_run, work, served)
+        warm_manifest = json.loads(OutputPaths(output).latest_manifest.read_text())
+        direct_warm = measure(direct_run, work, env)
+        load["after_warm"] = load_average()
+        unchanged = measure(flow_run, work, served)
+        unchanged_manifest = json.loads(OutputPaths(output).latest_manifest.read_text())
+        direct_unchanged = measure(direct_run, work, env)
+        quiet_served = {**quiet, "PREFECT_API_URL": api}  # quiet wins over inherited settings
+        empty_flow = measure([sys.executable, "-c", _EMPTY_FLOW], work, quiet_served)
+    for run, manifest in (
+        (cold, cold_manifest),
+        (warm, warm_manifest),
+        (unchanged, unchanged_manifest),
+    ):
+        run["lines_per_s"] = round(lines / run["wall_s"])
+        run["langdetect_calls"] = manifest["work"]["languages_detected"]
+        run["work"] = manifest["work"]
+    # The flow runs against a running server, so no server start is in `cold`.
+    for run, plain in ((cold, direct), (warm, direct_warm), (unchanged, direct_unchanged)):
+        run["orchestration_share"] = round(
+            max(0.0, run["wall_s"] - plain["wall_s"]) / run["wall_s"], 3
+        )
+    results = {
+        "measured_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "machine": machine(),
+        "load_average": load,
+        "corpus": {"files": files, "lines": lines, "bytes": size, "changed_for_warm": changed},
+        "prefect_startup": startup,
+        "cold": cold,
+        "warm": warm,
+        "direct": direct,
+        "direct_warm": direct_warm,
+        "unchanged": unchanged,
+        "direct_unchanged": direct_unchanged,
+        "empty_flow": empty_flow,
+        "floor": floor,
+        "naive": naive,
+        "rows": cold_manifest["rows"],
+    }
+    peak_tree = max(cold["peak_tree_rss_mib"], warm["peak_tree_rss_mib"]) / 1024
+    results["against_targets"] = {
+        "cold_over_floor": round(cold["wall_s"] / floor["floor_s"], 2),
+        "naive_over_cold": round(naive["scaled_s"] / cold["wall_s"], 2),
+        "warm_over_cold": round(warm["wall_s"] / cold["wall_s"], 3),
+        # what a warm run costs before it has anything to do, and its Prefect part
+        "unchanged_over_cold": round(unchanged["wall_s"] / cold["wall_s"], 3),
+        "empty_flow_over_cold": round(empty_flow["wall_s"] / cold["wall_s"], 3),
+        "peak_rss_gib": round(max(cold["peak_rss_mib"], warm["peak_rss_mib"]) / 1024, 2),
+        "peak_tree_rss_gib": round(peak_tree, 2),
+        "orchestration_share": cold["orchestration_share"],
+        "orchestration_share_warm": warm["orchestration_share"],
+        "cold_us_per_line": round(cold["wall_s"] / lines * 1e6, 1),
+        "direct_us_per_line": round(direct["wall_s"] / lines * 1e6, 1),
+        "targets": TARGETS,
+    }
+    return results

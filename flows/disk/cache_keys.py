@@ -1,0 +1,107 @@
+"""Cache keys: what shapes each cache, found from the code rather than listed.
+
+A cache in the state (the parse, language and per-dump results caches) or
+the catalog's cached tables is used only when its key matches: a sha256 of
+the Python version, the versions of the libraries that shape it and the
+source of every module that shapes it. What shapes a cache is found by
+following the imports of the module that makes it (`CACHE_MAKERS`) through
+this project (`flows`, `schemas`), module by module, to the third-party
+distributions they import; so a module added to a stage, or a library it
+starts using, is part of the key without anyone listing it.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import importlib.util
+import sys
+from functools import cache
+from importlib.metadata import packages_distributions, version
+from pathlib import Path
+
+#: The module that makes each cache (its imports are followed from there).
+CACHE_MAKERS: dict[str, tuple[str, ...]] = {
+    "parsed": ("flows.stages.parse",),  # `parse.parse_files`
+    "languages": ("flows.stages.detector",),  # `detector.detect_languages`
+    "results": ("flows.stages.dumps", "flows.stages.reuse"),  # results, clusters
+    "catalog": ("flows.disk.catalog",),  # `disk.catalog.read_catalog`
+}
+#: Packages of this project whose modules are followed (others are libraries).
+PROJECT_PACKAGES = ("flows", "schemas")
+
+
+@cache
+def cache_keys() -> dict[str, str]:
+    """Each cache's key: {"parsed", "languages", "results", "catalog"} -> sha256 hex."""
+    return {kind: code_key(makers) for kind, makers in CACHE_MAKERS.items()}
+
+
+def code_key(makers: tuple[str, ...]) -> str:
+    """sha256 of the Python version, the libraries' versions and the modules' sources.
+
+    `makers`: module names; every project module they import, directly or
+    not, is hashed, and the version of every distribution any of them imports.
+    """
+    modules, libraries = shaping_code(makers)
+    digest = hashlib.sha256(f"python {sys.version_info[0]}.{sys.version_info[1]}\n".encode())
+    for library in libraries:
+        digest.update(f"{library}=={version(library)}\n".encode())
+    for module in modules:
+        digest.update(f"{module}\n".encode())
+        digest.update(_source(module).read_bytes())
+    return digest.hexdigest()
+
+
+def shaping_code(makers: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """(project modules, library distributions) that `makers` import, directly or not; sorted."""
+    distributions = packages_distributions()
+    modules: set[str] = set()
+    libraries: set[str] = set()
+    todo = list(makers)
+    while todo:
+        module = todo.pop()
+        if module in modules:
+            continue
+        modules.add(module)
+        for name in _imports(module):
+            top = name.split(".")[0]
+            if top in PROJECT_PACKAGES:
+                todo.append(name)
+            elif top in distributions:
+                libraries.update(distributions[top])
+    return sorted(modules), sorted(libraries)
+
+
+def _imports(module: str) -> list[str]:
+    """The modules `module`'s source imports, anywhere in it (a `from a import b`
+    of a submodule b gives `a.b`)."""
+    tree = ast.parse(_source(module).read_bytes())
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.append(node.module)
+            found += [
+                f"{node.module}.{alias.name}"
+                for alias in node.names
+                if _is_module(f"{node.module}.{alias.name}")
+            ]
+    return [name for name in found if name != "__future__"]
+
+
+def _is_module(name: str) -> bool:
+    if name.split(".")[0] not in PROJECT_PACKAGES:
+        return False
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def _source(module: str) -> Path:
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        raise ModuleNotFoundError(f"no source for {module}")
+    return Path(spec.origin)

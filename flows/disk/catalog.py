@@ -1,0 +1,211 @@
+"""Read an MTGJSON card catalog once into tables, cached as Parquet by the file's sha256.
+
+A catalog is what users download from MTGJSON (v5): `AllPrintings.json`
+(plain, `.xz` or `.gz`: `{"meta": …, "data": {"<SET>": {code, cards: […]}}}`)
+or a folder of set files (`<SET>.json[.gz|.xz]`: `{"meta": …, "data": {code, cards}}`).
+AllPrintings is streamed with ijson one set at a time (237 MB of JSON never
+sits in memory whole); set files are small and read with `json`.
+
+The tables (`stages.cards`) land in `<cache_dir>/<sha256>.<code key>/`
+(`cards`, `rulings`, `foreign` .parquet, `cache_entry`), so an unchanged
+catalog is parsed once and read from Parquet on every later run.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import logging
+import lzma
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+import ijson
+import polars as pl
+
+from flows.disk.cache_keys import cache_keys
+from flows.errors import CatalogError
+from flows.stages.cards import TABLES, Catalog, extract_set
+
+logger = logging.getLogger(__name__)
+
+
+def hash_catalog(path: Path) -> str:
+    """sha256 hex of the catalog file; for a folder, of its set files' names and bytes.
+
+    Raises:
+        CatalogError: `path` does not exist, or a folder holds no set file.
+    """
+    if path.is_file():
+        return _sha256_file(path)
+    if not path.is_dir():
+        raise CatalogError(f"catalog {path} not found; give an MTGJSON AllPrintings.json(.xz|.gz)")
+    files = _set_files(path)
+    digest = hashlib.sha256()
+    for file in files:
+        digest.update(f"{file.name}\0{_sha256_file(file)}\n".encode())
+    return digest.hexdigest()
+
+
+def cache_entry(cache_dir: Path, digest: str) -> Path:
+    """The folder of one catalog's cached tables: `<sha256>.<code key>`.
+
+    The code key is the first 16 hex digits of `cache_keys.cache_keys()["catalog"]`:
+    a catalog read by other code or libraries is read again.
+    """
+    return cache_dir / f"{digest}.{cache_keys()['catalog'][:16]}"
+
+
+#: Catalogs `checked_catalog` parsed, by cache entry (resolved: the CLI and the
+#: flow may spell the output dir differently), held for its `with` block until
+#: a run's `load_catalog` takes them (and counts the parse as its own).
+_CHECKED: dict[Path, Catalog] = {}
+
+
+@contextmanager
+def checked_catalog(path: Path, cache_dir: Path) -> Iterator[None]:
+    """Parse and cache a catalog before a run in this process; the run takes that parse.
+
+    For `ruling-dumps run`: a bad catalog fails here, before Prefect starts.
+    When this parses the catalog (it was not cached), the tables are held
+    for the `with` block: the block's first `load_catalog` of this catalog
+    into this cache takes them and says it parsed them, so the run's
+    manifest (`work.catalog_parsed`) says what the run cost. Whatever is
+    still held when the block ends (a run that failed before it read the
+    catalog) is let go.
+
+    Args:
+        path, cache_dir: as for `load_catalog`.
+
+    Raises:
+        CatalogError: see `load_catalog`.
+    """
+    digest = hash_catalog(path)
+    tables, from_cache = load_catalog(path, cache_dir, digest)
+    held = cache_entry(cache_dir.resolve(), digest)
+    if not from_cache:
+        _CHECKED[held] = tables
+    del tables
+    try:
+        yield
+    finally:
+        _CHECKED.pop(held, None)
+
+
+def load_catalog(path: Path, cache_dir: Path, digest: str | None = None) -> tuple[Catalog, bool]:
+    """The catalog's tables, from the Parquet cache when this exact catalog was read before.
+
+    Args:
+        path: AllPrintings.json (plain, .xz, .gz) or a folder of MTGJSON set files.
+        cache_dir: e.g. `output/state/catalog`; gets `cache_entry(cache_dir,
+            sha256)` with the tables.
+        digest: `hash_catalog(path)` when the caller has it (hashed here otherwise).
+
+    Returns:
+        (the tables, True when they came from the cache; False when parsed
+        here, or taken from an enclosing `checked_catalog`'s parse).
+
+    Raises:
+        CatalogError: missing, unreadable, not JSON, or not MTGJSON's layout.
+    """
+    digest = digest or hash_catalog(path)
+    checked = _CHECKED.pop(cache_entry(cache_dir.resolve(), digest), None)
+    if checked is not None:
+        return checked, False
+    cached = cache_entry(cache_dir, digest)
+    if all((cached / f"{name}.parquet").is_file() for name in TABLES):
+        return Catalog(**{n: pl.read_parquet(cached / f"{n}.parquet") for n in TABLES}), True
+    catalog = read_catalog(path)
+    staging = cache_dir / f".{digest}.{os.getpid()}.partial"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    for name in TABLES:
+        catalog[name].write_parquet(staging / f"{name}.parquet", compression="zstd")  # type: ignore[literal-required]
+    shutil.rmtree(cached, ignore_errors=True)
+    os.rename(staging, cached)
+    logger.info(
+        "catalog %s: %d printings, %d rulings, %d foreign printings (cached as %s)",
+        path, catalog["cards"].height, catalog["rulings"].height, catalog["foreign"].height,
+        cached.name,
+    )  # fmt: skip
+    return catalog, False
+
+
+def read_catalog(path: Path) -> Catalog:
+    """Parse the catalog (no cache): see `load_catalog` for the shapes and errors."""
+    rows: dict[str, list[dict[str, Any]]] = {name: [] for name in TABLES}
+    sets = 0
+    try:
+        for set_code, set_data in _iter_sets(path):
+            extract_set(set_code, set_data, rows)
+            sets += 1
+    except (ijson.JSONError, json.JSONDecodeError, lzma.LZMAError, gzip.BadGzipFile, EOFError,
+            UnicodeDecodeError) as exc:  # fmt: skip
+        reason = " ".join(str(exc).split())  # yajl's messages span lines
+        raise CatalogError(f"catalog {path} is not readable MTGJSON JSON: {reason}") from exc
+    if not sets:
+        raise CatalogError(
+            f"catalog {path} has no sets under `data`; expected MTGJSON AllPrintings or set files"
+        )
+    return Catalog(
+        **{
+            name: pl.DataFrame(rows[name], schema=schema, orient="row")
+            for name, schema in TABLES.items()
+        }  # type: ignore[typeddict-item]
+    )
+
+
+def _iter_sets(path: Path) -> Iterator[tuple[str, Any]]:
+    """(set code, set object) for each set of an AllPrintings file or a folder of set files."""
+    if path.is_dir():
+        for file in _set_files(path):
+            with _open(file) as stream:
+                document = json.load(stream)
+            data = document.get("data") if isinstance(document, dict) else None
+            if not isinstance(data, dict):
+                raise CatalogError(f"catalog file {file} has no `data` object; not an MTGJSON set")
+            yield str(data.get("code", file.name.split(".")[0])), data
+        return
+    with _open(path) as stream:
+        yield from ijson.kvitems(stream, "data", use_float=True)
+
+
+def _set_files(folder: Path) -> list[Path]:
+    files = sorted(
+        p
+        for p in folder.iterdir()
+        if p.is_file() and p.name.endswith((".json", ".json.gz", ".json.xz"))
+    )
+    if not files:
+        raise CatalogError(f"catalog folder {folder} holds no MTGJSON set file (*.json[.gz|.xz])")
+    return files
+
+
+def _open(path: Path) -> IO[bytes]:
+    """The file's bytes, decompressed by its magic number (xz, gzip) or as is."""
+    try:
+        with path.open("rb") as probe:
+            magic = probe.read(6)
+    except OSError as exc:
+        raise CatalogError(f"catalog {path} cannot be read: {exc.strerror}") from exc
+    if magic.startswith(b"\xfd7zXZ\x00"):
+        return lzma.open(path, "rb")
+    if magic.startswith(b"\x1f\x8b"):
+        return gzip.open(path, "rb")
+    return path.open("rb")
+
+
+def _sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    try:
+        with path.open("rb") as stream:
+            for block in iter(lambda: stream.read(1 << 20), b""):
+                digest.update(block)
+    except OSError as exc:
+        raise CatalogError(f"catalog {path} cannot be read: {exc.strerror}") from exc
+    return digest.hexdigest()

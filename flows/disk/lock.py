@@ -1,0 +1,65 @@
+"""One run at a time per output dir: an advisory lock on `output/.lock`.
+
+The lock is a `flock` on an open file, so the kernel releases it when the run
+ends in any way, SIGKILL included: a killed run never leaves a stale lock.
+The CLI takes it the moment it starts and holds it until publishing ends; the
+flow takes it again (a no-op in the process that already holds it), so a run
+started any other way (a served deployment, a test) is covered too.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from flows.disk.paths import OutputPaths
+from flows.errors import RunLockedError
+
+#: Lock files this process holds (resolved path -> depth): re-entering is a no-op.
+_HELD: dict[Path, int] = {}
+
+
+@contextmanager
+def hold_run_lock(output_dir: Path) -> Iterator[None]:
+    """Hold the output dir's run lock for the `with` block (re-entrant in one process).
+
+    Raises:
+        RunLockedError: another process holds it; the message names its pid
+            and start time, read from the lock file.
+    """
+    output_dir.mkdir(parents=True, exist_ok=True)
+    path = OutputPaths(output_dir).lock
+    key = path.resolve()
+    if key in _HELD:
+        _HELD[key] += 1
+        try:
+            yield
+        finally:
+            _HELD[key] -= 1
+        return
+    with path.open("a+", encoding="utf-8") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            holder = lock.read().strip() or "unknown run"
+            raise RunLockedError(
+                f"another run holds {path} ({holder}); it publishes when done, try again later"
+            ) from None
+        lock.seek(0)
+        lock.truncate()
+        lock.write(
+            f"pid {os.getpid()}, started {dt.datetime.now(dt.UTC).isoformat(timespec='seconds')}"
+        )
+        lock.flush()
+        _HELD[key] = 1
+        try:
+            yield
+        finally:
+            del _HELD[key]
+            lock.truncate(0)
+            fcntl.flock(lock, fcntl.LOCK_UN)

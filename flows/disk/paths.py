@@ -1,0 +1,93 @@
+"""Every path a run reads or writes under its output dir, named in one place.
+
+As kedro's data catalog names datasets, `OutputPaths` names the output dir's
+layout; the steps that read and write and the benchmark take their paths
+from it instead of joining folder names themselves:
+
+    output/
+      .lock                              the run lock (`lock`)
+      latest -> snapshots/<run_id>       the published snapshot (`snapshot`)
+      .latest.<run_id>.tmp               a `latest` link being switched
+      snapshots/<run_id>/                one complete snapshot per run
+      snapshots/.<run_id>.partial/       a snapshot being written
+      state/                             caches and the id registry (`state`, `generation`)
+        <kind>.<generation>.parquet      one generation's state files: parse and
+                                         language caches, per-dump results
+                                         (results_*), clusters, file index, registry
+        generation.<generation>.json     its record; state.json: the committed ones
+        parts/<run_id>/                  the parse batches' Parquet parts (removed after use)
+        catalog/<sha256>/                the catalog's tables (`catalog`)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class OutputPaths:
+    """The layout of one output dir (see the module docstring)."""
+
+    root: Path
+
+    @property
+    def lock(self) -> Path:
+        """The run lock file."""
+        return self.root / ".lock"
+
+    @property
+    def latest(self) -> Path:
+        """The symlink to the published snapshot."""
+        return self.root / "latest"
+
+    @property
+    def latest_manifest(self) -> Path:
+        """The published snapshot's manifest."""
+        return self.latest / "manifest.json"
+
+    def latest_staging(self, name: str) -> Path:
+        """A `latest` link being made before it replaces `latest` (`name`: run id or "restore")."""
+        return self.root / f".latest.{name}.tmp"
+
+    @property
+    def snapshots(self) -> Path:
+        """The folder of snapshots."""
+        return self.root / "snapshots"
+
+    def snapshot(self, run_id: str) -> Path:
+        """One run's complete snapshot folder."""
+        return self.snapshots / run_id
+
+    def snapshot_staging(self, run_id: str) -> Path:
+        """One run's snapshot while it is written (renamed to `snapshot` when complete)."""
+        return self.snapshots / f".{run_id}.partial"
+
+    @property
+    def state(self) -> Path:
+        """The state folder (caches, id registry, generation records)."""
+        return self.root / "state"
+
+    @property
+    def parts_root(self) -> Path:
+        """The folder of every run's parse parts (a run removes it when done)."""
+        return self.state / "parts"
+
+    def parts(self, run_id: str) -> Path:
+        """One run's parse parts."""
+        return self.parts_root / run_id
+
+    @property
+    def catalog_cache(self) -> Path:
+        """The catalog's cached tables, one folder per catalog sha256."""
+        return self.state / "catalog"
+
+
+def state_file(state_dir: Path, kind: str, generation: str, suffix: str = "parquet") -> Path:
+    """One state generation's file: `<kind>.<generation>.<suffix>` in `state_dir`."""
+    return state_dir / f"{kind}.{generation}.{suffix}"
+
+
+def staged_file(path: Path) -> Path:
+    """Where `path` is written before it is renamed into place (`<name>.tmp`)."""
+    return path.with_name(path.name + ".tmp")

@@ -1,0 +1,155 @@
+"""Worker processes: the parse batches' pool, the language detection's pool.
+
+Parsing and langdetect are mostly Python, so threads of one process would
+share one core: a cold run parses its batches (`parse_workers`) and detects
+languages (`probe_in_workers`) in pools of worker processes.
+
+A pool's workers start from a forkserver (no fork of a threaded process),
+which imports its preload modules first (1–2 s: polars, langdetect's
+profiles). multiprocessing's forkserver ignores SIGINT only once those
+imports are done, so a Ctrl-C at the terminal (SIGINT to the whole process
+group) during them printed its traceback. It is therefore started with SIGINT
+blocked; that mask passes to every process it forks, so each worker unblocks
+SIGINT first thing (`_accept_ctrl_c`), with its default action: a Ctrl-C ends
+the worker at once, and the pool breaks instead of finishing its queue.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import multiprocessing.context
+import multiprocessing.forkserver
+import multiprocessing.resource_tracker
+import signal
+from collections.abc import Iterator
+from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
+
+from flows.errors import WorkerDiedError
+from flows.processes.interrupt import interrupted
+from flows.stages.detector import Probe, load_word_lists, probe_texts, release_word_lists
+
+
+def forkserver_context(preload: list[str]) -> multiprocessing.context.BaseContext:
+    """The forkserver context, preloading `preload` (module names) when it starts.
+
+    A process has one forkserver: the first start's preload list is the one used.
+    """
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(preload)
+    return context
+
+
+def start_forkserver(preload: list[str]) -> multiprocessing.context.BaseContext:
+    """Start the forkserver now (if it is not running), with SIGINT blocked in it; its context."""
+    context = forkserver_context(preload)
+    # the resource tracker, which the forkserver needs, unblocks SIGINT after its own
+    # start (multiprocessing.resource_tracker): started first, it leaves the mask alone
+    multiprocessing.resource_tracker.ensure_running()
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # this thread only
+    try:
+        multiprocessing.forkserver.ensure_running()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+    return context
+
+
+def process_pool(processes: int, preload: list[str]) -> ProcessPoolExecutor:
+    """A pool of `processes` workers from the forkserver (started by `start_forkserver`)."""
+    context = start_forkserver(preload)
+    return ProcessPoolExecutor(
+        max_workers=processes, mp_context=context, initializer=_accept_ctrl_c
+    )
+
+
+def _accept_ctrl_c() -> None:
+    # SIGINT's default action ends the worker at once: with Python's handler a worker
+    # returned KeyboardInterrupt as a chunk's result and went on with the next chunks,
+    # so an interrupted run waited for all of them (2–3 s at 100k lines, more above)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def stop_if_interrupted(pool: ProcessPoolExecutor) -> None:
+    """Cancel `pool`'s queued work and raise KeyboardInterrupt when the run was interrupted."""
+    if interrupted.is_set():
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise KeyboardInterrupt
+
+
+#: What the worker processes' forkserver imports once before forking them: the
+#: parse (`disk.raw.parse_batch`) and the language detection, whose pool comes
+#: later in the run from the same forkserver (multiprocessing starts one per
+#: process, with the first pool's preload).
+WORKER_PRELOAD = ["flows.disk.raw", "flows.stages.detector"]
+
+
+def start_worker_server() -> None:
+    """Start the workers' forkserver now: its imports run alongside this process's work.
+
+    For a run known to need `parse_workers` (no parse cache, more than one
+    batch); without it the first pool starts the forkserver, and waits for it.
+    """
+    start_forkserver(WORKER_PRELOAD)
+
+
+@contextmanager
+def parse_workers(processes: int) -> Iterator[Executor | None]:
+    """A pool of `processes` worker processes for `disk.raw.parse_batch`; None below 2.
+
+    The workers start from a forkserver (no fork of this threaded process),
+    take small arguments (paths and ids) and write their parts themselves, so
+    nothing large is pickled. On exit the pool is shut down (its memory is
+    freed before language detection); batches not yet started are cancelled.
+    """
+    if processes < 2:
+        yield None
+        return
+    pool = process_pool(processes, WORKER_PRELOAD)
+    try:
+        yield pool
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+#: Below this many texts, detection stays in the calling process: a pool costs
+#: about 0.6 s more before its first result (the forkserver's imports), and the
+#: calling process still loads the word lists and weighs every text; two
+#: langdetect processes win that back from about 1,000 real texts on (3.2 s
+#: either way at 1,000 texts of the 100k bench corpus, 3.6–4.0 against 4.6–5.0 s
+#: at 2,000; 2-core bench machine).
+PARALLEL_MIN_TEXTS = 1000
+
+
+def probe_in_workers(texts: list[str], processes: int) -> Iterator[Probe]:
+    """`detector.probe_texts` of `texts` in `processes` worker processes; probes in order.
+
+    For `detector.detect_languages(texts, probe=...)`: langdetect runs in the
+    workers while this process loads wordfreq's common lists, then weighs each
+    chunk's texts as its probes come in, so the lists (~520 MB for the 14
+    languages of the 1M-line bench corpus) are held once; they are let go at
+    the end. Below PARALLEL_MIN_TEXTS texts or 2 processes: here.
+
+    Raises:
+        WorkerDiedError: a worker process ended abruptly (killed, out of memory).
+        KeyboardInterrupt: the run was interrupted (`interrupt.interrupted`):
+            the chunks still queued are dropped.
+    """
+    if processes <= 1 or len(texts) < PARALLEL_MIN_TEXTS:
+        yield from probe_texts(texts)
+        return
+    size = -(-len(texts) // (processes * 8))  # a few chunks per process, for balance
+    chunks = [texts[i : i + size] for i in range(0, len(texts), size)]
+    # workers start with langdetect's profiles loaded (unless the forkserver already runs)
+    with process_pool(processes, ["flows.stages.detector"]) as pool:
+        probes = pool.map(probe_texts, chunks)  # every chunk submitted; results in order
+        load_word_lists()  # while the workers start
+        try:
+            for part in probes:
+                stop_if_interrupted(pool)  # a Ctrl-C: the chunks still queued are dropped
+                yield from part
+        except BrokenProcessPool as exc:
+            raise WorkerDiedError("the languages were detected") from exc
+        finally:
+            release_word_lists()  # a run detects once; its later peak is the tables'

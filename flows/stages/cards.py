@@ -1,0 +1,105 @@
+"""The card catalog's tables: MTGJSON (v5) printings, rulings and foreign printings.
+
+`disk.catalog` reads a catalog file set by set and caches these tables;
+`extract_set` turns one MTGJSON set object into their rows. The fields are
+MTGJSON's: a printing's `identifiers.scryfallOracleId` is its oracle_id,
+`manaValue` (or the older `convertedManaCost`) its mana value.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+import polars as pl
+
+from flows.errors import CatalogError
+
+#: MTGJSON foreignData language names -> the ISO codes the pipeline uses.
+MTGJSON_LANGUAGES = {
+    "French": "fr",
+    "German": "de",
+    "Spanish": "es",
+    "Italian": "it",
+    "Portuguese (Brazil)": "pt",
+    "Japanese": "ja",
+    "Chinese Simplified": "zh-cn",
+    "Chinese Traditional": "zh-tw",
+    "Korean": "ko",
+    "Russian": "ru",
+}
+
+CARD_SCHEMA = {
+    "uuid": pl.String,
+    "oracle_id": pl.String,
+    "name": pl.String,
+    "face_name": pl.String,
+    "set_code": pl.String,
+    "set_release_date": pl.String,
+    "mana_value": pl.Float64,
+    "power": pl.String,
+    "toughness": pl.String,
+    "text": pl.String,
+    "subtypes": pl.List(pl.String),
+    "keywords": pl.List(pl.String),
+}
+RULING_SCHEMA = {"uuid": pl.String, "oracle_id": pl.String, "date": pl.String, "text": pl.String}
+FOREIGN_SCHEMA = {
+    "uuid": pl.String,
+    "oracle_id": pl.String,
+    "language": pl.String,
+    "name": pl.String,
+    "text": pl.String,
+}
+TABLES = {"cards": CARD_SCHEMA, "rulings": RULING_SCHEMA, "foreign": FOREIGN_SCHEMA}
+
+
+class Catalog(TypedDict):
+    """The catalog's tables (one row per printing, ruling entry, foreign printing)."""
+
+    cards: pl.DataFrame  # CARD_SCHEMA: one row per printing (uuid)
+    rulings: pl.DataFrame  # RULING_SCHEMA: one row per (printing, ruling)
+    foreign: pl.DataFrame  # FOREIGN_SCHEMA: one row per foreign printing with a language code
+
+
+def extract_set(set_code: str, set_data: Any, rows: dict[str, list[dict[str, Any]]]) -> None:
+    """Append one set's printings, rulings and foreign printings to `rows` (table -> rows).
+
+    Raises:
+        CatalogError: the set has no `cards` list (not MTGJSON's layout).
+    """
+    if not isinstance(set_data, dict) or not isinstance(set_data.get("cards"), list):
+        raise CatalogError(f"catalog set {set_code!r} has no `cards` list; not MTGJSON's layout")
+    for card in set_data["cards"]:
+        uuid = card.get("uuid")
+        oracle_id = (card.get("identifiers") or {}).get("scryfallOracleId")
+        mana_value = card.get("manaValue", card.get("convertedManaCost"))
+        rows["cards"].append({
+            "uuid": uuid, "oracle_id": oracle_id, "name": card.get("name"),
+            "face_name": card.get("faceName"), "set_code": card.get("setCode", set_code),
+            "set_release_date": set_data.get("releaseDate"),
+            "mana_value": None if mana_value is None else float(mana_value),
+            "power": card.get("power"), "toughness": card.get("toughness"),
+            "text": card.get("text"), "subtypes": card.get("subtypes") or [],
+            "keywords": card.get("keywords") or [],
+        })  # fmt: skip
+        for ruling in card.get("rulings") or []:
+            rows["rulings"].append(
+                {
+                    "uuid": uuid,
+                    "oracle_id": oracle_id,
+                    "date": ruling.get("date"),
+                    "text": ruling.get("text"),
+                }
+            )
+        for foreign in card.get("foreignData") or []:
+            language = MTGJSON_LANGUAGES.get(foreign.get("language"))
+            if language and foreign.get("text"):
+                rows["foreign"].append(
+                    {
+                        "uuid": uuid,
+                        "oracle_id": oracle_id,
+                        "language": language,
+                        "name": foreign.get("name"),
+                        "text": foreign.get("text"),
+                    }
+                )

@@ -1,0 +1,413 @@
+"""Each text's language: langdetect (seeded), the script, and word frequencies.
+
+langdetect is random unless seeded: `DetectorFactory.seed = 0` makes each text's
+result the same on every run and in any call order (each detection reseeds).
+langdetect is unreliable on short strings and on names (it reads the seeds'
+stat line `CMC 2F/E 1/3` as Catalan, `Regicide can't target colorless
+creatures.` as Catalan, a list of card names as Danish, real pt-BR card text
+as Spanish), so a result in Latin or Cyrillic script is weighed by word
+frequencies (wordfreq): another language than English needs its words to be
+clearly more frequent in it than in English. Each result says whether it is
+reliable; callers fall back to a prior where it is not, and settle
+neighbours' close calls with the dump's context (`language.settle_language`).
+CJK languages are settled by script: Hangul is Korean, kana Japanese, Han
+alone Chinese, Simplified or Traditional by hanzidentifier ("zh" when it
+cannot tell).
+
+A detection has two halves: langdetect (`probe_text`, most of the CPU) and
+the weighing (`decide_language`, wordfreq's lists, ~520 MB for 14 languages),
+so a process pool can run the first in its workers and the second in the
+caller, holding the lists once (`processes.pools.probe_in_workers`).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+from collections.abc import Callable, Iterable
+
+import hanzidentifier
+import langdetect.detector
+import langdetect.detector_factory
+import numpy
+import polars as pl
+import wordfreq
+from langdetect import DetectorFactory
+from langdetect.detector_factory import init_factory
+
+logger = logging.getLogger(__name__)
+
+
+DetectorFactory.seed = 0
+init_factory()  # load the language profiles now (once per process, and before forks)
+_factory = langdetect.detector_factory._factory
+
+#: Language code for a text with no letters (ISO 639-2 "undetermined").
+UNDETERMINED = "und"
+
+#: Below this many letters a langdetect result is unreliable ...
+MIN_LETTERS = 20
+#: ... and so is one whose lead over the second guess is below this.
+MIN_MARGIN = 0.2
+#: A language settled by script (CJK) needs this many letters.
+MIN_SCRIPT_LETTERS = 6
+
+#: (language, probability, is_reliable)
+Detection = tuple[str, float | None, bool]
+
+#: Chinese whose characters are all shared by Simplified and Traditional
+#: (hanzidentifier BOTH): the dump's script decides (`language.settle_language`).
+CHINESE = "zh"
+
+#: Rulings are published in English; every other language needs evidence.
+ENGLISH = "en"
+
+#: langdetect's neighbours: languages it confuses on real card text (pt-BR
+#: read as es, Russian as bg, Spanish as it). The lexicon (`_lexical_score`)
+#: and the dump's context choose among a detected language and these.
+NEIGHBOURS: dict[str, tuple[str, ...]] = {
+    "es": ("pt", "it", "ca", "gl"),
+    "pt": ("es", "gl", "ca"),
+    "it": ("es", "pt", "ca"),
+    "ca": ("es", "pt", "it", "fr"),
+    "gl": ("pt", "es"),
+    "ro": ("it", "es", "pt", "fr"),
+    "fr": ("ca",),
+    "bg": ("ru", "mk", "uk"),
+    "ru": ("bg", "uk", "mk"),
+    "uk": ("ru", "bg"),
+    "mk": ("bg", "ru"),
+    "zh-cn": ("zh-tw", "ja"),
+    "zh-tw": ("zh-cn", "ja"),
+    CHINESE: ("zh-cn", "zh-tw", "ja"),
+}
+
+#: A foreign language needs its words to be this much more frequent than as
+#: English (mean log10 word frequency, wordfreq) ...
+MIN_LEXICAL_LEAD = 0.5
+#: Under MIN_LETTERS letters, or a close langdetect call, the lexical lead must be this.
+MIN_SHORT_LEXICAL_LEAD = 1.5
+
+_LETTER = re.compile(r"[^\W\d_]")
+_HANGUL = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+#: A word as written: letters, with inner apostrophes and hyphens.
+_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
+_SYMBOL = re.compile(r"\{[^}]*\}")
+#: Languages scored by word frequency (CJK ones are settled by script; their
+#: word lists need a segmenter).
+_WORDFREQ_LANGUAGES = frozenset(wordfreq.available_languages()) - {"ja", "ko", "zh"}
+
+
+def detect_text_language(text: str) -> Detection:
+    """Return `(language, probability, is_reliable)` for one text; never raises.
+
+    language is an ISO 639-1 code as langdetect writes it ("en", "fr",
+    "zh-cn", "zh-tw"), or "zh" for Chinese whose characters are shared by
+    both scripts; probability langdetect's 0–1 probability of that language
+    (None when langdetect did not rank it). A text with no letters gives
+    `("und", None, False)`. An all-caps text is read case-folded, and
+    `{symbols}` are left out (`{T}: Agrega {G}.` is Spanish, not Tagalog).
+
+    A text in Latin or Cyrillic script is then weighed by its words
+    (`_weigh_words`): a language other than English needs positive evidence
+    from word frequencies, which names (rare in every language), symbols and
+    numbers do not give. When the words are more English than langdetect's
+    pick (`Regicide can't target colorless creatures.` is ca to langdetect),
+    the result is ("en", p, False): English by default, never reliably
+    another language.
+
+    The two halves can run in different processes: `probe_text` (langdetect,
+    most of the CPU) and `decide_language` (the script, and wordfreq's lists).
+    """
+    return decide_language(probe_text(text))
+
+
+#: langdetect's half of a detection (`probe_text`): the text as read (capitals
+#: folded, symbols out), its letter count, its CJK language by script (or
+#: None), and langdetect's probabilities ({} without letters).
+Probe = tuple[str, int, str | None, dict[str, float]]
+
+
+def probe_text(text: str) -> Probe:
+    """The langdetect half of `detect_text_language`: no word list is read."""
+    folded = _SYMBOL.sub(" ", _fold_capitals(text))
+    return folded, len(_LETTER.findall(folded)), _language_by_script(folded), _probabilities(folded)
+
+
+def decide_language(probe: Probe) -> Detection:
+    """The other half of `detect_text_language`: the script, else the words weighed (wordfreq)."""
+    folded, letters, by_script, probabilities = probe
+    if by_script:
+        return by_script, probabilities.get(by_script), letters >= MIN_SCRIPT_LETTERS
+    if not probabilities:
+        return UNDETERMINED, None, False
+    ranked = sorted(probabilities.items(), key=lambda item: (-item[1], item[0]))
+    top, top_prob = ranked[0]
+    lead = top_prob - (ranked[1][1] if len(ranked) > 1 else 0.0)
+    return _weigh_words(folded, top, probabilities, letters >= MIN_LETTERS and lead >= MIN_MARGIN)
+
+
+#: Languages always weighed by their words (the sites' Latin and Cyrillic ones).
+SITE_LANGUAGES = ("fr", "de", "es", "it", "pt", "ru")
+#: Mean log10 frequency of words this common in English (`Energy counters
+#: aren't mana.`: -2.9) settles a clear langdetect en without weighing others:
+#: a foreign language would need a lead of MIN_LEXICAL_LEAD over it, above -2.5.
+COMMON_ENGLISH = -3.5
+#: langdetect's guesses from this probability on are weighed too.
+MIN_CANDIDATE_PROBABILITY = 0.01
+
+
+def _weigh_words(text: str, top: str, probabilities: dict[str, float], is_clear: bool) -> Detection:
+    """The language whose words `text` uses most, when that is clearly not English.
+
+    Candidates: langdetect's `top` and its NEIGHBOURS, its other guesses from
+    MIN_CANDIDATE_PROBABILITY, and SITE_LANGUAGES (wordfreq's languages only).
+    The best scored (mean log10 word frequency) must beat English by
+    MIN_LEXICAL_LEAD when langdetect agrees clearly (`is_clear`, same
+    language), else by MIN_SHORT_LEXICAL_LEAD; below that, English by default.
+    Text in another script than Latin is never English.
+    """
+    words = _words(text)
+    is_latin = _is_latin(text)
+    english = _lexical_score(words, ENGLISH) if is_latin else -math.inf
+    if top == ENGLISH and is_clear and english >= COMMON_ENGLISH:
+        return ENGLISH, probabilities[ENGLISH], True  # no other language's words can be commoner
+    guesses = [lang for lang, p in probabilities.items() if p >= MIN_CANDIDATE_PROBABILITY]
+    candidates = {top, *NEIGHBOURS.get(top, ()), *guesses, *SITE_LANGUAGES} - {ENGLISH}
+    scores = {
+        lang: _lexical_score(words, lang) for lang in candidates if lang in _WORDFREQ_LANGUAGES
+    }
+    best = max(scores, key=lambda lang: (scores[lang], lang == top, lang))
+    if scores[best] <= UNKNOWN_WORD + 1:  # no known word: langdetect's word alone
+        if is_latin:
+            return ENGLISH, probabilities.get(ENGLISH), top == ENGLISH and is_clear
+        return top, probabilities[top], is_clear
+    lead = scores[best] - english
+    if lead <= 0:
+        return ENGLISH, probabilities.get(ENGLISH), top == ENGLISH and is_clear
+    needed = MIN_LEXICAL_LEAD if is_clear and best == top else MIN_SHORT_LEXICAL_LEAD
+    if lead < needed and top == ENGLISH:
+        return ENGLISH, probabilities[ENGLISH], False
+    return best, probabilities.get(best), lead >= needed
+
+
+#: log10 frequency given to a word a language's list does not hold.
+UNKNOWN_WORD = -8.0
+
+
+def _words(text: str) -> list[str]:
+    """Case-folded words of `text`, `{symbols}` and numbers left out."""
+    return [w.casefold().replace("’", "'") for w in _WORD.findall(_SYMBOL.sub(" ", text))]
+
+
+def _is_latin(text: str) -> bool:
+    """True when most letters of `text` are Latin (the script of the English originals)."""
+    letters = _LETTER.findall(text)
+    return 2 * sum(c < "\u0250" for c in letters) >= len(letters)
+
+
+def _lexical_score(words: list[str], lang: str) -> float:
+    """Mean log10 frequency of `words` in `lang` (wordfreq; unknown words count 1e-8)."""
+    if not words:
+        return UNKNOWN_WORD
+    known = _LOG_FREQUENCIES.setdefault(lang, {})
+    total = 0.0
+    for word in words:  # in order: the same sum to the last bit
+        score = known.get(word)
+        if score is None:
+            if len(known) >= _MAX_CACHED_WORDS:
+                known.clear()
+            score = known[word] = math.log10(max(wordfreq.word_frequency(word, lang), _FLOOR))
+        total += score
+    return total / len(words)
+
+
+_FLOOR = 10**UNKNOWN_WORD
+_MAX_CACHED_WORDS = 100_000
+#: log10 word frequency by language and word, as `_lexical_score` met them in this process.
+_LOG_FREQUENCIES: dict[str, dict[str, float]] = {}
+
+
+def _fold_capitals(text: str) -> str:
+    """`text` lowercased when most of its cased letters are capitals (an all-caps header)."""
+    upper = sum(map(str.isupper, text))
+    cased = upper + sum(map(str.islower, text))  # a letter is upper, lower, or neither
+    return text.lower() if cased >= 4 and upper >= 0.8 * cased else text
+
+
+def _probabilities(text: str) -> dict[str, float]:
+    """langdetect's probability of every language it ranks above 0 (seeded); {} without letters.
+
+    langdetect's own `Detector._detect_block`, step for step, with each
+    update of the 55 probabilities done by numpy instead of a Python loop: the
+    same random draws (its `random.Random`, seeded with `DetectorFactory.seed`),
+    the same float operations in the same order (a product per element, a
+    left-to-right sum), so the same probabilities to the last bit
+    (`tests/stages/test_language.py` checks it against langdetect's own code).
+    """
+    detector = _factory.create()
+    detector.append(text)
+    detector.cleaning_text()
+    ngrams = detector._extract_ngrams()
+    if not ngrams:
+        return {}
+    rows: dict[str, int] = {}
+    picks = [rows.setdefault(ngram, len(rows)) for ngram in ngrams]
+    table = numpy.stack([_ngram_row(ngram) for ngram in rows])
+    draw = detector.random
+    draw.seed(detector.seed)  # DetectorFactory.seed: 0
+    choice, gauss = draw.choice, draw.gauss
+    n_trial, languages = detector.n_trial, len(detector.langlist)
+    langprob = numpy.zeros(languages)
+    for _ in range(n_trial):
+        prob = numpy.full(languages, 1.0 / languages)
+        alpha = detector.alpha + gauss(0.0, 1.0) * detector.ALPHA_WIDTH
+        factors = (alpha / detector.BASE_FREQ) + table
+        i = 0
+        while True:
+            prob *= factors[choice(picks)]
+            if i % 5 == 0:
+                values = prob.tolist()
+                total = sum(values)  # Python's sum, as langdetect's
+                prob /= total
+                # max(values) / total is max(prob): division by total > 0 keeps the order
+                if max(values) / total > _CONV_THRESHOLD or i >= _ITERATION_LIMIT:
+                    break
+            i += 1
+        langprob += prob / n_trial
+    return {lang: p for lang, p in zip(detector.langlist, langprob.tolist(), strict=True) if p > 0}
+
+
+def _ngram_row(ngram: str) -> numpy.ndarray:
+    """langdetect's probabilities of `ngram` in each language, as an array (cached)."""
+    row = _NGRAM_ROWS.get(ngram)
+    if row is None:
+        row = _NGRAM_ROWS[ngram] = numpy.array(_factory.word_lang_prob_map[ngram])
+    return row
+
+
+#: The rows of langdetect's n-grams met so far in this process.
+_NGRAM_ROWS: dict[str, numpy.ndarray] = {}
+_CONV_THRESHOLD = langdetect.detector.Detector.CONV_THRESHOLD
+_ITERATION_LIMIT = langdetect.detector.Detector.ITERATION_LIMIT
+
+
+def _language_by_script(text: str) -> str | None:
+    """ko, ja or zh-* when CJK letters are at least half the text's letters, else None.
+
+    Han text that hanzidentifier finds in both scripts gives CHINESE ("zh").
+    (An English ruling quoting the card name 牙長獣の仔 stays English.)
+    """
+    hangul, kana, han = (len(p.findall(text)) for p in (_HANGUL, _KANA, _HAN))
+    if 2 * (hangul + kana + han) < len(_LETTER.findall(text)):
+        return None
+    if hangul:
+        return "ko"
+    if kana:
+        return "ja"
+    if han:
+        return _HAN_SCRIPTS.get(hanzidentifier.identify(text), CHINESE)
+    return None
+
+
+_HAN_SCRIPTS = {hanzidentifier.TRADITIONAL: "zh-tw", hanzidentifier.SIMPLIFIED: "zh-cn"}
+
+
+def probe_texts(texts: list[str]) -> list[Probe]:
+    """`probe_text` of each text, in order (a batch of `language.detect_languages`)."""
+    return [probe_text(text) for text in texts]
+
+
+def han_script(text: str) -> str | None:
+    """ "zh-tw" or "zh-cn" when `text`'s Han characters are of one script, else None."""
+    han = "".join(_HAN.findall(text))
+    return _HAN_SCRIPTS.get(hanzidentifier.identify(han)) if han else None
+
+
+#: The word lists nearly every weighed text reads (`_weigh_words`): English,
+#: SITE_LANGUAGES, and Catalan, a NEIGHBOURS language of es, pt, it and fr.
+COMMON_WORD_LISTS = (ENGLISH, *SITE_LANGUAGES, "ca")
+
+
+def load_word_lists() -> None:
+    """Load wordfreq's lists of COMMON_WORD_LISTS now, in this process; results do not change.
+
+    wordfreq loads a language's list on its first lookup (0.1–0.4 s and
+    30–110 MB each, 1.4 s and ~360 MB for these eight on the 2-core bench
+    machine). A caller that will detect in this process can pay that while
+    it waits for something else (the CLI: while Prefect's server starts).
+    Lists of other languages still load on first use.
+    """
+    for lang in COMMON_WORD_LISTS:
+        wordfreq.get_frequency_dict(lang, "best")  # what wordfreq.word_frequency reads, cached
+
+
+def release_word_lists() -> None:
+    """Let go of wordfreq's lists and this module's word scores (they load again on next use).
+
+    Memory: ~800 MB in this process after the 1M-line bench corpus's 14
+    languages (the lists, and up to _MAX_CACHED_WORDS scores per language).
+    Results do not change.
+    """
+    wordfreq.get_frequency_dict.cache_clear()  # functools.lru_cache's own API
+    wordfreq.get_frequency_list.cache_clear()  # the buckets get_frequency_dict was built from
+    _LOG_FREQUENCIES.clear()
+
+
+#: What `detect_languages` gives (and the language cache keeps): one row per text.
+LANGUAGE_SCHEMA = {
+    "text": pl.String,
+    "language": pl.String,
+    "language_probability": pl.Float64,
+    "is_reliable": pl.Boolean,
+}
+
+
+def detect_languages(
+    texts: pl.Series, probe: Callable[[list[str]], Iterable[Probe]] = probe_texts
+) -> pl.DataFrame:
+    """Detect the language of each distinct text in `texts` (`detect_text_language`).
+
+    Args:
+        texts: String series, repeats and nulls allowed (nulls are skipped).
+        probe: langdetect's half of each detection (`probe_texts`:
+            here, in this process), called once with every distinct text that
+            has a letter; results in order, which may come as they are made
+            (`processes.pools.probe_in_workers`). This process weighs the words
+            (`decide_language`). Results do not depend on it.
+
+    Returns:
+        One row per distinct non-null text, sorted by text (LANGUAGE_SCHEMA):
+        text (String), language (String: ISO 639-1 code, or "und" for a text
+        with no letters), language_probability (Float64, 0–1; null for "und"),
+        is_reliable (Boolean: see `detect_text_language`).
+    """
+    distinct = texts.drop_nulls().unique().sort()
+    with_letters = distinct.filter(distinct.str.contains(r"\p{L}")).to_list()
+    detected = [decide_language(found) for found in probe(with_letters)]
+    logger.info(
+        "detected the language of %d distinct texts (%d without letters)",
+        len(with_letters),
+        distinct.len() - len(with_letters),
+    )
+    found = pl.DataFrame(
+        {
+            "text": with_letters,
+            "language": [d[0] for d in detected],
+            "language_probability": [d[1] for d in detected],
+            "is_reliable": [d[2] for d in detected],
+        },
+        schema=LANGUAGE_SCHEMA,
+    )
+    return (
+        distinct.to_frame("text")
+        .join(found, on="text", how="left")
+        .with_columns(
+            language=pl.col("language").fill_null(UNDETERMINED),
+            is_reliable=pl.col("is_reliable").fill_null(False),
+        )
+        .sort("text")
+    )

@@ -1,0 +1,311 @@
+"""Each dump on its own: its entries, header and stubs, then what its lines give in its context.
+
+`assemble_dumps` resolves every file's entries, header and stubs from its
+decoded and classified lines (`parse`). `build_dump_results` then gives each
+dump what depends on that dump alone: its lines' languages in the dump's
+context and its translations (`language`), its entries keyed as variants
+(`dedupe`), its line counts, its card stubs and the card it is about
+(`attribution`). These `DumpResults` are kept per dump_id in the state, so a
+warm run builds them for new dumps only (`reuse.reusable_dumps`); the steps
+across dumps (`tables`) run over all of them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import TypedDict
+
+import polars as pl
+
+from flows.stages.attribution import CatalogIndex, attribute_dumps
+from flows.stages.dates import FUTURE_DATE_REASON, parse_published_dates
+from flows.stages.decode import split_readable_dumps
+from flows.stages.dedupe import assign_variants, normalize_text
+from flows.stages.language import (
+    label_line_languages,
+    mark_translations,
+    with_language,
+)
+from flows.stages.parse import (
+    LINE_KINDS,
+    ParsedFiles,
+    assemble_entries,
+    describe_headers,
+    resolve_entries,
+)
+from flows.stages.shapes import STAT_LINE_PATTERN
+from flows.stages.stubs import parse_card_stubs
+
+
+class ParsedDumps(TypedDict):
+    """Frames from `assemble_dumps` (see each stage for columns)."""
+
+    files: pl.DataFrame  # path, dump_id, byte_count, encoding, ...: every input file
+    readable: pl.DataFrame  # the same, one readable file per distinct content
+    file_rejects: pl.DataFrame  # rejects rows for repeated and unreadable files
+    resolved: pl.DataFrame  # one row per line read, with its kind
+    headers: pl.DataFrame  # dump_id, header_text, claimed_translation_language
+    stubs: pl.DataFrame  # one row per card stub
+
+
+def assemble_dumps(
+    files: pl.DataFrame,
+    parsed: ParsedFiles,
+    today: dt.date,
+    built: pl.Series | None = None,
+) -> ParsedDumps:
+    """Entries, headers and stubs of every file, from their decoded and classified lines.
+
+    Args:
+        files: path, dump_id, byte_count; one row per input file.
+        parsed: covers every dump_id of `files` but those in `built`.
+        today: the run's UTC date (dates after the next day are rejected).
+        built: dump_ids (String) whose results are reused from an earlier run
+            (`reuse.reusable_dumps`): `files`, `readable` and `file_rejects` cover
+            them, `resolved`, `headers` and `stubs` do not.
+    """
+    files = files.join(parsed["dumps"], on="dump_id", how="left").sort("path")
+    readable, file_rejects = split_readable_dumps(files)
+    todo = readable if built is None else readable.filter(~pl.col("dump_id").is_in(built.implode()))
+    classified = (
+        parsed["lines"]
+        .filter(pl.col("dump_id").is_in(todo["dump_id"].implode()))
+        .sort("dump_id", "line_number")
+    )
+    published_dates = parse_published_dates(classified["date_text"], today)
+    resolved = resolve_entries(classified, published_dates).with_columns(
+        line_normalized=pl.when(pl.col("kind") == "body").then(
+            normalize_text(pl.col("line"))
+        )  # once, for language detection and its lookup
+    )
+    return ParsedDumps(
+        files=files,
+        readable=readable,
+        file_rejects=file_rejects,
+        resolved=resolved,
+        headers=describe_headers(todo, resolved),
+        stubs=parse_card_stubs(resolved),
+    )
+
+
+def collect_texts(parsed: ParsedDumps) -> pl.Series:
+    """Every normalized body line, header and stub text whose language is needed (String).
+
+    Date·source and stat lines are never sent to language detection.
+    """
+    return pl.concat([
+        parsed["resolved"]["line_normalized"].drop_nulls(),
+        parsed["headers"].select(normalize_text(pl.col("header_text")))["header_text"],
+        parsed["stubs"].select(normalize_text(pl.col("text")))["text"],
+    ])  # fmt: skip
+
+
+class DumpResults(TypedDict):
+    """What each dump's own lines give, whatever the other dumps are (`build_dump_results`).
+
+    A run caches these per dump_id (`disk.state`), so a warm run builds them only
+    for new dumps. Every frame holds dump_id (String).
+    """
+
+    headers: pl.DataFrame  # `describe_dump_headers`: one row per dump
+    entries: pl.DataFrame  # kept entries, with variant_id (`dedupe.assign_variants`)
+    kept_lines: pl.DataFrame  # the lines of kind rejected or translation, with their language
+    counts: pl.DataFrame  # one row per dump: DUMP_COUNTS_SCHEMA
+    card_stubs: pl.DataFrame  # `build_card_stubs`: the `card_stubs` rows
+    attribution: pl.DataFrame  # `attribution.attribute_dumps`: one row per attributed dump
+
+
+#: Per-dump line counts of the `dumps` table (`count_dump_lines`), in their column order.
+DUMP_COUNT_COLUMNS = (
+    "line_count", "entry_count", "translation_count", "stub_count", "rejected_line_count",
+    "control_char_count", "format_char_count", "markup_count",
+)  # fmt: skip
+
+
+#: `DumpResults.counts`: `count_dump_lines`, one count per line kind
+#: (`kind_<kind>`, for the manifest's line accounting), the run date the
+#: results were built on, and whether a later date could change them (a
+#: date rejected as in the future).
+DUMP_COUNTS_SCHEMA = {
+    "dump_id": pl.String,
+    **dict.fromkeys(DUMP_COUNT_COLUMNS, pl.Int64),
+    **{f"kind_{kind}": pl.Int64 for kind in LINE_KINDS},
+    "built_on": pl.Date,
+    "depends_on_date": pl.Boolean,
+    "catalog": pl.String,
+}
+
+#: Each results frame's order (cached and fresh rows sorted together as a cold run sorts them).
+RESULTS_ORDER = {
+    "headers": ("dump_id",),
+    "entries": ("dump_id", "line_number"),
+    "kept_lines": ("dump_id", "line_number"),
+    "counts": ("dump_id",),
+    "card_stubs": ("dump_id", "line_number"),
+    "attribution": ("dump_id",),
+}
+
+
+def build_dump_results(
+    parsed: ParsedDumps,
+    languages: pl.DataFrame,
+    today: dt.date,
+    catalog: CatalogIndex | None = None,
+    catalog_key: str | None = None,
+) -> tuple[DumpResults, pl.DataFrame]:
+    """Label line languages, separate translations, key entries and attribute, dump by dump.
+
+    Args:
+        parsed: `assemble_dumps` output (its `resolved`, `headers`, `stubs`).
+        languages: text, language, language_probability, is_reliable for
+            every text of `collect_texts(parsed)`.
+        today: the run's UTC date (recorded as `built_on`).
+        catalog: `attribution.index_catalog` (None: names only, as `attribute_dumps`).
+        catalog_key: the catalog's sha256 (recorded as `catalog`: results
+            are reused only with the same catalog).
+
+    Returns:
+        (the results of the dumps of `parsed["headers"]`, their lines: one row
+        per line with its final kind and language).
+    """
+    headers = describe_dump_headers(parsed["headers"], languages)
+    lines = mark_translations(label_line_languages(parsed["resolved"], languages, headers))
+    kinds = lines.group_by("dump_id").agg(
+        (pl.col("kind") == kind).sum().alias(f"kind_{kind}") for kind in LINE_KINDS
+    )
+    date_bound = (
+        lines.filter(pl.col("reject_reason").str.contains(FUTURE_DATE_REASON, literal=True))
+        .select("dump_id")
+        .unique()
+    )
+    counts = (
+        headers.select("dump_id")
+        .join(count_dump_lines(lines), on="dump_id", how="left")
+        .join(kinds, on="dump_id", how="left")
+        .with_columns(
+            built_on=pl.lit(today, pl.Date),
+            depends_on_date=pl.col("dump_id").is_in(date_bound["dump_id"].implode()),
+            catalog=pl.lit(catalog_key, pl.String),
+        )
+        .select(
+            pl.col(name).fill_null(0).cast(dtype) if dtype == pl.Int64 else pl.col(name)
+            for name, dtype in DUMP_COUNTS_SCHEMA.items()
+        )
+    )
+    entries = assign_variants(assemble_entries(lines))
+    card_stubs = build_card_stubs(parsed["stubs"], headers, languages)
+    results = DumpResults(
+        headers=headers,
+        entries=entries,
+        kept_lines=lines.filter(pl.col("kind").is_in(["rejected", "translation"])),
+        counts=counts,
+        card_stubs=card_stubs,
+        attribution=attribute_dumps(entries, card_stubs, catalog),  # each dump on its own
+    )
+    return results, lines
+
+
+def combine_results(
+    cached: DumpResults | None, fresh: DumpResults, reused: pl.Series
+) -> DumpResults:
+    """The cached results of the `reused` dump_ids with the fresh ones, in a cold run's order."""
+    keep = pl.col("dump_id").is_in(reused.implode())
+    combined = {
+        name: (
+            pl.concat([cached[name].filter(keep), fresh[name]], how="vertical_relaxed")
+            if cached is not None and reused.len()
+            else fresh[name]
+        ).sort(*order)
+        for name, order in RESULTS_ORDER.items()
+    }
+    return DumpResults(**combined)
+
+
+def describe_dump_headers(headers: pl.DataFrame, languages: pl.DataFrame) -> pl.DataFrame:
+    """Add each header's language, the prior of the dump's short texts.
+
+    Where langdetect is unreliable on the header (a short disclaimer), the
+    language the header names as its translation's is used instead. An
+    all-caps header is read case-folded (`detect_text_language`).
+
+    Needs:
+        headers: dump_id, header_text, claimed_translation_language.
+
+    Adds:
+        header_language (String; "und" for an empty header),
+        header_language_is_inferred (Boolean: taken from the claimed code).
+    """
+    return (
+        with_language(
+            headers, "header_text", languages, prior=pl.col("claimed_translation_language")
+        )
+        .with_columns(
+            header_language=pl.col("language").fill_null("und"),
+            header_language_is_inferred=pl.col("language_is_inferred").fill_null(False),
+        )
+        .drop("language", "language_probability", "language_is_inferred")
+    )
+
+
+def build_card_stubs(
+    stubs: pl.DataFrame, dumps: pl.DataFrame, languages: pl.DataFrame
+) -> pl.DataFrame:
+    """Add each stub text's language (prior: the dump's header language): `card_stubs`.
+
+    A close call between neighbours (`language.settle_language`) goes to the
+    language the header claims, else the header's language.
+
+    Needs:
+        stubs: from `stubs.parse_card_stubs`.
+        dumps: dump_id, header_language, claimed_translation_language.
+
+    Returns:
+        dump_id, line_number, mana_value, power, toughness, text, language,
+        language_is_inferred, is_truncated; sorted by dump_id, line_number.
+    """
+    with_prior = stubs.join(
+        dumps.select("dump_id", "header_language", "claimed_translation_language"),
+        on="dump_id",
+        how="left",
+    )
+    has_text = pl.col("text").is_not_null()
+    claimed, header = pl.col("claimed_translation_language"), pl.col("header_language")
+    context = pl.when(claimed.is_null() | (claimed == "zh")).then(header).otherwise(claimed)
+    return (
+        with_language(with_prior, "text", languages, prior=header, context=context)
+        .with_columns(
+            language=pl.when(has_text).then(pl.col("language")),
+            language_is_inferred=pl.when(has_text).then(pl.col("language_is_inferred"))
+            .otherwise(False),
+        )
+        .select(
+            "dump_id", "line_number", "mana_value", "power", "toughness", "text", "language",
+            "language_is_inferred", "is_truncated",
+        )
+        .sort("dump_id", "line_number")
+    )  # fmt: skip
+
+
+def count_dump_lines(lines: pl.DataFrame) -> pl.DataFrame:
+    """Each dump's line counts, as the `dumps` table publishes them.
+
+    Needs:
+        lines: dump_id, kind, line, control_char_count, format_char_count,
+            markup_count (one row per line).
+
+    Returns:
+        dump_id (String) and DUMP_COUNT_COLUMNS (Int64); one row per dump with lines.
+    """
+    kind = pl.col("kind")
+    return lines.group_by("dump_id").agg(
+        line_count=pl.len().cast(pl.Int64),
+        entry_count=(kind == "date_source").sum().cast(pl.Int64),
+        translation_count=(kind == "translation").sum().cast(pl.Int64),
+        stub_count=(pl.col("line").str.contains(STAT_LINE_PATTERN) & (kind == "stub"))
+        .sum()
+        .cast(pl.Int64),
+        rejected_line_count=(kind == "rejected").sum().cast(pl.Int64),
+        control_char_count=pl.col("control_char_count").sum().cast(pl.Int64),
+        format_char_count=pl.col("format_char_count").sum().cast(pl.Int64),
+        markup_count=pl.col("markup_count").sum().cast(pl.Int64),
+    )

@@ -1,0 +1,380 @@
+"""Decode one dump's bytes: find the encoding, repair mojibake, or reject the file.
+
+The slow path of `decode.decode_dumps`: most dumps are plain UTF-8
+(`decode.plain_texts`) and never come here.
+
+Sites save dumps as UTF-8 (with or without BOM), UTF-16 with BOM, or a legacy
+code page (cp1252 on a French or German Windows machine, cp850 on DOS). Some
+files went through UTF-8 -> cp1252 (or MacRoman, or Windows-1251) -> UTF-8
+once (mojibake: `gÃ©nÃ©rÃ©e`, `d'√©nergie`, `РњР°СЂРєРµСЂС‹`); ftfy repairs
+those, line by line. Legacy code pages are identified by charset-normalizer;
+among the code pages it finds, the one under which the dump's date·source
+lines parse wins (cp850 and cp852 differ in `·`). A file joined from a UTF-8
+paste and a legacy one is decoded line by line.
+"""
+
+from __future__ import annotations
+
+import codecs
+import datetime as dt
+import re
+import unicodedata
+from typing import NamedTuple
+
+import charset_normalizer
+import ftfy
+import polars as pl
+from ftfy import badness
+
+from flows.stages import fast_badness
+from flows.stages.dates import parse_date
+from flows.stages.shapes import DATE_SOURCE_PATTERN
+
+UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
+#: UTF-8 read as cp1252 shows a lead character (Â-ï for lead bytes C2-EF) followed
+#: by a continuation byte's cp1252 character: `Ã©` for é, `â€™` for ’. A line with
+#: such a pair, or one ftfy's badness measure finds bad (MacRoman `√©`, Windows-1251
+#: `Рњ`), goes to ftfy. C1 controls and U+FFFD are left out of the badness test (a
+#: lone C1 control is no mojibake; U+FFFD lines are rejected later).
+_MARK_LEAD = "\u00c2-\u00ef"
+_MARK_TRAIL = (
+    "\u0080-\u00bf\u0152\u0153\u0160\u0161\u0178\u017d\u017e"
+    "\u0192\u02c6\u02dc\u2013\u2014\u2018-\u201e\u2020-\u2022\u2026\u2030"
+    "\u2039\u203a\u20ac\u2122"
+)
+_MOJIBAKE_MARK = re.compile(f"[{_MARK_LEAD}][{_MARK_TRAIL}]")
+NOT_FOR_BADNESS = re.compile("[\u0080-\u009f\ufffd]")
+_NOISE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffd]")
+_REAL_NON_ASCII = re.compile(r"[^\x00-\x7f\ufffd]")
+
+#: Above this share of control characters or U+FFFD the bytes are no text.
+MAX_NOISE_SHARE = 0.25
+
+#: Code pages preferred, in this order, among those charset-normalizer finds
+#: equally fit (they decode this format's bytes alike): Windows Western, DOS
+#: Western (German DOS dumps), Windows Cyrillic, Mac Western.
+PREFERRED_CODE_PAGES: tuple[str, ...] = ("cp1252", "cp850", "cp1251", "mac_roman")
+
+#: Letters and punctuation of the Latin-script languages read (fr, en, de, es,
+#: it, pt) and of the dump format: a line of a legacy paste inside a UTF-8 file
+#: decodes to these (or to Cyrillic or Greek letters) and nothing else.
+#: More than three accented Western letters in a row: damaged bytes, not a word.
+_ACCENTED_RUN = re.compile(r"[À-ÿŒœŸ]{4,}")
+_WESTERN = set(
+    "àâäçéèêëîïôöùûüÿœæÀÂÄÇÉÈÊËÎÏÔÖÙÛÜŸŒÆßáíóúñÁÍÓÚÑãõÃÕìòÌÒ¡¿ºª·«»‘’“”–—…°€\u00a0\u202f"
+)
+
+#: ftfy's badness test runs only near these characters (see `fast_badness`); the
+#: languages' own letters and signs are chosen as triggers only where a pattern
+#: leaves no other choice.
+BADNESS_TRIGGERS = fast_badness.derive_triggers(badness.BADNESS_RE, common="".join(_WESTERN))
+
+
+#: The same checks for polars (`decode.plain_texts`): the noise characters, a cp1252
+#: pair, and the badness triggers that `NOT_FOR_BADNESS` leaves in a text.
+NOISE_CLASS = fast_badness.rust_class(fast_badness.class_chars(_NOISE.pattern))
+MARK_PAIR_CLASS = fast_badness.rust_class(
+    fast_badness.class_chars(f"[{_MARK_LEAD}]")
+) + fast_badness.rust_class(fast_badness.class_chars(f"[{_MARK_TRAIL}]"))
+TRIGGER_CLASS = (
+    fast_badness.rust_class(
+        fast_badness.class_chars(BADNESS_TRIGGERS.pattern.pattern)
+        - fast_badness.class_chars(NOT_FOR_BADNESS.pattern)
+    )
+    if BADNESS_TRIGGERS is not None
+    else "(?s)."  # every text is measured
+)
+
+#: Only the start of a large file is used to rank candidate code pages.
+_RANKING_BYTES = 65_536
+
+REPAIR_MOJIBAKE = "mojibake repaired (ftfy)"
+REPAIR_REPLACED = "invalid UTF-8 bytes replaced by U+FFFD"
+REPAIR_PER_LINE = "decoded line by line: UTF-8 lines as utf-8, the others as {code_page}"
+MOJIBAKE_PARTIAL = (
+    "mojibake repaired (ftfy) in {repaired} line(s); {left} line(s) still look like "
+    "mojibake, not repaired"
+)
+MOJIBAKE_LEFT = "{left} line(s) look like mojibake; ftfy could not repair them"
+
+
+class DecodedDump(NamedTuple):
+    """The outcome of decoding one file: text and encoding, or why it was rejected."""
+
+    text: str | None
+    encoding: str | None
+    repair: str | None
+    reject_reason: str | None
+
+
+def decode_bytes(content: bytes) -> DecodedDump:
+    """Decode one dump's bytes. Never raises.
+
+    UTF-8 is tried first. A file that is not valid UTF-8 is, in this order:
+    UTF-8 lines plus lines of one legacy code page (two pastes joined:
+    decoded line by line); UTF-8 with damaged bytes, when the lines whose
+    non-ASCII text is valid UTF-8 outnumber the lines with invalid bytes
+    (invalid bytes become U+FFFD and their lines are rejected later, however
+    many bytes a damaged spot has); else a legacy code page.
+
+    Returns:
+        encoding: "utf-8-sig" (UTF-8 with BOM), "utf-16" (with BOM), "utf-8",
+        "utf-8+<code page>" (decoded line by line), or the legacy code page
+        (see `_legacy`).
+        repair: what was done, "; "-joined: REPAIR_REPLACED (the affected
+        lines are rejected later), REPAIR_PER_LINE, and one of REPAIR_MOJIBAKE,
+        MOJIBAKE_PARTIAL, MOJIBAKE_LEFT (see `repair_mojibake`); None when
+        the bytes decoded as they are.
+        reject_reason: set (and text None) for a file with NUL bytes, or one
+        that decodes to mostly control characters (an image saved as .txt).
+    """
+    if content.startswith(codecs.BOM_UTF8):
+        return _utf8(content[3:], "utf-8-sig")
+    if content.startswith(UTF16_BOMS):
+        try:
+            return _checked(content.decode("utf-16"), "utf-16")
+        except UnicodeDecodeError:
+            return _checked(content.decode("utf-16", errors="replace"), "utf-16", REPAIR_REPLACED)
+    if b"\x00" in content:
+        return DecodedDump(None, None, None, "file has NUL bytes: binary, not a text dump")
+    try:
+        return _checked(content.decode("utf-8"), "utf-8")
+    except UnicodeDecodeError:
+        pass
+    replaced = content.decode("utf-8", errors="replace")
+    if _is_cut_utf8(content):  # a download cut inside its last character
+        return _checked(replaced, "utf-8", REPAIR_REPLACED)
+    mixed = _decode_mixed(content)
+    if mixed is not None:
+        return mixed
+    if _mostly_utf8(replaced):
+        return _checked(replaced, "utf-8", REPAIR_REPLACED)
+    return _legacy(content, replaced)
+
+
+def _is_cut_utf8(content: bytes) -> bool:
+    """All but the last 1-3 bytes are valid UTF-8, and those start a multi-byte character."""
+    return any(
+        _is_utf8(content[:-cut]) and 0xC2 <= content[-cut] <= 0xF4
+        for cut in (1, 2, 3)
+        if len(content) > cut
+    )
+
+
+def _mostly_utf8(replaced: str) -> bool:
+    """UTF-8 with damaged bytes rather than a legacy code page.
+
+    True when the valid non-ASCII characters outnumber the U+FFFD, or when the
+    lines whose non-ASCII text is valid are at least as many as the lines with
+    damaged bytes (a run of junk bytes is one damaged spot, however long; on a
+    tie the damaged lines are rejected rather than the file guessed a legacy
+    code page that publishes them as mojibake).
+    """
+    good_chars = len(_REAL_NON_ASCII.findall(replaced))
+    if good_chars > replaced.count("\ufffd"):
+        return True
+    lines = replaced.splitlines()
+    bad = sum("\ufffd" in line for line in lines)
+    good = sum("\ufffd" not in line and bool(_REAL_NON_ASCII.search(line)) for line in lines)
+    return good >= bad > 0 or good > bad  # a tie rejects the damaged lines, never guesses
+
+
+def _utf8(content: bytes, encoding: str) -> DecodedDump:
+    try:
+        return _checked(content.decode("utf-8"), encoding)
+    except UnicodeDecodeError:
+        return _checked(content.decode("utf-8", errors="replace"), encoding, REPAIR_REPLACED)
+
+
+def _decode_mixed(content: bytes) -> DecodedDump | None:
+    """A UTF-8 paste and a single-byte legacy paste joined, decoded line by line; else None.
+
+    Needs UTF-8 lines with non-ASCII letters, and other lines that hold no
+    valid multi-byte UTF-8 sequence and decode, under the code page they
+    agree on, to letters and punctuation of the languages read.
+    """
+    lines = content.splitlines(keepends=True)
+    invalid = {i for i, line in enumerate(lines) if not _is_utf8(line)}
+    has_utf8 = any(not line.isascii() for i, line in enumerate(lines) if i not in invalid)
+    legacy_bytes = b"".join(lines[i] for i in sorted(invalid))
+    if not has_utf8 or _REAL_NON_ASCII.search(legacy_bytes.decode("utf-8", errors="replace")):
+        return None
+    best = charset_normalizer.from_bytes(legacy_bytes).best()
+    guessed = _ranked_code_pages(best)[:1] if best is not None else []
+    code_page = next(
+        (page for page in [*guessed, "cp1252"] if _plausible_legacy(legacy_bytes, page)), None
+    )
+    if code_page is None:
+        return None
+    decoded = [
+        line.decode(code_page) if i in invalid else line.decode("utf-8")
+        for i, line in enumerate(lines)
+    ]
+    return _checked(
+        "".join(decoded), f"utf-8+{code_page}", REPAIR_PER_LINE.format(code_page=code_page)
+    )
+
+
+def _plausible_legacy(legacy_bytes: bytes, code_page: str) -> bool:
+    """`legacy_bytes` decode under `code_page` to text of the languages read.
+
+    Every character is ASCII, a Western letter or sign (_WESTERN), or a
+    Cyrillic or Greek letter; a line with Cyrillic or Greek letters is mostly
+    in that script (an English line with `яюэьыъщшч` in it is damaged bytes,
+    not a cp1251 paste); and no line has a run of more than three accented
+    letters (`ÿúûü` is damaged bytes, not French).
+    """
+    try:
+        text = legacy_bytes.decode(code_page)
+    except (UnicodeDecodeError, LookupError):
+        return False
+    if not all(c.isascii() or _is_plausible(c) for c in text):
+        return False
+    for line in text.splitlines():
+        letters = [c for c in line if c.isalpha()]
+        other_script = [c for c in letters if not c.isascii() and c not in _WESTERN]
+        if other_script and 2 * len(other_script) < len(letters):
+            return False
+        if _ACCENTED_RUN.search(line):
+            return False
+    return True
+
+
+def _is_utf8(line: bytes) -> bool:
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _is_plausible(char: str) -> bool:
+    if char in _WESTERN:
+        return True
+    name = unicodedata.name(char, "")
+    return name.startswith(("CYRILLIC", "GREEK")) and unicodedata.category(char).startswith("L")
+
+
+def _legacy(content: bytes, replaced: str) -> DecodedDump:
+    """Decode with the code page charset-normalizer finds (see `_pick_code_page`)."""
+    matches = charset_normalizer.from_bytes(content)
+    if matches.best() is None:
+        if _REAL_NON_ASCII.search(replaced):  # no code page fits: keep it as damaged UTF-8
+            return _checked(replaced, "utf-8", REPAIR_REPLACED)
+        return DecodedDump(None, None, None, "no text encoding fits the bytes: not a text dump")
+    encoding = _pick_code_page(content, matches)
+    return _checked(content.decode(encoding, errors="replace"), encoding)
+
+
+def _ranked_code_pages(match: charset_normalizer.CharsetMatch) -> list[str]:
+    """A match's equivalent code pages, PREFERRED_CODE_PAGES first (cp1252 over latin-1)."""
+    names = list(dict.fromkeys([match.encoding, *match.could_be_from_charset]))
+    return sorted(
+        names,
+        key=lambda n: PREFERRED_CODE_PAGES.index(n) if n in PREFERRED_CODE_PAGES else 99,
+    )
+
+
+#: Encodings charset-normalizer may guess for short bytes that are never read without a BOM.
+_WIDE_ENCODINGS = ("utf_16", "utf_32")
+
+
+def _pick_code_page(content: bytes, matches: charset_normalizer.CharsetMatches) -> str:
+    """charset-normalizer's best code page, unless another candidate parses more date lines.
+
+    Candidates are every match's code pages, in charset-normalizer's order,
+    PREFERRED_CODE_PAGES first within a match. A German DOS dump fits cp852
+    best by chaos, but only under cp850 (or cp437) is 0xFA the `·` of
+    `7. März 2024 · Quelle: wotc`: the first candidate under which the most
+    date·source lines parse is chosen; with no date line, the best match.
+    UTF-16 and UTF-32 guesses are never taken: they are read only with a BOM,
+    and a file without NUL bytes is no UTF-16 text (`b"\\n\\x80"` is no `耊`).
+    With no other candidate, cp1252 (which decodes every byte) is used.
+    """
+    candidates = [
+        name
+        for match in matches
+        for name in _ranked_code_pages(match)
+        if not name.replace("-", "_").startswith(_WIDE_ENCODINGS)
+    ] or ["cp1252"]
+    sample = content[:_RANKING_BYTES]
+    scores = [_count_date_lines(sample, name) for name in candidates]
+    return candidates[scores.index(max(scores))]
+
+
+def _count_date_lines(sample: bytes, code_page: str) -> int:
+    """How many lines of `sample`, decoded with `code_page`, are date·source lines that parse."""
+    try:
+        text = sample.decode(code_page, errors="replace")
+    except LookupError:
+        return -1
+    date_texts = (
+        pl.Series(text.splitlines(), dtype=pl.String)
+        .str.extract(DATE_SOURCE_PATTERN, 1)
+        .drop_nulls()
+    )
+    far_future = dt.date(9000, 1, 1)  # only the shape matters here
+    return sum(parse_date(d, far_future)[0] is not None for d in date_texts)
+
+
+def repair_mojibake(text: str) -> tuple[str, str | None]:
+    """Repair mojibake line by line with ftfy, and check the result.
+
+    A line is suspect when it shows a cp1252 mojibake pair (strong evidence)
+    or ftfy's badness measure finds it bad (weaker: on 2 million real card
+    texts it flags 7, such as `CéléritéÀ chaque`, which ftfy leaves alone). It
+    is repaired when ftfy changes it and the result is no longer suspect.
+    Lines are repaired one by one, so a header with a real `é` does not stop
+    the repair of a MacRoman line below it.
+
+    Returns:
+        (text, outcome): outcome is REPAIR_MOJIBAKE when every suspect line
+        was repaired; MOJIBAKE_PARTIAL when some were and others still look
+        like mojibake; MOJIBAKE_LEFT when none could be and one shows a cp1252
+        pair; None when nothing was repaired and no line shows such a pair.
+        No repair is ever claimed for text that still looks like mojibake.
+    """
+    if not _looks_broken(text):
+        return text, None
+    out, repaired, left, strong_left = [], 0, 0, 0
+    for line in text.splitlines(keepends=True):
+        if not _looks_broken(line):
+            out.append(line)
+            continue
+        fixed = ftfy.fix_encoding(line)
+        if fixed != line and not _looks_broken(fixed):
+            out.append(fixed)
+            repaired += 1
+        else:
+            out.append(line)
+            left += 1
+            strong_left += bool(_MOJIBAKE_MARK.search(line))
+    if repaired and left:
+        outcome = MOJIBAKE_PARTIAL.format(repaired=repaired, left=left)
+    elif repaired:
+        outcome = REPAIR_MOJIBAKE
+    else:
+        outcome = MOJIBAKE_LEFT.format(left=left) if strong_left else None
+    return "".join(out), outcome
+
+
+def _looks_broken(text: str) -> bool:
+    return bool(_MOJIBAKE_MARK.search(text)) or fast_badness.is_bad(
+        NOT_FOR_BADNESS.sub("", text), BADNESS_TRIGGERS
+    )
+
+
+def _checked(text: str, encoding: str, repair: str | None = None) -> DecodedDump:
+    noise = len(_NOISE.findall(text))
+    if text and noise / len(text) > MAX_NOISE_SHARE:
+        return DecodedDump(
+            None,
+            encoding,
+            None,
+            f"{noise} of {len(text)} characters are control characters or undecodable: "
+            "not a text dump",
+        )
+    fixed, outcome = repair_mojibake(text)
+    repairs = "; ".join(r for r in (repair, outcome) if r)
+    return DecodedDump(fixed, encoding, repairs or None, None)
