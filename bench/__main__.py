@@ -123,7 +123,7 @@ def _one_line(run: Any, *args: Any) -> Any:
     """`run(*args)`, a failure as one `error:` line and exit code 1."""
     try:
         return run(*args)
-    except (RulingsError, OSError) as exc:
+    except (RulingsError, OSError, ValueError) as exc:
         _fail(exc)
 
 
@@ -304,7 +304,10 @@ def identity_compare(
     """
     from bench.identity import compare
 
-    problems = compare(*(json.loads(p.read_text(encoding="utf-8")) for p in (before, after)))
+    records = [
+        _one_line(lambda p: json.loads(p.read_text(encoding="utf-8")), p) for p in (before, after)
+    ]
+    problems = compare(*records)
     typer.echo("\n".join(problems) or "identical: every table file and manifest count is the same")
     if problems:
         raise typer.Exit(1)

@@ -69,6 +69,28 @@ def measure_catalog_load(catalog: Path, cache_dir: Path) -> dict[str, Any]:
     return runs
 
 
+def _card_and_generic_rulings(
+    catalog: Catalog,
+) -> tuple[dict[str, list[tuple[str, str]]], list[tuple[str, str]]]:
+    """({oracle_id: its (date, text) rulings}, the generic rulings' (date, text)), sorted."""
+    rulings = (
+        catalog["rulings"]
+        .filter(pl.col("text") != "")
+        .unique(["oracle_id", "date", "text"])
+        .sort("oracle_id", "date", "text")
+    )
+    per_card = rulings.group_by("oracle_id", maintain_order=True).agg("date", "text")
+    by_card = {row[0]: list(zip(row[1], row[2], strict=True)) for row in per_card.iter_rows()}
+    counts = rulings.group_by("text").agg(pl.col("oracle_id").n_unique())
+    generic = counts.filter(pl.col("oracle_id") >= GENERIC_MIN_CARDS)
+    generic_rulings = (
+        rulings.join(generic.select("text"), on="text")
+        .sort("text", "date")
+        .unique("text", keep="first", maintain_order=True)
+    )
+    return by_card, list(zip(generic_rulings["date"], generic_rulings["text"], strict=True))
+
+
 def split_catalog(catalog: Catalog, held_out: set[str]) -> Catalog:
     """The catalog without the cards (oracle_ids) in `held_out`."""
     keep = ~pl.col("oracle_id").is_in(list(held_out))
@@ -87,22 +109,7 @@ def build_eval_dumps(
     The same catalog, cards and rng state give the same dumps: every frame is
     sorted before a row is picked from it.
     """
-    rulings = (
-        catalog["rulings"]
-        .filter(pl.col("text") != "")
-        .unique(["oracle_id", "date", "text"])
-        .sort("oracle_id", "date", "text")
-    )
-    per_card = rulings.group_by("oracle_id", maintain_order=True).agg("date", "text")
-    by_card = {row[0]: list(zip(row[1], row[2], strict=True)) for row in per_card.iter_rows()}
-    counts = rulings.group_by("text").agg(pl.col("oracle_id").n_unique())
-    generic = counts.filter(pl.col("oracle_id") >= GENERIC_MIN_CARDS)
-    generic_rulings = (
-        rulings.join(generic.select("text"), on="text")
-        .sort("text", "date")
-        .unique("text", keep="first", maintain_order=True)
-    )
-    generic_list = list(zip(generic_rulings["date"], generic_rulings["text"], strict=True))
+    by_card, generic_list = _card_and_generic_rulings(catalog)
     cards = (
         catalog["cards"]
         .sort("oracle_id", "set_release_date", "uuid")

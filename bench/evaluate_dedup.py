@@ -32,7 +32,7 @@ import regex
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from flows.stages import dedupe
+from flows.stages import dedupe, merge_rule
 
 #: Pairs up to this many edits apart are hard-negative candidates.
 NEGATIVE_EDITS = 3
@@ -91,8 +91,8 @@ def find_close_pairs(
 
 def classify_pair(a: str, b: str) -> str | None:
     """What protected difference separates keys `a` and `b`, or None (other words only)."""
-    tokens_a = regex.findall(dedupe.PROTECTED_TOKENS, a)
-    tokens_b = regex.findall(dedupe.PROTECTED_TOKENS, b)
+    tokens_a = regex.findall(merge_rule.PROTECTED_TOKENS, a)
+    tokens_b = regex.findall(merge_rule.PROTECTED_TOKENS, b)
     if tokens_a != tokens_b:
         matcher = difflib.SequenceMatcher(None, tokens_a, tokens_b, autojunk=False)
         differing = [t for op, i1, i2, j1, j2 in matcher.get_opcodes() if op != "equal"
@@ -101,13 +101,13 @@ def classify_pair(a: str, b: str) -> str | None:
             if any(regex.search(pattern, token) for token in differing):
                 return kind
         return "negation, number word, quantifier or modal"
-    return "negating prefix" if dedupe.negates(a, b) else None
+    return "negating prefix" if merge_rule.negates(a, b) else None
 
 
 def make_typo(text: str, rng: random.Random) -> tuple[str, str] | None:
     """A 1–2 edit variant of `text` outside its protected tokens and its kind, or None."""
     guarded = set()
-    for match in regex.finditer(dedupe.PROTECTED_TOKENS, text):
+    for match in regex.finditer(merge_rule.PROTECTED_TOKENS, text):
         guarded.update(range(match.start() - 1, match.end() + 1))
     spots = [i for i, c in enumerate(text) if c.islower() and i not in guarded]
     for _ in range(20):
@@ -156,7 +156,7 @@ def evaluate_dedup(
     return {
         "data": str(rulings_jsonl),
         "distinct_texts": len(texts),
-        "merge_rules_version": dedupe.MERGE_RULES_VERSION,
+        "merge_rules_version": merge_rule.MERGE_RULES_VERSION,
         "hard_negatives": {
             "pairs": sum(negatives.values()),
             "by_kind": dict(sorted(negatives.items())),
@@ -239,7 +239,7 @@ def make_hard_negatives(
                 made.append((text, new, kind))
     vocabulary = {w.lower() for t in texts for w in regex.findall(r"\b\p{Ll}+\b", t)}
     pairs = sorted((w, p + w) for w in vocabulary if len(w) >= 3
-                   for p in dedupe.NEGATING_PREFIXES if p + w in vocabulary)  # fmt: skip
+                   for p in merge_rule.NEGATING_PREFIXES if p + w in vocabulary)  # fmt: skip
     prefixed = 0
     for text in shuffled:
         if prefixed == per_kind:
@@ -273,7 +273,7 @@ def measure_made_negatives(texts: list[str], per_kind: int, seed: int) -> dict[s
 
 
 def _miss_reason(original: str, variant: str) -> str:
-    if not dedupe.within_merge_rule(original, variant):
+    if not merge_rule.within_merge_rule(original, variant):
         return "outside the merge rule (too short for MIN_SIMILARITY)"
     return "original merged with a real near-duplicate the variant is too far from (no chaining)"
 

@@ -249,11 +249,64 @@ def run_benchmark(
 
     `corpus` is copied to `work/raw` (the warm run changes dumps); outputs go to `work/`.
     """
-    raw, output, direct_out = work / "raw", work / "output", work / "direct"
-    for path in (raw, output, direct_out):
+    raw = work / "raw"
+    for path in (raw, work / "output", work / "direct"):
         shutil.rmtree(path, ignore_errors=True)
     shutil.copytree(corpus, raw)
     files, lines, size = count_lines(raw)
+    runs, manifests, load = _measure_runs(raw, work, changed_share, naive_share, lines)
+    for kind in ("cold", "warm", "unchanged"):
+        runs[kind]["lines_per_s"] = round(lines / runs[kind]["wall_s"])
+        runs[kind]["langdetect_calls"] = manifests[kind]["work"]["languages_detected"]
+        runs[kind]["work"] = manifests[kind]["work"]
+    # The flow runs against a running server, so no server start is in `cold`.
+    for kind, plain in (
+        ("cold", "direct"),
+        ("warm", "direct_warm"),
+        ("unchanged", "direct_unchanged"),
+    ):
+        flowed = runs[kind]
+        flowed["orchestration_share"] = round(
+            max(0.0, flowed["wall_s"] - runs[plain]["wall_s"]) / flowed["wall_s"], 3
+        )
+    changed = runs.pop("changed")
+    return {
+        "measured_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "machine": machine(),
+        "load_average": load,
+        "corpus": {"files": files, "lines": lines, "bytes": size, "changed_for_warm": changed},
+        **runs,
+        "rows": manifests["cold"]["rows"],
+        "against_targets": _against_targets(runs, lines),
+    }
+
+
+def _against_targets(runs: dict[str, Any], lines: int) -> dict[str, Any]:
+    """The measured figures the targets (TARGETS) are about."""
+    cold, warm, floor = runs["cold"], runs["warm"], runs["floor"]
+    peak_tree = max(cold["peak_tree_rss_mib"], warm["peak_tree_rss_mib"]) / 1024
+    return {
+        "cold_over_floor": round(cold["wall_s"] / floor["floor_s"], 2),
+        "naive_over_cold": round(runs["naive"]["scaled_s"] / cold["wall_s"], 2),
+        "warm_over_cold": round(warm["wall_s"] / cold["wall_s"], 3),
+        # what a warm run costs before it has anything to do, and its Prefect part
+        "unchanged_over_cold": round(runs["unchanged"]["wall_s"] / cold["wall_s"], 3),
+        "empty_flow_over_cold": round(runs["empty_flow"]["wall_s"] / cold["wall_s"], 3),
+        "peak_rss_gib": round(max(cold["peak_rss_mib"], warm["peak_rss_mib"]) / 1024, 2),
+        "peak_tree_rss_gib": round(peak_tree, 2),
+        "orchestration_share": cold["orchestration_share"],
+        "orchestration_share_warm": warm["orchestration_share"],
+        "cold_us_per_line": round(cold["wall_s"] / lines * 1e6, 1),
+        "direct_us_per_line": round(runs["direct"]["wall_s"] / lines * 1e6, 1),
+        "targets": TARGETS,
+    }
+
+
+def _measure_runs(
+    raw: Path, work: Path, changed_share: float, naive_share: float, lines: int
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, list[float]]]:
+    """Every measured run of `run_benchmark`, in its order; the flow runs' manifests; loads."""
+    output, direct_out = work / "output", work / "direct"
     env = {**os.environ, "PREFECT_HOME": str(work / "prefect-home")}
     flow_run = [sys.executable, "-m", "flows", "run", "--raw", str(raw), "--output", str(output)]
     quiet = {
@@ -270,69 +323,27 @@ def run_benchmark(
         str(direct_out),
     ]
     load = {"before": load_average()}
-    startup = measure([sys.executable, "-c", _EMPTY_FLOW], work, quiet)
+    runs: dict[str, Any] = {
+        "prefect_startup": measure([sys.executable, "-c", _EMPTY_FLOW], work, quiet)
+    }
+    manifests: dict[str, Any] = {}
+    latest = OutputPaths(output).latest_manifest
     with prefect_server(work / "prefect-server-home") as api:  # as the nightly runs: a real server
         served = {**env, "PREFECT_API_URL": api}
-        cold = measure(flow_run, work, served)
-        cold_manifest = json.loads(OutputPaths(output).latest_manifest.read_text())
-        direct = measure(direct_run, work, env)
+        runs["cold"] = measure(flow_run, work, served)
+        manifests["cold"] = json.loads(latest.read_text())
+        runs["direct"] = measure(direct_run, work, env)
         load["after_cold"] = load_average()
-        floor = time_floor(OutputPaths(output).state, raw, os.cpu_count() or 1)
-        naive = time_naive(raw, naive_share, lines)
-        changed = change_dumps(raw, changed_share)
-        warm = measure(flow_run, work, served)
-        warm_manifest = json.loads(OutputPaths(output).latest_manifest.read_text())
-        direct_warm = measure(direct_run, work, env)
+        runs["floor"] = time_floor(OutputPaths(output).state, raw, os.cpu_count() or 1)
+        runs["naive"] = time_naive(raw, naive_share, lines)
+        runs["changed"] = change_dumps(raw, changed_share)
+        runs["warm"] = measure(flow_run, work, served)
+        manifests["warm"] = json.loads(latest.read_text())
+        runs["direct_warm"] = measure(direct_run, work, env)
         load["after_warm"] = load_average()
-        unchanged = measure(flow_run, work, served)
-        unchanged_manifest = json.loads(OutputPaths(output).latest_manifest.read_text())
-        direct_unchanged = measure(direct_run, work, env)
+        runs["unchanged"] = measure(flow_run, work, served)
+        manifests["unchanged"] = json.loads(latest.read_text())
+        runs["direct_unchanged"] = measure(direct_run, work, env)
         quiet_served = {**quiet, "PREFECT_API_URL": api}  # quiet wins over inherited settings
-        empty_flow = measure([sys.executable, "-c", _EMPTY_FLOW], work, quiet_served)
-    for run, manifest in (
-        (cold, cold_manifest),
-        (warm, warm_manifest),
-        (unchanged, unchanged_manifest),
-    ):
-        run["lines_per_s"] = round(lines / run["wall_s"])
-        run["langdetect_calls"] = manifest["work"]["languages_detected"]
-        run["work"] = manifest["work"]
-    # The flow runs against a running server, so no server start is in `cold`.
-    for run, plain in ((cold, direct), (warm, direct_warm), (unchanged, direct_unchanged)):
-        run["orchestration_share"] = round(
-            max(0.0, run["wall_s"] - plain["wall_s"]) / run["wall_s"], 3
-        )
-    results = {
-        "measured_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "machine": machine(),
-        "load_average": load,
-        "corpus": {"files": files, "lines": lines, "bytes": size, "changed_for_warm": changed},
-        "prefect_startup": startup,
-        "cold": cold,
-        "warm": warm,
-        "direct": direct,
-        "direct_warm": direct_warm,
-        "unchanged": unchanged,
-        "direct_unchanged": direct_unchanged,
-        "empty_flow": empty_flow,
-        "floor": floor,
-        "naive": naive,
-        "rows": cold_manifest["rows"],
-    }
-    peak_tree = max(cold["peak_tree_rss_mib"], warm["peak_tree_rss_mib"]) / 1024
-    results["against_targets"] = {
-        "cold_over_floor": round(cold["wall_s"] / floor["floor_s"], 2),
-        "naive_over_cold": round(naive["scaled_s"] / cold["wall_s"], 2),
-        "warm_over_cold": round(warm["wall_s"] / cold["wall_s"], 3),
-        # what a warm run costs before it has anything to do, and its Prefect part
-        "unchanged_over_cold": round(unchanged["wall_s"] / cold["wall_s"], 3),
-        "empty_flow_over_cold": round(empty_flow["wall_s"] / cold["wall_s"], 3),
-        "peak_rss_gib": round(max(cold["peak_rss_mib"], warm["peak_rss_mib"]) / 1024, 2),
-        "peak_tree_rss_gib": round(peak_tree, 2),
-        "orchestration_share": cold["orchestration_share"],
-        "orchestration_share_warm": warm["orchestration_share"],
-        "cold_us_per_line": round(cold["wall_s"] / lines * 1e6, 1),
-        "direct_us_per_line": round(direct["wall_s"] / lines * 1e6, 1),
-        "targets": TARGETS,
-    }
-    return results
+        runs["empty_flow"] = measure([sys.executable, "-c", _EMPTY_FLOW], work, quiet_served)
+    return runs, manifests, load

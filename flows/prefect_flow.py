@@ -41,6 +41,7 @@ import flows
 from flows import run as run_module
 from flows.disk.paths import OutputPaths
 from flows.disk.raw import MAX_FILE_BYTES
+from flows.processes.runner import Pending
 from flows.processes.watcher import watch_children
 
 #: Deployment defaults: the nightly refresh at 03:00 UTC, the last 7 snapshots kept.
@@ -118,9 +119,9 @@ class PrefectRunner:
         quoted = {name: quote(value) for name, value in kwargs.items()}
         return as_task(step)(*(quote(a) for a in args), **quoted)
 
-    def submit(self, step: Callable[..., Any], *args: Any) -> run_module.Pending:
+    def submit(self, step: Callable[..., Any], *args: Any) -> Pending:
         """Submit a step's task to the flow's task runner."""
-        future: run_module.Pending = as_task(step).submit(*args)  # no quote(): Dask sees a tuple
+        future: Pending = as_task(step).submit(*args)  # no quote(): Dask sees a tuple
         return future
 
 
@@ -173,37 +174,30 @@ def rulings_flow(
 ) -> RunSummary:
     """Turn the dumps in `raw_dir` into a validated snapshot under `output_dir`.
 
-    The steps and their sequence are `flows.run` (`run_steps`), each run as
-    a task; this flow adds the report artifact and the outcome line.
+    The steps and their sequence are `flows.run` (`run_steps`), each run as a
+    task; this flow adds the report artifact and the outcome line.
 
     Args:
         raw_dir: folder of dump files (*.txt, searched recursively).
         output_dir: gets `snapshots/<run_id>/`, the `latest` symlink, and
             `state/` (caches and the id registry); see `flows.disk.paths`.
         retention: how many snapshots to keep (at least 1).
-        language_batches: tasks the new texts' language detection is split
-            into (one per Dask worker or more; 1 on a single machine).
-        processes: langdetect processes per detection task, and worker
-            processes for the parse batches when there are several (0: one
-            per core; 1 on Dask workers, which are processes already).
-        batch_files: files per parse task.
-        max_file_bytes: files larger than this are not read (a `read` reject
-            with their size; default 64 MB).
+        language_batches: tasks the language detection is split into (1 on one machine).
+        processes: langdetect processes per detection task and parse worker
+            processes (0: one per core; 1 on Dask workers). batch_files: files per parse task.
+        max_file_bytes: larger files are not read (a `read` reject; default 64 MiB).
         one_line_outcome: print one line on stderr when the run ends (run id,
             rows, snapshot; or `error: ...`): the served nightly runs do.
         catalog: an MTGJSON AllPrintings.json(.xz|.gz) or folder of set files:
-            dumps are attributed to its cards and `ruling_cards` is filled
-            (its tables are cached under `state/catalog/` by sha256).
+            dumps are attributed to its cards and `ruling_cards` is filled.
 
     Returns:
-        A read-only `RunSummary` (`dict(summary)` for a dict): the run's
-        manifest (as written to `manifest.json`), with `snapshot` (the
-        snapshot folder's path) and `report_html`.
+        A read-only `RunSummary`: the run's manifest, `snapshot` and `report_html`.
 
     Raises:
-        RunLockedError: another run is publishing into `output_dir`.
-        RawDirError: no dump to read, or raw and output overlap. ContractError: a table breaks the
-        contract as a whole (nothing is published). PublishError: see `write`.
+        RunLockedError: another run is publishing into `output_dir`. RawDirError:
+        no dump to read, or raw and output overlap. ContractError: a table breaks
+        the contract as a whole. PublishError: see `disk.snapshot`.
     """
     if os.environ.get("PREFECT__FLOW_RUN_ID"):  # a process Prefect's runner started (served)
         watch_children()  # its children end with it, even after kill -9 of it alone
@@ -226,17 +220,23 @@ def rulings_flow(
         if one_line_outcome:
             _say(f"error: run {run.run_id} failed, nothing published: {exc}")
         raise
+    return _summarize(result, one_line_outcome)
+
+
+def _summarize(result: run_module.RunResult, one_line_outcome: bool) -> RunSummary:
+    """Post the report, say the outcome line when asked, and sum the run up."""
+    run_id, rows = result["manifest"]["run_id"], result["manifest"]["rows"]
     charts = result["snapshot"] / "report.html"
-    _post_report(f"{result['report']}\nCharts: `{charts}`\n", run.run_id)
+    _post_report(f"{result['report']}\nCharts: `{charts}`\n", run_id)
     if one_line_outcome:
         _say(
-            f"run {run.run_id} published {result['manifest']['rows']['rulings']} rulings "
-            f"({sum(result['manifest']['rows'].values())} rows) to {result['snapshot']}"
+            f"run {run_id} published {rows['rulings']} rulings "
+            f"({sum(rows.values())} rows) to {result['snapshot']}"
         )
     return RunSummary({
         **result["manifest"],
         "snapshot": str(result["snapshot"]),
-        "report_html": str(result["snapshot"] / "report.html"),
+        "report_html": str(charts),
     })  # fmt: skip
 
 

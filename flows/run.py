@@ -2,21 +2,16 @@
 
 `run_steps` is the only composition of a run; a cold run is the same run with
 an empty state. Each step is a function of `flows.disk` (reads or writes the
-disk) or `flows.stages` (pure), referenced here and executed by a `Runner`:
-`DirectRunner` calls each step plainly in this process (tests, the
-benchmark's "without Prefect", `run_direct`); the Prefect flow
-(`flows.prefect_flow`) passes a runner that runs each step as a task and
-retries the `flows.disk` ones on transient OS errors. Submitted steps (parse
-and language batches) may run alongside each other: in threads here, on the
-flow's task runner (or Dask workers) there; their heavy work runs in worker
-processes (`flows.processes.pools`).
+disk) or `flows.stages` (pure), referenced here and executed by a runner
+(`processes.runner`): plainly in this process (`run_direct`), or as Prefect
+tasks (`prefect_flow`), the `flows.disk` ones retried on transient OS errors.
 
-The sequence, under the output dir's run lock (`disk.lock`):
-
+Under the output dir's run lock (`disk.lock`):
 1. the catalog (with `--catalog`): hashed, read or taken from its cache, indexed;
 2. the inputs: the raw dir's listing, the state of earlier runs, the published manifest;
 3. every file stat'ed; those whose metadata changed are read and parsed in
-   batches (Parquet parts), then every dump assembled (`dumps.assemble_dumps`);
+   batches (Parquet parts, in worker processes when there are several), then
+   every dump assembled (`dumps.assemble_dumps`);
 4. the languages of new texts detected (the parse cache is staged meanwhile);
 5. each new dump's results built (`dumps.build_dump_results`), then the
    tables across dumps (`tables.build_global_tables`), validated;
@@ -29,13 +24,10 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-import os
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, Protocol, TypedDict
+from typing import Any, TypedDict
 
 import polars as pl
 
@@ -47,6 +39,7 @@ from flows.disk.paths import OutputPaths
 from flows.errors import RulingsError
 from flows.processes import pools
 from flows.processes.hooks import pause_point
+from flows.processes.runner import DirectRunner, Runner, results_of
 from flows.stages import attribution, detector, dumps, manifest, parse, reuse, tables
 from flows.stages.attribution import CatalogIndex
 
@@ -79,52 +72,6 @@ class RunSettings:
 def new_run_id(started_at: dt.datetime) -> str:
     """A run id: the UTC start time, `%Y%m%dT%H%M%S%fZ` (`snapshot.RUN_ID_PATTERN`)."""
     return started_at.strftime("%Y%m%dT%H%M%S%fZ")
-
-
-class Pending(Protocol):
-    """A submitted step: `result()` waits for its value (or raises its error)."""
-
-    def result(self) -> Any: ...
-
-
-class Runner(Protocol):
-    """Executes steps: functions of `flows.disk` and `flows.stages`."""
-
-    def call(self, step: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        """Run a step and return its value."""
-        ...
-
-    def submit(self, step: Callable[..., Any], *args: Any) -> Pending:
-        """Start a step that may run alongside others; `result()` gives its value."""
-        ...
-
-
-class DirectRunner:
-    """Calls each step plainly in this process (no Prefect); submitted steps run in threads.
-
-    `threads`: submitted steps at a time (parse and language batches), as the
-    flow's task runner (`prefect_flow.LOCAL_TASK_THREADS`: one per core).
-    `keep`: steps whose values are kept in `kept` (step -> its values, in
-    call order), for a look at what the run made on the way: the lines of
-    `dumps.build_dump_results`, say.
-    """
-
-    def __init__(
-        self, threads: int = os.cpu_count() or 1, keep: tuple[Callable[..., Any], ...] = ()
-    ) -> None:
-        self._threads = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="step")
-        self.kept: dict[Callable[..., Any], list[Any]] = {step: [] for step in keep}
-
-    def call(self, step: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        """Run a step and return its value."""
-        value = step(*args, **kwargs)
-        if step in self.kept:
-            self.kept[step].append(value)
-        return value
-
-    def submit(self, step: Callable[..., Any], *args: Any) -> Pending:
-        """Start a step in a thread; `result()` waits for its value (or raises its error)."""
-        return self._threads.submit(self.call, step, *args)
 
 
 class RunResult(TypedDict):
@@ -161,39 +108,30 @@ class _Parsed(TypedDict):
     parse_cache: parse.ParsedFiles | None  # the next run's parse cache (let go once staged)
     file_index: pl.DataFrame  # the next run's file index
     work: dict[str, int]  # dumps_parsed, dumps_reused, dumps_built
+    cached_results: dict[str, pl.DataFrame] | None  # the state's per-dump results (to reuse)
+
+
+class _Built(TypedDict):
+    """What `_build` gives the publish."""
+
+    languages: reuse.LanguageResults  # every current text's language
+    parse_cache: dict[str, dict[str, str]]  # the staged parse cache's record entries
+    results: dumps.DumpResults  # every current dump's, for the next run
+    tables: tables.GlobalTables  # the tables across dumps, the registry, the clusters
+    published: dict[str, pl.DataFrame]  # the tables, validated
 
 
 def _sequence(runner: Runner, run: RunSettings) -> RunResult:
     out = run.output
     index, catalog_cached, catalog_key = _load_catalog(runner, run)
     inputs = runner.call(state.load_inputs, run.raw_dir, out)
-    cached_results = inputs["state"]["results"] if run.reuse_results else None
-    parsed = _parse(runner, run, inputs, cached_results, catalog_key)
+    parsed = _parse(runner, run, inputs, catalog_key)
     try:
-        languages, parse_cache = _languages(runner, run, parsed, inputs["state"]["languages"])
-        fresh, _ = runner.call(
-            dumps.build_dump_results,
-            parsed["dumps"],
-            languages["languages"],
-            run.started_at.date(),
-            index,
-            catalog_key,
-        )  # the second value, every line with its kind, only tests look at
-        results = dumps.combine_results(cached_results, fresh, parsed["reused_ids"])
-        built = runner.call(
-            tables.build_global_tables,
-            results,
-            parsed["dumps"]["readable"],
-            parsed["dumps"]["file_rejects"],
-            inputs["state"]["registry"],
-            index,
-            inputs["state"]["clusters"] if run.reuse_results else None,
-        )
-        published = runner.call(tables.validate_tables, built["tables"])
+        built = _build(runner, run, inputs, parsed, index, catalog_key)
         work = {
             **parsed["work"],
-            "languages_detected": languages["detected"],
-            "languages_reused": languages["reused"],
+            "languages_detected": built["languages"]["detected"],
+            "languages_reused": built["languages"]["reused"],
             **({"catalog_parsed": int(not catalog_cached)} if run.catalog else {}),
         }
         run_manifest, documents = runner.call(
@@ -203,31 +141,66 @@ def _sequence(runner: Runner, run: RunSettings) -> RunResult:
             finished_at=dt.datetime.now(dt.UTC),
             package_version=__version__,
             files=parsed["dumps"]["files"],
-            published=published,
-            line_accounting=built["line_accounting"],
-            ruling_ids=built["ruling_ids"],
+            published=built["published"],
+            line_accounting=built["tables"]["line_accounting"],
+            ruling_ids=built["tables"]["ruling_ids"],
             previous_manifest=inputs["previous_manifest"],
             work=work,
             state_recovered=inputs["state"]["recovered"],
         )
+        published = built["published"]
         runner.call(
             snapshot.stage_snapshot, published, run_manifest, out.root, run.run_id, documents
         )
         pause_point("snapshot_staged")
         written = runner.call(snapshot.complete_snapshot, out.root, run.run_id)
     except BaseException:
-        _discard_run(out, run.run_id)
+        generation.discard_run(out, run.run_id)
         raise
-    next_languages = reuse.next_language_cache(
-        inputs["state"]["languages"], languages["languages"], parsed["reused_ids"].len() > 0
-    )
-    staged = (parse_cache, next_languages, built["registry"], parsed["file_index"], results)
-    _publish(runner, run, written, staged, built["clusters"], inputs["state"]["generation"])
+    _publish(runner, run, written, inputs["state"], parsed, built)
     _prune(runner, out, run.retention)
     rows = run_manifest["rows"]
     logger.info("published %s (%d tables, %s rows)", written, len(rows), f"{sum(rows.values()):,}")
     return RunResult(
         manifest=run_manifest, snapshot=written, report=documents["report.md"], tables=published
+    )
+
+
+def _build(
+    runner: Runner,
+    run: RunSettings,
+    inputs: state.Inputs,
+    parsed: _Parsed,
+    index: CatalogIndex | None,
+    catalog_key: str | None,
+) -> _Built:
+    """Languages, then the new dumps' results, then the tables across every dump, validated."""
+    languages, parse_cache = _languages(runner, run, parsed, inputs["state"]["languages"])
+    fresh, _ = runner.call(
+        dumps.build_dump_results,
+        parsed["dumps"],
+        languages["languages"],
+        run.started_at.date(),
+        index,
+        catalog_key,
+    )  # the second value, every line with its kind, only tests look at
+    results = dumps.combine_results(parsed["cached_results"], fresh, parsed["reused_ids"])
+    global_tables = runner.call(
+        tables.build_global_tables,
+        results,
+        parsed["dumps"]["readable"],
+        parsed["dumps"]["file_rejects"],
+        inputs["state"]["registry"],
+        index,
+        inputs["state"]["clusters"] if run.reuse_results else None,
+    )
+    published = runner.call(tables.validate_tables, global_tables["tables"])
+    return _Built(
+        languages=languages,
+        parse_cache=parse_cache,
+        results=results,
+        tables=global_tables,
+        published=published,
     )
 
 
@@ -241,11 +214,7 @@ def _load_catalog(runner: Runner, run: RunSettings) -> tuple[CatalogIndex | None
 
 
 def _parse(
-    runner: Runner,
-    run: RunSettings,
-    inputs: state.Inputs,
-    cached_results: dict[str, pl.DataFrame] | None,
-    catalog_key: str | None,
+    runner: Runner, run: RunSettings, inputs: state.Inputs, catalog_key: str | None
 ) -> _Parsed:
     """Stat every file, parse those to read in batches (Parquet parts), assemble every dump.
 
@@ -255,6 +224,7 @@ def _parse(
     keeps other runs out of them.
     """
     cached = inputs["state"]["parsed"]
+    cached_results = inputs["state"]["results"] if run.reuse_results else None
     known_ids = cached["dumps"]["dump_id"] if cached else pl.Series("dump_id", [], pl.String)
     if run.processes > 1 and cached is None and len(inputs["paths"]) > run.batch_files:
         pools.start_worker_server()  # every file is read, in batches: workers will be needed
@@ -285,6 +255,7 @@ def _parse(
             "dumps_reused": reused["dumps"].height,
             "dumps_built": assembled["headers"].height,
         },
+        cached_results=cached_results,
     )
 
 
@@ -313,7 +284,7 @@ def _parse_batches(
             )
             for i, batch in enumerate(batches)
         ]
-        parts = _results(pending)  # every batch ended before the workers stop
+        parts = results_of(pending)  # every batch ended before the workers stop
     return runner.call(raw.read_parts, parts)
 
 
@@ -337,7 +308,7 @@ def _languages(
         )
     finally:
         parsed["parse_cache"] = None  # its frames (the largest state files) are let go
-        found = _results(fresh)  # every batch ended, even after a failed write
+        found = results_of(fresh)  # every batch ended, even after a failed write
     return reuse.combine_languages(reused, found, new_texts), parse_cache
 
 
@@ -345,45 +316,44 @@ def _publish(
     runner: Runner,
     run: RunSettings,
     written: Path,
-    staged: tuple[Any, ...],
-    clusters: pl.DataFrame,
-    state_read: str | None,
+    loaded: state.RunState,
+    parsed: _Parsed,
+    built: _Built,
 ) -> None:
     """Stage the new state, switch `latest`, commit the state; on any failure roll back.
-
-    `staged`: (the parse cache's record entries, the language cache, the id
-    registry, the file index, the per-dump results) for `generation.stage_state`;
-    `state_read`: the generation the run's state came from (the next fallback).
 
     After a failure `latest` points where it pointed before, the new
     snapshot folder and the staged state are removed, and the error is raised;
     unless the state was committed already (an interrupt in the commit's last
     instant): then the run stays published, `latest` and the state agreeing.
+    `loaded`: the state the run read (its generation becomes the fallback).
     """
     out = run.output
     previous = snapshot.latest_target(out.root)
-    parse_cache, languages, registry, file_index, results = staged
+    languages = reuse.next_language_cache(
+        loaded["languages"], built["languages"]["languages"], parsed["reused_ids"].len() > 0
+    )
     try:
         pause_point("snapshot_written")
         record = runner.call(
             generation.stage_state,
             out.state,
-            parse_cache,
+            built["parse_cache"],
             languages,
-            registry,
+            built["tables"]["registry"],
             run.run_id,
-            file_index,
-            dict(results),
-            clusters,
+            parsed["file_index"],
+            dict(built["results"]),
+            built["tables"]["clusters"],
         )
         pause_point("state_staged")
         runner.call(snapshot.switch_latest, out.root, written)
         pause_point("latest_switched")
-        runner.call(generation.commit_state, out.state, record, state_read)
+        runner.call(generation.commit_state, out.state, record, loaded["generation"])
         pause_point("state_committed")
     except BaseException:
         if not generation.is_committed(out.state, run.run_id):  # committed: latest and state agree
-            _roll_back(out, previous, run.run_id)
+            generation.roll_back(out, previous, run.run_id)
         raise
 
 
@@ -393,44 +363,6 @@ def _prune(runner: Runner, out: OutputPaths, retention: int) -> None:
         runner.call(snapshot.prune_snapshots, out.root, max(1, retention))
     except Exception as exc:
         logger.warning("retention skipped (the run is published): %s", exc)
-
-
-def _discard_run(out: OutputPaths, run_id: str) -> None:
-    """Remove what an unpublished run wrote: its snapshot, half-written (`.partial`) or
-    whole (a Ctrl-C just after it), and its staged state (the parse cache first)."""
-    remove_tree(out.snapshot_staging(run_id))
-    remove_tree(out.snapshot(run_id))
-    generation.discard_state(out.state, run_id)
-
-
-def _roll_back(out: OutputPaths, previous: str | None, run_id: str) -> None:
-    """Undo a publish that failed halfway (best effort: each step is tried)."""
-    steps = (
-        lambda: snapshot.restore_latest(out.root, previous),
-        lambda: _discard_run(out, run_id),
-    )
-    for step in steps:
-        try:
-            step()
-        except OSError as exc:
-            logger.warning("rollback step failed: %s", exc)
-
-
-def _results(pending: list[Pending]) -> list[Any]:
-    """Each submitted step's value, in order; once every one has ended, the first error.
-
-    So no step is left waiting or starting when its caller moves on (the parse
-    workers are stopped): each batch ends with its own value or error.
-    """
-    values, errors = [], []
-    for step in pending:
-        try:
-            values.append(step.result())
-        except Exception as exc:
-            errors.append(exc)
-    if errors:
-        raise errors[0]
-    return values
 
 
 def run_direct(

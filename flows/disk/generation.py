@@ -6,7 +6,8 @@ name and sha256, and the cache keys). `stage_parse_cache` and `stage_state`
 write them, flushed, not yet current; `commit_state` makes the generation
 current by replacing `state.json` (whose `previous` is the fallback) and
 removes what no committed generation needs; `discard_state` removes a staged
-generation that will not be committed (a failed run).
+generation that will not be committed (a failed run), `discard_run` all an
+unpublished run wrote, and `roll_back` undoes a publish that failed halfway.
 """
 
 from __future__ import annotations
@@ -19,8 +20,16 @@ from pathlib import Path
 import polars as pl
 
 from flows.disk.cache_keys import cache_keys
-from flows.disk.files import IO_THREADS, results_in_order, sha256_file, write_json, write_parquet
-from flows.disk.paths import state_file
+from flows.disk.files import (
+    IO_THREADS,
+    remove_tree,
+    results_in_order,
+    sha256_file,
+    write_json,
+    write_parquet,
+)
+from flows.disk.paths import OutputPaths, state_file
+from flows.disk.snapshot import restore_latest
 from flows.disk.state import (
     RESULT_FRAMES,
     StateCorruptError,
@@ -200,3 +209,26 @@ def _write_state_file(frame: pl.DataFrame, path: Path) -> dict[str, str]:
     """Write one state file (`files.write_parquet`); its record entry: file name and sha256."""
     write_parquet(frame, path)
     return {"file": path.name, "sha256": sha256_file(path)}
+
+
+def discard_run(output: OutputPaths, run_id: str) -> None:
+    """Remove what an unpublished run wrote: its snapshot, half-written (`.partial`) or
+    whole (a Ctrl-C just after it), and its staged state generation (best effort)."""
+    remove_tree(output.snapshot_staging(run_id))
+    remove_tree(output.snapshot(run_id))
+    discard_state(output.state, run_id)
+
+
+def roll_back(output: OutputPaths, previous: str | None, run_id: str) -> None:
+    """Undo a publish that failed halfway: `latest` back to `previous` (where it pointed,
+    `snapshot.latest_target`), the run's snapshot and staged state removed; each step is
+    tried (a failure is logged)."""
+    steps = (
+        lambda: restore_latest(output.root, previous),
+        lambda: discard_run(output, run_id),
+    )
+    for step in steps:
+        try:
+            step()
+        except OSError as exc:
+            logger.warning("rollback step failed: %s", exc)

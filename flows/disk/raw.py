@@ -1,14 +1,11 @@
-"""Reading raw/: list the dump files, stat them, read a batch of them into parse parts.
+"""Reading raw/ (input only: nothing here writes, moves or deletes anything in it).
 
-raw/ is input only: nothing here writes, moves or deletes anything in it.
-`list_dump_paths` lists every `*.txt` entry; `check_files` stats them and
-finds those whose metadata changed since the last run (`reuse.unchanged_files`);
-`parse_batch` reads one batch of those (`load_raw_dumps`: regular files
-inside raw/ only, never over the size limit), names each by its bytes'
-sha256 and parses the new ones (`parse.parse_files`), then writes the
-batch's Parquet parts under `state/parts/` (`write_parts`), in a worker
-process when given one, so nothing large goes between processes.
-`read_parts` reads the parts back on the driver.
+`list_dump_paths` lists every `*.txt` entry; `check_files` stats them and finds
+those whose metadata changed since the last run (`reuse.unchanged_files`);
+`parse_batch` reads a batch of those (`load_raw_dumps`: regular files inside
+raw/ only, within the size limit), parses the new contents (`parse.parse_files`)
+and writes the batch's Parquet parts under `state/parts/`, in a worker process
+when given one; `read_parts` reads them back.
 """
 
 from __future__ import annotations
@@ -37,8 +34,7 @@ logger = logging.getLogger(__name__)
 #: File name endings read as dumps; anything else in the raw dir is ignored.
 DUMP_SUFFIXES: tuple[str, ...] = (".txt",)
 
-#: Files larger than this are not read (a `read` reject gives their size). A
-#: real dump is a few KB; reading a file costs about 13 times its size at peak.
+#: Larger files are not read (a `read` reject); a dump is a few KB; reading costs ~13× its size.
 MAX_FILE_BYTES = 64 * 1024 * 1024
 
 _FILE_KINDS = (
@@ -271,12 +267,9 @@ def stat_dumps(raw_dir: Path, paths: list[str]) -> pl.DataFrame:
 
 
 _STAT_ATTRIBUTES = {
-    "size": "st_size",
-    "mtime_ns": "st_mtime_ns",
-    "ctime_ns": "st_ctime_ns",
-    "ino": "st_ino",
-    "dev": "st_dev",
-}
+    "size": "st_size", "mtime_ns": "st_mtime_ns", "ctime_ns": "st_ctime_ns",
+    "ino": "st_ino", "dev": "st_dev",
+}  # fmt: skip
 
 
 class FileCheck(TypedDict):

@@ -7,9 +7,8 @@ and weekday names (format and stand-alone, wide and abbreviated). Three
 additions on top of CLDR: English ordinal days (`June 7th, 2024`), Spanish
 `del` before the year, Russian `года` as well as `г.`; and Japanese era
 years (`令和6年6月7日`, `元年` = 1) from `JAPANESE_ERAS`. The same shapes give
-the recognizer `parse.classify_lines` uses, so a line is an entry head exactly
-when it starts with a date this module reads. Each distinct date string is
-parsed once.
+the head recognizer (`shapes`), so a line is an entry head exactly when it
+starts with a date this module reads. Each distinct date string is parsed once.
 """
 
 from __future__ import annotations
@@ -34,16 +33,9 @@ FUTURE_DATE_REASON = "is in the future"
 #: regional variants whose formats or month names differ (de_AT `Jänner`,
 #: fr_CA `y-MM-dd`, zh_Hant_HK `d/M/y`, en_GB `d MMMM y`…).
 DATE_LOCALES: tuple[str, ...] = (
-    "fr", "fr_BE", "fr_CA", "fr_CH",
-    "en", "en_AU", "en_CA", "en_GB",
-    "de", "de_AT", "de_CH",
-    "es", "es_MX",
-    "it", "it_CH",
-    "pt", "pt_BR", "pt_PT",
-    "ja",
-    "zh", "zh_Hant", "zh_Hant_HK", "zh_Hant_TW",
-    "ko",
-    "ru",
+    "fr", "fr_BE", "fr_CA", "fr_CH", "en", "en_AU", "en_CA", "en_GB", "de", "de_AT", "de_CH",
+    "es", "es_MX", "it", "it_CH", "pt", "pt_BR", "pt_PT", "ja",
+    "zh", "zh_Hant", "zh_Hant_HK", "zh_Hant_TW", "ko", "ru",
 )  # fmt: skip
 
 #: CLDR format lengths read (`Locale.date_formats`).
@@ -69,8 +61,7 @@ DAY_SUFFIXES = {
     "it": ("º", "°", "o"),
 }
 
-#: CLDR quoted literals and what is also written for them (optional when a
-#: whole word: `7 июня 2024` has no `г.`).
+#: CLDR quoted literals and what is also written for them (optional when a whole word).
 _LITERAL_WORDS = {"de": r"del?", "г": r"(?:года|г)"}
 
 

@@ -1,23 +1,19 @@
 """Each text's language: langdetect (seeded), the script, and word frequencies.
 
-langdetect is random unless seeded: `DetectorFactory.seed = 0` makes each text's
-result the same on every run and in any call order (each detection reseeds).
-langdetect is unreliable on short strings and on names (it reads the seeds'
-stat line `CMC 2F/E 1/3` as Catalan, `Regicide can't target colorless
-creatures.` as Catalan, a list of card names as Danish, real pt-BR card text
-as Spanish), so a result in Latin or Cyrillic script is weighed by word
-frequencies (wordfreq): another language than English needs its words to be
-clearly more frequent in it than in English. Each result says whether it is
-reliable; callers fall back to a prior where it is not, and settle
-neighbours' close calls with the dump's context (`language.settle_language`).
-CJK languages are settled by script: Hangul is Korean, kana Japanese, Han
-alone Chinese, Simplified or Traditional by hanzidentifier ("zh" when it
-cannot tell).
+`DetectorFactory.seed = 0` makes langdetect give each text the same result on
+every run, in any order. langdetect is unreliable on short strings and names
+(the seeds' `CMC 2F/E 1/3` and `Regicide can't target colorless creatures.`
+read as Catalan, card names as Danish, pt-BR card text as Spanish), so a
+Latin or Cyrillic result is weighed by word frequencies (wordfreq): another
+language than English needs clearly more frequent words in it. Each result
+says whether it is reliable; callers settle the rest by the dump's context
+(`language`). CJK is settled by script: Hangul Korean, kana Japanese, Han
+Chinese (Simplified or Traditional by hanzidentifier, "zh" when it cannot tell).
 
-A detection has two halves: langdetect (`probe_text`, most of the CPU) and
-the weighing (`decide_language`, wordfreq's lists, ~520 MB for 14 languages),
-so a process pool can run the first in its workers and the second in the
-caller, holding the lists once (`processes.pools.probe_in_workers`).
+A detection has two halves, langdetect (`probe_text`, most of the CPU) and the
+weighing (`decide_language`, wordfreq's lists, ~520 MB for 14 languages): a
+pool runs the first in its workers, the caller the second, holding the lists
+once (`processes.pools.probe_in_workers`).
 """
 
 from __future__ import annotations
@@ -37,7 +33,6 @@ from langdetect import DetectorFactory
 from langdetect.detector_factory import init_factory
 
 logger = logging.getLogger(__name__)
-
 
 DetectorFactory.seed = 0
 init_factory()  # load the language profiles now (once per process, and before forks)
@@ -63,9 +58,8 @@ CHINESE = "zh"
 #: Rulings are published in English; every other language needs evidence.
 ENGLISH = "en"
 
-#: langdetect's neighbours: languages it confuses on real card text (pt-BR
-#: read as es, Russian as bg, Spanish as it). The lexicon (`_lexical_score`)
-#: and the dump's context choose among a detected language and these.
+#: langdetect's neighbours: languages it confuses on real card text (pt-BR read as es,
+#: Russian as bg, Spanish as it); the words and the dump's context choose among them.
 NEIGHBOURS: dict[str, tuple[str, ...]] = {
     "es": ("pt", "it", "ca", "gl"),
     "pt": ("es", "gl", "ca"),
@@ -96,13 +90,12 @@ _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 #: A word as written: letters, with inner apostrophes and hyphens.
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 _SYMBOL = re.compile(r"\{[^}]*\}")
-#: Languages scored by word frequency (CJK ones are settled by script; their
-#: word lists need a segmenter).
+#: Languages scored by word frequency (CJK ones are settled by script).
 _WORDFREQ_LANGUAGES = frozenset(wordfreq.available_languages()) - {"ja", "ko", "zh"}
 
 
 def detect_text_language(text: str) -> Detection:
-    """Return `(language, probability, is_reliable)` for one text; never raises.
+    """`(language, probability, is_reliable)` of one text; never raises.
 
     language is an ISO 639-1 code as langdetect writes it ("en", "fr",
     "zh-cn", "zh-tw"), or "zh" for Chinese whose characters are shared by
@@ -113,14 +106,10 @@ def detect_text_language(text: str) -> Detection:
 
     A text in Latin or Cyrillic script is then weighed by its words
     (`_weigh_words`): a language other than English needs positive evidence
-    from word frequencies, which names (rare in every language), symbols and
-    numbers do not give. When the words are more English than langdetect's
-    pick (`Regicide can't target colorless creatures.` is ca to langdetect),
-    the result is ("en", p, False): English by default, never reliably
-    another language.
-
-    The two halves can run in different processes: `probe_text` (langdetect,
-    most of the CPU) and `decide_language` (the script, and wordfreq's lists).
+    from word frequencies, which names, symbols and numbers do not give. When
+    the words are more English than langdetect's pick (`Regicide can't target
+    colorless creatures.` is ca to langdetect), the result is ("en", p,
+    False): English by default, never reliably another language.
     """
     return decide_language(probe_text(text))
 
@@ -335,11 +324,9 @@ COMMON_WORD_LISTS = (ENGLISH, *SITE_LANGUAGES, "ca")
 def load_word_lists() -> None:
     """Load wordfreq's lists of COMMON_WORD_LISTS now, in this process; results do not change.
 
-    wordfreq loads a language's list on its first lookup (0.1–0.4 s and
-    30–110 MB each, 1.4 s and ~360 MB for these eight on the 2-core bench
-    machine). A caller that will detect in this process can pay that while
-    it waits for something else (the CLI: while Prefect's server starts).
-    Lists of other languages still load on first use.
+    wordfreq loads a language's list on its first lookup (1.4 s and ~360 MB
+    for these eight on the 2-core bench machine): a caller that will detect
+    here pays it while it waits (the CLI: while Prefect's server starts).
     """
     for lang in COMMON_WORD_LISTS:
         wordfreq.get_frequency_dict(lang, "best")  # what wordfreq.word_frequency reads, cached

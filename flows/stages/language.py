@@ -190,6 +190,21 @@ def label_line_languages(
         )
         .drop("_other_script")
     )
+    return _with_settled_languages(with_detected).drop(
+        "_key",
+        "_detected",
+        "_probability",
+        "is_reliable",
+        "context_language",
+        "claimed_translation_language",
+    )
+
+
+def _with_settled_languages(with_detected: pl.DataFrame) -> pl.DataFrame:
+    """Add the body lines' language, language_is_inferred and language_probability
+    (`label_line_languages`), from `_detected`, `is_reliable` and `_is_foreign`."""
+    is_body = pl.col("kind") == "body"
+    detected, reliable = pl.col("_detected"), pl.col("is_reliable").fill_null(False)
     modes = detected.filter(pl.col("_is_foreign") & reliable).mode()
     foreign_mode = (  # the dump's most common reliable foreign language; none on a tie
         pl.when(modes.min().over("dump_id") == modes.max().over("dump_id")).then(
@@ -212,13 +227,6 @@ def label_line_languages(
         .then(pl.lit(ORIGINAL_LANGUAGE)),
         language_is_inferred=inferred,
         language_probability=pl.when(is_body & ~inferred).then(pl.col("_probability")),
-    ).drop(
-        "_key",
-        "_detected",
-        "_probability",
-        "is_reliable",
-        "context_language",
-        "claimed_translation_language",
     )
 
 

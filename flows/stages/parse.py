@@ -87,43 +87,9 @@ def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) ->
         date_text (String), source (String, lowercased): on date·source lines.
         _shape (String): the kind by shape alone (dropped by `resolve_entries`).
     """
-    by_line = {"order_by": "line_number"}
-    is_date, looks_dated = pl.col("_is_date"), pl.col("_looks_dated")
-    is_head = is_date | looks_dated
-    is_stat = pl.col("line").str.contains(STAT_LINE_PATTERN)
-    in_stub = (
-        pl.when(is_stat).then(pl.col("line_number")).when(is_head).then(0)
-        .forward_fill().over("dump_id", **by_line).fill_null(0) > 0
-    )  # fmt: skip
-    first_head = pl.when(is_head).then(pl.col("line_number")).min().over("dump_id")
-    stubbed, head_at = pl.col("_in_stub"), pl.col("_first_head")  # in_stub, first_head
-    is_blank = pl.col("line").str.strip_chars() == ""
-    shape = (
-        pl.when(stubbed & is_blank).then(pl.lit("blank"))
-        .when(stubbed).then(pl.lit("stub"))
-        .when(is_blank).then(pl.lit("blank"))
-        .when(head_at.is_null() | (pl.col("line_number") < head_at)).then(pl.lit("header"))
-        .when(is_head).then(pl.lit("date_source"))
-        .otherwise(pl.lit("body"))
-    )  # fmt: skip
-    length = pl.col("line").str.len_chars()
-    line_reason = (
-        pl.when(is_stat).then(None)
-        .when(length > max_line_chars)
-        .then(pl.format("line of {} characters is longer than any ruling (limit {})",
-                        length, pl.lit(max_line_chars)))
-        .when(pl.col("line").str.contains("\ufffd"))
-        .then(pl.format("line has {} undecodable byte sequences (shown as U+FFFD)",
-                        pl.col("line").str.count_matches("\ufffd")))
-        .when(looks_dated & ~stubbed)
-        .then(pl.lit("malformed date·source line: expected '<date> · <source word> : <source>'"))
-        .when(_ambiguous_dates(is_date & ~stubbed, pl.col("_claimed")))
-        .then(pl.lit(AMBIGUOUS_DATE_REASON))
-    )  # fmt: skip
-    is_head_line = pl.col("_shape") == "date_source"
-    parts = pl.when(is_head_line).then(pl.col("line")).str.extract_groups(HEAD_PARTS)
     date_shape, dated_shape = head_shape(pl.col("line"))
-    return (
+    in_stub, first_head = _stub_and_first_head()
+    shaped = (
         lines.with_columns(_is_date=date_shape, _looks_dated=dated_shape)
         .with_columns(_in_stub=in_stub, _first_head=first_head)  # once, used twice
         .with_columns(  # header lines only: the regexes skip null lines
@@ -131,25 +97,80 @@ def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) ->
                 pl.when(pl.col("line_number") < pl.col("_first_head")).then(pl.col("line"))
             )
         )
-        .with_columns(_shape=shape, reject_reason=line_reason)
-        .with_columns(
-            kind=pl.when(pl.col("reject_reason").is_not_null())
-            .then(pl.lit("rejected"))
-            .otherwise(pl.col("_shape")),
-            entry_line=pl.when(is_head_line)
-            .then(pl.col("line_number"))
-            .forward_fill()
-            .over("dump_id", **by_line),
-            _parts=parts,  # heads only: the regex skips null lines
-        )
-        .with_columns(
-            entry_line=pl.when(pl.col("_shape").is_in(["date_source", "body"])).then(
-                pl.col("entry_line")
-            ),
-            date_text=pl.col("_parts").struct["date_text"],
-            source=pl.col("_parts").struct["source"].str.to_lowercase(),
-        )
-        .drop("_is_date", "_looks_dated", "_in_stub", "_first_head", "_claimed", "_parts")
+        .with_columns(_shape=_shape_by_place(), reject_reason=_line_reason(max_line_chars))
+    )
+    return _with_entry_heads(shaped).drop(
+        "_is_date", "_looks_dated", "_in_stub", "_first_head", "_claimed", "_parts"
+    )
+
+
+_BY_LINE = {"order_by": "line_number"}
+
+
+def _stub_and_first_head() -> tuple[pl.Expr, pl.Expr]:
+    """(the line is in a card stub, the line_number of its dump's first head) over
+    `_is_date` and `_looks_dated`."""
+    is_head = pl.col("_is_date") | pl.col("_looks_dated")
+    is_stat = pl.col("line").str.contains(STAT_LINE_PATTERN)
+    in_stub = (
+        pl.when(is_stat).then(pl.col("line_number")).when(is_head).then(0)
+        .forward_fill().over("dump_id", **_BY_LINE).fill_null(0) > 0
+    )  # fmt: skip
+    return in_stub, pl.when(is_head).then(pl.col("line_number")).min().over("dump_id")
+
+
+def _shape_by_place() -> pl.Expr:
+    """The kind of a line by its shape and place (`classify_lines`), before any reject."""
+    stubbed, head_at = pl.col("_in_stub"), pl.col("_first_head")
+    is_blank = pl.col("line").str.strip_chars() == ""
+    return (
+        pl.when(stubbed & is_blank).then(pl.lit("blank"))
+        .when(stubbed).then(pl.lit("stub"))
+        .when(is_blank).then(pl.lit("blank"))
+        .when(head_at.is_null() | (pl.col("line_number") < head_at)).then(pl.lit("header"))
+        .when(pl.col("_is_date") | pl.col("_looks_dated")).then(pl.lit("date_source"))
+        .otherwise(pl.lit("body"))
+    )  # fmt: skip
+
+
+def _line_reason(max_line_chars: int) -> pl.Expr:
+    """Why a line is rejected on its own (`classify_lines`), else null."""
+    stubbed = pl.col("_in_stub")
+    length = pl.col("line").str.len_chars()
+    return (
+        pl.when(pl.col("line").str.contains(STAT_LINE_PATTERN)).then(None)
+        .when(length > max_line_chars)
+        .then(pl.format("line of {} characters is longer than any ruling (limit {})",
+                        length, pl.lit(max_line_chars)))
+        .when(pl.col("line").str.contains("\ufffd"))
+        .then(pl.format("line has {} undecodable byte sequences (shown as U+FFFD)",
+                        pl.col("line").str.count_matches("\ufffd")))
+        .when(pl.col("_looks_dated") & ~stubbed)
+        .then(pl.lit("malformed date·source line: expected '<date> · <source word> : <source>'"))
+        .when(_ambiguous_dates(pl.col("_is_date") & ~stubbed, pl.col("_claimed")))
+        .then(pl.lit(AMBIGUOUS_DATE_REASON))
+    )  # fmt: skip
+
+
+def _with_entry_heads(shaped: pl.DataFrame) -> pl.DataFrame:
+    """Add kind, entry_line, date_text and source (`classify_lines`) to the shaped lines."""
+    is_head_line = pl.col("_shape") == "date_source"
+    parts = pl.when(is_head_line).then(pl.col("line")).str.extract_groups(HEAD_PARTS)
+    return shaped.with_columns(
+        kind=pl.when(pl.col("reject_reason").is_not_null())
+        .then(pl.lit("rejected"))
+        .otherwise(pl.col("_shape")),
+        entry_line=pl.when(is_head_line)
+        .then(pl.col("line_number"))
+        .forward_fill()
+        .over("dump_id", **_BY_LINE),
+        _parts=parts,  # heads only: the regex skips null lines
+    ).with_columns(
+        entry_line=pl.when(pl.col("_shape").is_in(["date_source", "body"])).then(
+            pl.col("entry_line")
+        ),
+        date_text=pl.col("_parts").struct["date_text"],
+        source=pl.col("_parts").struct["source"].str.to_lowercase(),
     )
 
 
@@ -171,21 +192,9 @@ def resolve_entries(classified: pl.DataFrame, published_dates: pl.DataFrame) -> 
         published_on (Date): on kept date_source lines.
         Updates kind and reject_reason; drops _shape.
     """
-    is_head = pl.col("_shape") == "date_source"
-    entry = "_entry"  # (dump_id, entry_line) as one integer: windows over it cost a third
-    body_count, shaped_bodies = pl.col("_body_count"), pl.col("_shaped_bodies")
-    head_reason = (
-        pl.when(is_head & pl.col("reject_reason").is_not_null())
-        .then(pl.col("reject_reason"))
-        .when(is_head & pl.col("date_reject_reason").is_not_null())
-        .then(pl.col("date_reject_reason"))
-        .when(is_head & (body_count == 0) & (shaped_bodies > 0))
-        .then(pl.lit("every body line of the entry was rejected (see them below)"))
-        .when(is_head & (body_count == 0))
-        .then(pl.lit("date·source line with no ruling body after it"))
-    )
     # Windows in separate steps: a window inside a windowed expression is
     # evaluated per group (quadratic: 25 s on a million lines).
+    entry = "_entry"  # (dump_id, entry_line) as one integer: windows over it cost a third
     with_dates = (
         classified.join(published_dates, on="date_text", how="left")
         .with_columns(
@@ -196,26 +205,11 @@ def resolve_entries(classified: pl.DataFrame, published_dates: pl.DataFrame) -> 
             _body_count=(pl.col("kind") == "body").sum().over(entry),
             _shaped_bodies=(pl.col("_shape") == "body").sum().over(entry),
         )
-        .with_columns(_head_reason=head_reason)
+        .with_columns(_head_reason=_head_reason())
         .with_columns(_entry_reason=pl.col("_head_reason").max().over(entry))
     )
-    entry_rejected = pl.col("_entry_reason").is_not_null() & pl.col("entry_line").is_not_null()
     return (
-        with_dates.with_columns(
-            kind=pl.when(entry_rejected).then(pl.lit("rejected")).otherwise(pl.col("kind")),
-            reject_reason=pl.when(entry_rejected & is_head)
-            .then(pl.col("_entry_reason"))
-            .when(entry_rejected & pl.col("reject_reason").is_null())
-            .then(
-                pl.format(
-                    "body of the entry whose date·source line {} was rejected: {}",
-                    pl.col("entry_line"),
-                    pl.col("_entry_reason"),
-                )
-            )
-            .otherwise(pl.col("reject_reason")),
-            published_on=pl.when(entry_rejected).then(None).otherwise(pl.col("published_on")),
-        )
+        _reject_entries(with_dates)
         .drop(
             "_entry",
             "_entry_reason",
@@ -226,6 +220,43 @@ def resolve_entries(classified: pl.DataFrame, published_dates: pl.DataFrame) -> 
             "_shape",
         )
         .sort("dump_id", "line_number")
+    )
+
+
+def _head_reason() -> pl.Expr:
+    """Why an entry head rejects its entry (`resolve_entries`), else null."""
+    is_head = pl.col("_shape") == "date_source"
+    body_count, shaped_bodies = pl.col("_body_count"), pl.col("_shaped_bodies")
+    return (
+        pl.when(is_head & pl.col("reject_reason").is_not_null())
+        .then(pl.col("reject_reason"))
+        .when(is_head & pl.col("date_reject_reason").is_not_null())
+        .then(pl.col("date_reject_reason"))
+        .when(is_head & (body_count == 0) & (shaped_bodies > 0))
+        .then(pl.lit("every body line of the entry was rejected (see them below)"))
+        .when(is_head & (body_count == 0))
+        .then(pl.lit("date·source line with no ruling body after it"))
+    )
+
+
+def _reject_entries(with_dates: pl.DataFrame) -> pl.DataFrame:
+    """Each line of an entry with an `_entry_reason` rejected, naming the entry."""
+    is_head = pl.col("_shape") == "date_source"
+    entry_rejected = pl.col("_entry_reason").is_not_null() & pl.col("entry_line").is_not_null()
+    return with_dates.with_columns(
+        kind=pl.when(entry_rejected).then(pl.lit("rejected")).otherwise(pl.col("kind")),
+        reject_reason=pl.when(entry_rejected & is_head)
+        .then(pl.col("_entry_reason"))
+        .when(entry_rejected & pl.col("reject_reason").is_null())
+        .then(
+            pl.format(
+                "body of the entry whose date·source line {} was rejected: {}",
+                pl.col("entry_line"),
+                pl.col("_entry_reason"),
+            )
+        )
+        .otherwise(pl.col("reject_reason")),
+        published_on=pl.when(entry_rejected).then(None).otherwise(pl.col("published_on")),
     )
 
 

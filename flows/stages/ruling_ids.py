@@ -23,7 +23,7 @@ from typing import TypedDict
 
 import polars as pl
 
-from flows.stages.dedupe import MERGE_RULES_VERSION
+from flows.stages.merge_rule import MERGE_RULES_VERSION
 
 #: The registry's columns. Registries written before is_representative and
 #: merge_rules_version existed are read with those null.

@@ -11,7 +11,8 @@ from __future__ import annotations
 import polars as pl
 
 from flows.stages.card_names import text_names
-from flows.stages.dedupe import MAX_EDITS, normalize_text, protected_tokens, within_merge_rule
+from flows.stages.dedupe import normalize_text, protected_tokens
+from flows.stages.merge_rule import MAX_EDITS, within_merge_rule
 
 #: A ruling carried by at most this many cards is card-specific evidence.
 MAX_SPECIFIC = 3
@@ -79,7 +80,7 @@ def match_catalog_texts(texts: pl.Series, catalog_texts: pl.Series) -> pl.DataFr
     """Pair each text with the catalog texts equal to it, else near-duplicates of it.
 
     Near-duplicates follow the merge rule of `dedupe.cluster_variants`
-    (`dedupe.within_merge_rule`: the same protected tokens in order, signs
+    (`merge_rule.within_merge_rule`: the same protected tokens in order, signs
     kept, no negating prefix, at most MAX_EDITS edits, MIN_SIMILARITY similar).
 
     Args:
@@ -114,7 +115,7 @@ def match_catalog_texts(texts: pl.Series, catalog_texts: pl.Series) -> pl.DataFr
 
 
 def _block_of(column: str) -> pl.Expr:
-    """Texts that may match share their protected tokens, in order (`dedupe.within_merge_rule`)."""
+    """Texts that may match share their protected tokens, in order (`merge_rule`)."""
     return protected_tokens(pl.col(column)).list.join("\x1f")
 
 
@@ -158,6 +159,24 @@ def attribute_by_rulings(
         .join(catalog_rulings, left_on="catalog_text", right_on="text")
         .with_columns(_w=1 / pl.col("card_count"))
     )
+    scored = _score_cards(evidence)
+    kept = scored.filter(pl.col("_specific") & (pl.col("rulings_score") >= MIN_RULINGS_SCORE))
+    named = (
+        kept.select("dump_id", "oracle_id")
+        .join(evidence.select("dump_id", "oracle_id", "catalog_text"), on=["dump_id", "oracle_id"])
+        .join(names.select("oracle_id", alias="name"), on="oracle_id")
+        .filter(text_names(pl.col("catalog_text"), pl.col("alias")))
+        .select("dump_id")
+        .unique()
+    )
+    return kept.join(named, on="dump_id", how="semi").select(
+        "dump_id", "oracle_id", "card_name", "rulings_score"
+    )
+
+
+def _score_cards(evidence: pl.DataFrame) -> pl.DataFrame:
+    """Each dump's best card, its evidence `_e`, the runner-up's `_second`, `_specific`, and
+    its rulings_score (`attribute_by_rulings`), from the matched texts' weights `_w`."""
     total = (
         evidence.unique(["dump_id", "catalog_text"])
         .group_by("dump_id")
@@ -172,20 +191,8 @@ def attribute_by_rulings(
         pl.col("oracle_id", "card_name", "_e", "_specific").first(),
         _second=pl.col("_e").get(1, null_on_oob=True).fill_null(0.0),
     )
-    scored = best.join(total, on="dump_id").with_columns(
+    return best.join(total, on="dump_id").with_columns(
         rulings_score=(
             (pl.col("_e") - pl.col("_second")) / pl.col("_total") * (1 - 0.1 ** pl.col("_e"))
         ).round(3)
-    )
-    kept = scored.filter(pl.col("_specific") & (pl.col("rulings_score") >= MIN_RULINGS_SCORE))
-    named = (
-        kept.select("dump_id", "oracle_id")
-        .join(evidence.select("dump_id", "oracle_id", "catalog_text"), on=["dump_id", "oracle_id"])
-        .join(names.select("oracle_id", alias="name"), on="oracle_id")
-        .filter(text_names(pl.col("catalog_text"), pl.col("alias")))
-        .select("dump_id")
-        .unique()
-    )
-    return kept.join(named, on="dump_id", how="semi").select(
-        "dump_id", "oracle_id", "card_name", "rulings_score"
     )

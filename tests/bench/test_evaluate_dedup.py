@@ -21,7 +21,7 @@ from bench.evaluate_dedup import (
     make_typo,
     write_results,
 )
-from flows.stages.dedupe import PROTECTED_TOKENS
+from flows.stages.merge_rule import PROTECTED_TOKENS
 from tests.conftest import REAL_DATA, needs_real_data
 
 RULINGS = REAL_DATA / "derived" / "mtgjson_v5_rulings.jsonl"

@@ -7,15 +7,8 @@ import hashlib
 import polars as pl
 import pytest
 
-from flows.stages.dedupe import (
-    assign_variants,
-    cluster_variants,
-    negates,
-    normalize_text,
-    sha256_hex,
-    swaps_word,
-    within_merge_rule,
-)
+from flows.stages.dedupe import assign_variants, cluster_variants, normalize_text, sha256_hex
+from flows.stages.merge_rule import negates, swaps_word, within_merge_rule
 from tests.conftest import CASES_DIR as CASES
 from tests.conftest import content_of, needs_cases, run_contents, run_raw
 

@@ -8,7 +8,7 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from flows.stages.dedupe import MERGE_RULES_VERSION
+from flows.stages.merge_rule import MERGE_RULES_VERSION
 from flows.stages.ruling_ids import stabilize_ruling_ids
 
 

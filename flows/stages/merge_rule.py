@@ -1,0 +1,199 @@
+"""The merge rule: when two comparison keys of one language may be one ruling.
+
+Two variants (`dedupe`) are within the merge rule when they have the same
+protected tokens in the same order (`PROTECTED_TOKENS`: numbers and signed
+power/toughness and counters with their signs, `{symbols}`, capitalized
+words, negations, number words, quantifiers and modals), no word of one is a
+word of the other with a negating prefix added (`NEGATING_PREFIXES`:
+able/unable, tap/untap), no common word is swapped for another common word
+of its length that differs in two adjacent letters among its first three
+(`swaps_word`: increases/decreases), and they are at most `MAX_EDITS`
+character edits apart and `MIN_SIMILARITY` similar (seed 000 "writing theme
+down" and seed 003 "writing them down" are one ruling).
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import itertools
+from collections.abc import Iterator
+from typing import NamedTuple
+
+import regex
+from rapidfuzz.distance import Levenshtein
+from wordfreq import zipf_frequency
+
+#: Bump when the merge rule changes; the id registry records it.
+MERGE_RULES_VERSION = "3"
+
+#: Tokens that must be equal, in the same order, for two texts to merge.
+PROTECTED_TOKENS = (
+    r"[+-]?(?:\d+|[XY*])/[+-]?(?:\d+|[XY*])"  # power/toughness and counters: +1/+0, -1/-1, */*
+    r"|[+-]?\d+(?:[.,]\d+)?"  # numbers with their sign: power 2 / power 3, +2 / -2
+    r"|\{[^}]*\}"  # mana and other symbols: {E}, {X}, {2}{W}
+    r"|\b\p{Lu}[\p{L}\p{M}'-]*"  # capitalized words: card names, sentence starts
+    r"|(?i:\b(?:not|no|never|none|nothing|cannot|\w+n't|one|two|three|four|five|six|seven"
+    r"|eight|nine|ten|first|second|third|fourth|fifth|last|once|twice|half|double"
+    r"|less|more|greater|fewer|least|most"  # number words
+    r"|all|any|each|every|only|both|either|neither|nor|except|without|unless|until"
+    r"|before|after|may|must|can|could|would|should|might|will|shall)\b)"  # all/any, may/must
+)
+
+#: A word that is another word of the pair with one of these in front is a
+#: different ruling (able/unable, active/inactive, token/nontoken, tap/untap).
+NEGATING_PREFIXES = ("un", "in", "im", "il", "ir", "non", "non-", "dis")
+#: Both words of a swap this common or more (Zipf scale, wordfreq): `decreases` is 3.6.
+COMMON_WORD_ZIPF = 3.0
+#: Shortest word a swap is looked for on: typos make short common words (`is`/`s`).
+_MIN_SWAPPED_WORD = 4
+#: Shortest word a negating prefix is looked for on (`to`/`into` is no negation).
+_MIN_NEGATED_WORD = 3
+_WORD = regex.compile(r"[\p{L}\p{M}'-]+")
+_PROTECTED = regex.compile(PROTECTED_TOKENS)
+
+#: At most this many character edits between two near-duplicates ...
+MAX_EDITS = 2
+#: ... and at least this normalized Levenshtein similarity (1 - edits / longer length):
+#: one edit per 10 characters (protected tokens and negating prefixes guard the
+#: meaning; 5 % of real rulings are under 67 characters, too short for 0.97).
+MIN_SIMILARITY = 0.9
+
+
+class _Profile(NamedTuple):
+    """What the merge rule needs of one comparison key, computed once per key."""
+
+    tokens: tuple[str, ...]  # PROTECTED_TOKENS, in order
+    words: tuple[str, ...]  # `_WORD` matches, lowercased
+    negatable: frozenset[str]  # words of at least _MIN_NEGATED_WORD letters
+    stems: frozenset[str]  # those words with a NEGATING_PREFIXES prefix taken off
+    #: Two words of one length that may differ in two adjacent letters among their
+    #: first three (`_swapped_prefix`) share a key: (length, the word from its third
+    #: letter) or (-length, its first letter and the word from its fourth).
+    swap_index: dict[tuple[int, str], str | None]  # key -> its word (None: several words)
+
+
+#: Enough keys for a block of near-duplicates, or a group, to be profiled once.
+_PROFILES_KEPT = 4096
+
+
+@functools.lru_cache(maxsize=_PROFILES_KEPT)
+def _profile(text: str) -> _Profile:
+    words = tuple(w.lower() for w in _WORD.findall(text))
+    swap_index: dict[tuple[int, str], str | None] = {}
+    for word in set(words):
+        if len(word) >= _MIN_SWAPPED_WORD:
+            for key in ((len(word), word[2:]), (-len(word), word[0] + word[3:])):
+                swap_index[key] = word if key not in swap_index else None
+    return _Profile(
+        tokens=tuple(_PROTECTED.findall(text)),
+        words=words,
+        negatable=frozenset(w for w in words if len(w) >= _MIN_NEGATED_WORD),
+        stems=frozenset(
+            w[len(p) :]
+            for w in words
+            if w.startswith(NEGATING_PREFIXES)
+            for p in NEGATING_PREFIXES
+            if w.startswith(p) and len(w) - len(p) >= _MIN_NEGATED_WORD
+        ),
+        swap_index=swap_index,
+    )
+
+
+def _may_negate(a: _Profile, b: _Profile) -> bool:
+    """A word of one is a NEGATING_PREFIXES prefix plus a word of the other, aligned or not."""
+    return not (a.stems.isdisjoint(b.negatable) and b.stems.isdisjoint(a.negatable))
+
+
+def _may_swap(a: _Profile, b: _Profile) -> bool:
+    """Two different words, one of each, share a swap key, aligned or not."""
+    return any(
+        a.swap_index[key] is None or a.swap_index[key] != b.swap_index[key]
+        for key in a.swap_index.keys() & b.swap_index.keys()
+    )
+
+
+def _replaced_words(a: str, b: str, one_for_one: bool = False) -> Iterator[tuple[str, str]]:
+    """Each (word of `a`, word of `b`) where difflib aligns a replacement; lowercased.
+
+    With `one_for_one`, only words replaced one by one (a span of N words by N
+    words, paired in order), never the words of a split or joined span.
+    """
+    return _aligned_replacements(_profile(a).words, _profile(b).words, one_for_one)
+
+
+def _aligned_replacements(
+    words_a: tuple[str, ...], words_b: tuple[str, ...], one_for_one: bool
+) -> Iterator[tuple[str, str]]:
+    matcher = difflib.SequenceMatcher(None, words_a, words_b, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op != "replace":
+            continue
+        if not one_for_one:
+            yield from itertools.product(words_a[i1:i2], words_b[j1:j2])
+        elif i2 - i1 == j2 - j1:
+            yield from zip(words_a[i1:i2], words_b[j1:j2], strict=True)
+
+
+def negates(a: str, b: str) -> bool:
+    """True when a word of `a` and a word of `b` differ by a NEGATING_PREFIXES prefix.
+
+    Words are aligned with difflib (a word replaced by one word); case is ignored.
+    """
+    if not _may_negate(_profile(a), _profile(b)):
+        return False
+    return any(_is_negation(x, y) for x, y in _replaced_words(a, b))
+
+
+def _is_negation(x: str, y: str) -> bool:
+    short, long = sorted((x, y), key=len)
+    return len(short) >= _MIN_NEGATED_WORD and any(long == p + short for p in NEGATING_PREFIXES)
+
+
+def swaps_word(a: str, b: str) -> bool:
+    """True when a word of `a` is replaced in `b` by another common English word
+    of the same length (at least _MIN_SWAPPED_WORD letters) that differs from
+    it in exactly two adjacent letters among its first three.
+
+    Opposites are often such a swapped prefix (increases/decreases,
+    maximum/minimum, includes/excludes, import/export), which a typo rarely
+    makes of a common word; one letter (`spell`/`shell`, a typo that happens
+    to be a word) or a word that grows or shrinks (`theme`/`them`, seeds 000
+    and 003) is left to the merge rule. Modals such as could/would are
+    PROTECTED_TOKENS. Common: a Zipf frequency (wordfreq, English) of at least
+    COMMON_WORD_ZIPF for both words.
+    """
+    if not _may_swap(_profile(a), _profile(b)):
+        return False
+    return any(
+        len(x) == len(y) >= _MIN_SWAPPED_WORD
+        and _swapped_prefix(x, y)
+        and min(zipf_frequency(x, "en"), zipf_frequency(y, "en")) >= COMMON_WORD_ZIPF
+        for x, y in _replaced_words(a, b, one_for_one=True)
+    )
+
+
+def _swapped_prefix(x: str, y: str) -> bool:
+    """`x` and `y` differ in exactly two adjacent letters, starting at the first or second."""
+    differ = [i for i, (p, q) in enumerate(zip(x, y, strict=False)) if p != q]
+    return len(differ) == 2 and differ[1] == differ[0] + 1 and differ[0] <= 1
+
+
+def within_merge_rule(
+    a: str, b: str, max_edits: int = MAX_EDITS, min_similarity: float = MIN_SIMILARITY
+) -> bool:
+    """True when comparison keys `a` and `b` may be one ruling (any language check aside)."""
+    edits = Levenshtein.distance(a, b, score_cutoff=max_edits)
+    longest = max(len(a), len(b), 1)
+    return (
+        edits <= max_edits
+        and 1 - edits / longest >= min_similarity
+        and _profile(a).tokens == _profile(b).tokens
+        and not negates(a, b)
+        and not swaps_word(a, b)
+    )
+
+
+def forget_profiles() -> None:
+    """Let go of the keys' profiles kept for the pairs of one clustering."""
+    _profile.cache_clear()
