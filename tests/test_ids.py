@@ -12,11 +12,10 @@ import pytest
 
 from flows.disk.generation import save_state
 from flows.disk.state import load_state
-from flows.stages.dedupe import normalize_text
+from flows.stages.dedupe import REGISTRY_SCHEMA, normalize_text
 from flows.stages.detector import LANGUAGE_SCHEMA
 from flows.stages.merge_rule import MERGE_RULES_VERSION
 from flows.stages.reuse import empty_parsed
-from flows.stages.ruling_ids import REGISTRY_SCHEMA
 from tests.conftest import REAL_DATA, copy_seeds, run_dumps
 
 THEM_SEED = "003_321b63c5bd17bae4.txt"  # the only seed with "writing them down"

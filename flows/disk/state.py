@@ -50,11 +50,11 @@ from flows.disk.files import IO_THREADS, results_in_order, sha256_file
 from flows.disk.paths import OutputPaths, state_file
 from flows.disk.raw import list_dump_paths
 from flows.disk.snapshot import latest_target, read_latest_manifest
+from flows.stages.dedupe import REGISTRY_SCHEMA, complete_registry
 from flows.stages.detector import LANGUAGE_SCHEMA
 from flows.stages.dumps import RESULTS_ORDER
 from flows.stages.parse import PARSED_DUMP_SCHEMA, ParsedFiles
 from flows.stages.reuse import FILE_INDEX_SCHEMA, usable_caches
-from flows.stages.ruling_ids import REGISTRY_SCHEMA, complete_registry
 
 logger = logging.getLogger(__name__)
 

@@ -77,7 +77,7 @@ def build_manifest(
         dumps_parsed, dumps_reused, languages_detected, languages_reused),
         ruling_ids (published rulings by how their id relates to the id
         registry: kept, merged, split, gained; the merge rules versions of
-        the registry and of this run; see `ruling_ids.stabilize_ruling_ids`).
+        the registry and of this run; see `dedupe.stabilize_ruling_ids`).
     """
     return {
         "run_id": run_id,

@@ -19,11 +19,11 @@ from pandera.errors import SchemaErrors
 
 from flows.errors import ContractError
 from flows.stages.attribution import CatalogIndex
+from flows.stages.dedupe import REGISTRY_SCHEMA, stabilize_ruling_ids
 from flows.stages.dumps import DUMP_COUNT_COLUMNS, DumpResults
 from flows.stages.parse import LINE_KINDS
 from flows.stages.reuse import cluster_changed_blocks
 from flows.stages.ruling_cards import build_ruling_cards
-from flows.stages.ruling_ids import REGISTRY_SCHEMA, stabilize_ruling_ids
 from schemas import TABLE_MODELS
 
 logger = logging.getLogger(__name__)
