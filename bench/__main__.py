@@ -8,7 +8,10 @@ docs/benchmarks.md read them.
     python -m bench generate --lines 1000000 /tmp/corpus-1m
     python -m bench run /tmp/corpus-1m --results bench/results-1m.json
     python -m bench seeds --runs 3 --results bench/results-seeds.json
+    python -m bench parse-cpu /tmp/corpus-1m --results bench/parse-cpu-1m.json
+    python -m bench memory --results bench/read-memory.json
     python -m bench eval dedup | languages | attribution
+    python -m bench identity record | compare
 """
 
 from __future__ import annotations
@@ -112,6 +115,46 @@ def bench_seeds(
     except ImportError as exc:  # psutil, httpx: the `bench` extra
         _fail(RulingsError(f"{exc}; install the bench extra: pip install -e '.[bench]'"))
     _record(_one_line(run_seed_benchmark, raw, work, runs), results)
+
+
+@app.command("parse-cpu")
+def bench_parse_cpu(
+    raw_dir: Annotated[Path, typer.Argument(help="A raw folder (a corpus, raw/).")],
+    results: Annotated[Path, typer.Option("--results", help="JSON file for the results.")],
+) -> None:
+    """CPU time of each step of a cold parse (no Prefect, no langdetect); write RESULTS.
+
+    Example:
+
+        python -m bench parse-cpu /tmp/corpus-1m --results bench/parse-cpu-1m.json
+    """
+    from bench.parse_cpu import measure_parse
+
+    _write(_one_line(measure_parse, raw_dir), results)
+
+
+@app.command("memory")
+def bench_memory(
+    results: Annotated[Path, typer.Option("--results", help="JSON file for the results.")],
+    sizes_mb: Annotated[
+        list[int] | None, typer.Option("--size-mb", help="File sizes to read (MiB); repeat.")
+    ] = None,
+) -> None:
+    """Peak memory of reading one dump of each size (fresh processes); write RESULTS.
+
+    Example:
+
+        python -m bench memory --results bench/read-memory.json
+    """
+    from bench.memory import measure_sizes
+
+    _write(_one_line(measure_sizes, sizes_mb or [0, 8, 16, 32, 64]), results)
+
+
+def _write(measured: dict[str, Any], results: Path) -> None:
+    results.parent.mkdir(parents=True, exist_ok=True)
+    results.write_text(json.dumps(measured, indent=2) + "\n", encoding="utf-8")
+    typer.echo(f"wrote {results}")
 
 
 def _fail(exc: Exception) -> None:

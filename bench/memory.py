@@ -1,6 +1,6 @@
 """Peak memory of reading one large dump.
 
-Run: `python -m bench.memory --results bench/read-memory.json`.
+Run: `python -m bench memory --results bench/read-memory.json`.
 
 Each measurement runs in a fresh process: a file of the given size (the five
 seed dumps of `raw/` repeated, so every line is a real dump line) is read and
@@ -14,7 +14,6 @@ up to `raw.MAX_FILE_BYTES`, the largest file a run accepts.
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import json
 import platform
@@ -22,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from flows.disk.raw import MAX_FILE_BYTES
 
@@ -30,6 +30,7 @@ SEED_DIR = Path(__file__).resolve().parents[1] / "raw"
 _CHILD = """
 import datetime as dt, resource, sys, json
 from pathlib import Path
+from typing import Any
 import polars as pl
 from flows.disk.raw import parse_batch, read_parts
 from flows.stages.dumps import assemble_dumps
@@ -72,32 +73,17 @@ def measure(size: int) -> dict[str, int]:
     return {"file_bytes": file_bytes, **result}
 
 
-def main() -> None:
-    """Measure each size and write the results (JSON) with the machine's description."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--results", type=Path, required=True)
-    parser.add_argument("--sizes-mb", type=int, nargs="*", default=[0, 8, 16, 32, 64])
-    args = parser.parse_args()
-    rows = [measure(mb * 2**20) for mb in args.sizes_mb]
+def measure_sizes(sizes_mb: list[int]) -> dict[str, Any]:
+    """`measure` of each size (MiB), with its growth over the first (JSON-ready)."""
+    rows: list[dict[str, Any]] = [measure(mb * 2**20) for mb in sizes_mb]
     baseline = rows[0]["peak_rss_bytes"]
     for row in rows:
         growth = row["peak_rss_bytes"] - baseline
         row["rss_over_baseline_per_file_byte"] = round(growth / row["file_bytes"], 2)
-    args.results.write_text(
-        json.dumps(
-            {
-                "measured_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-                "machine": {"platform": platform.platform(), "python": platform.python_version()},
-                "size_limit_bytes": MAX_FILE_BYTES,
-                "stages": "raw.parse_batch, raw.read_parts, dumps.assemble_dumps (no languages)",
-                "rows": rows,
-            },
-            indent=2,
-        )
-        + "\n",
-        encoding="utf-8",
-    )
-
-
-if __name__ == "__main__":
-    main()
+    return {
+        "measured_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "machine": {"platform": platform.platform(), "python": platform.python_version()},
+        "size_limit_bytes": MAX_FILE_BYTES,
+        "stages": "raw.parse_batch, raw.read_parts, dumps.assemble_dumps (no languages)",
+        "rows": rows,
+    }

@@ -1,6 +1,6 @@
 """CPU time of each step of a cold parse, without Prefect or langdetect.
 
-Run: `python -m bench.parse_cpu RAW_DIR --results bench/parse-cpu-100k.json`.
+Run: `python -m bench parse-cpu RAW_DIR --results bench/parse-cpu-100k.json`.
 
 Reads every dump of RAW_DIR and runs the stages of `disk.raw.parse_batch` and
 `dumps.assemble_dumps` one by one (read, hash, decode, split, classify,
@@ -11,12 +11,9 @@ figure to compare: on a shared machine wall time mostly measures the others.
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
-import json
 import os
 import platform
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -62,24 +59,13 @@ def measure(raw_dir: Path, today: dt.date) -> dict[str, Any]:
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("raw_dir", type=Path)
-    parser.add_argument("--results", type=Path, help="JSON file to write (else printed)")
-    args = parser.parse_args()
-    result = {
-        "raw_dir": str(args.raw_dir),
+def measure_parse(raw_dir: Path) -> dict[str, Any]:
+    """`measure` of `raw_dir` today, with the machine and its load (JSON-ready)."""
+    return {
+        "raw_dir": str(raw_dir),
         "measured_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "machine": f"{os.cpu_count()} cores, Python {platform.python_version()}, "
         f"polars {pl.__version__}",
         "load_average_before": [round(x, 2) for x in os.getloadavg()],
-        **measure(args.raw_dir, dt.datetime.now(dt.UTC).date()),
+        **measure(raw_dir, dt.datetime.now(dt.UTC).date()),
     }
-    text = json.dumps(result, indent=2) + "\n"
-    if args.results:
-        args.results.write_text(text, encoding="utf-8")
-    sys.stdout.write(text)
-
-
-if __name__ == "__main__":
-    main()

@@ -261,3 +261,12 @@ def small_index(small_catalog_dir: Path) -> Any:
     from flows.stages.attribution import index_catalog
 
     return index_catalog(read_catalog(small_catalog_dir))
+
+
+@pytest.fixture(scope="session")
+def published(tmp_path_factory: pytest.TempPathFactory, small_catalog_dir: Path) -> Path:
+    """A folder whose `output/latest` is the product's run of the seeds with the small
+    catalog (KLD, AER, NEO), as an analyst finds it."""
+    root = tmp_path_factory.mktemp("published")
+    run_dumps(SEED_DIR, root / "output", catalog=small_catalog_dir)
+    return root
