@@ -1,4 +1,4 @@
-"""`ruling-dumps eval dedup`: precision, recall and time of the dedup step on real rulings.
+"""`python -m bench eval dedup`: precision, recall and time of the dedup step on real rulings.
 
 Over the distinct real ruling texts (MTGJSON `comment`s, compared by their
 key, `dedupe.normalize_text`):
@@ -287,7 +287,7 @@ def write_results(results: dict[str, Any], json_path: Path, markdown_path: Path)
     lines = [
         "# Dedup evaluation on real rulings",
         "",
-        f"`ruling-dumps eval dedup` over {results['distinct_texts']:,} distinct real ruling texts "
+        f"`python -m bench eval dedup` over {results['distinct_texts']:,} distinct real ruling texts "
         f"({results['data']}), merge rules version {results['merge_rules_version']}.",
         "",
         "| measure | result | target |",

@@ -1,4 +1,4 @@
-"""Measure language labels on real data (`ruling-dumps eval languages`).
+"""Measure language labels on real data (`python -m bench eval languages`).
 
 Three measures, from the real files in `derived/` (seeded samples):
 

@@ -156,7 +156,10 @@ def _argv(command: str) -> tuple[dict[str, str], list[str]]:
 
 
 @pytest.mark.parametrize("command", COMMANDS)
-def test_every_command_exists_as_written(command: str, published: Path) -> None:
+def test_every_command_exists_as_written(
+    command: str, published: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("RULING_DUMPS_DEBUG", raising=False)  # `--debug` sets it: not after
     env, argv = _argv(command)
     if argv[0] == "make":
         done = subprocess.run(["make", "-n", *argv[1:]], cwd=REPO, capture_output=True, check=False)
