@@ -16,8 +16,9 @@ $(STAMP): pyproject.toml requirements.lock
 run: $(STAMP)
 	$(BIN)/ruling-dumps run --raw raw --output output
 
+# Two worker processes (pytest-xdist), one per core; a test takes the next free worker.
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2 --dist worksteal
 
 lint: $(STAMP)
 	$(BIN)/ruff check flows schemas bench tests

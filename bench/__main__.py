@@ -52,11 +52,11 @@ def bench_generate(
 
         python -m bench generate --lines 1000000 /tmp/corpus-1m
     """
-    from bench.corpus import generate_corpus
+    from bench.corpus import generate_corpus, load_sources
 
     if out.exists() and any(out.iterdir()):
         _fail(RulingsError(f"{out} is not empty; give a new folder"))
-    stats = generate_corpus(real, out, lines, seed)
+    stats = generate_corpus(load_sources(real), out, lines, seed)
     typer.echo(
         f"wrote {stats.dumps} dumps, {stats.lines} lines, {stats.bytes} bytes "
         f"({stats.cards} cards) into {out}"

@@ -1,12 +1,12 @@
 """Build realistic dumps, as fan sites in eleven locales paste them, from real data.
 
-Used by the tests (fixtures with a known kind for every line) and by the
-benchmark corpus. The inputs are real: English rulings and their dates, foreign
-printed card text for the stubs, and real Chinese translations of rulings.
-What each site writes around them (disclaimer, source word, separator, colon,
-power/toughness initials) follows the sites' conventions in the issue; dates
-are written in each locale's CLDR long form (Babel), with `1er` on French
-sites and CLDR's medium form (`7 juil. 2024`) where a site uses abbreviations.
+Used by the tests (fixtures with a known kind for every line) and by the benchmark
+corpus. The inputs are real: English rulings and their dates, foreign printed card
+text for the stubs, and real Chinese translations of rulings. What each site writes
+around them (disclaimer, source word, separator, colon, power/toughness initials)
+follows the sites' conventions in the issue; dates are written in each locale's CLDR
+long form (Babel), with `1er` on French sites and CLDR's medium form (`7 juil. 2024`)
+where a site uses abbreviations.
 """
 
 from __future__ import annotations
@@ -278,21 +278,19 @@ class CorpusStats:
     bytes: int
 
 
-def generate_corpus(real_dir: Path, out_dir: Path, target_lines: int, seed: int = 0) -> CorpusStats:
-    """Write realistic dumps from real data until `target_lines` lines are written.
+@dataclass(frozen=True)
+class Sources:
+    """The real data a corpus is cut from (`load_sources`): card_rulings, oracle_id -> its
+    (published_on, text) rulings in `load_rulings`' order; sets_of, oracle_id -> the set
+    codes its rulings list (sorted); foreign, (oracle_id, site code) -> its printing there."""
 
-    One dump per card printing (a set the card's rulings list) and site
-    language (English, and each language the card has a real printing in):
-    the card's real rulings with their real dates in the site's locale, the
-    site's header, a stray stub cut from the printing's real text in
-    STUB_SHARE of dumps, straight instead of curly quotes in
-    STRAIGHT_QUOTE_SHARE of dumps, a one-letter typo in TYPO_SHARE of
-    ruling occurrences. Cards are taken in a seeded random order, so the same
-    seed gives the same files, byte for byte.
+    card_rulings: dict[str, list[tuple[dt.date, str]]]
+    sets_of: dict[str, list[str]]
+    foreign: dict[tuple[str, str], CardStub]
 
-    Files: `out_dir/<site>/<oracle_id>-<set>.txt`, UTF-8.
-    """
-    rng = random.Random(seed)
+
+def load_sources(real_dir: Path) -> Sources:
+    """The rulings, printings and foreign printings of the real data in `real_dir` (~6 s)."""
     rulings = load_rulings(real_dir)
     sets = pl.read_ndjson(
         real_dir / "derived" / "mtgjson_v5_rulings.jsonl", infer_schema_length=None
@@ -317,9 +315,28 @@ def generate_corpus(real_dir: Path, out_dir: Path, target_lines: int, seed: int 
         o: list(g.select("published_on", "text").iter_rows())
         for (o,), g in rulings.group_by("oracle_id", maintain_order=True)
     }
-    order = sorted(card_rulings)
+    return Sources(card_rulings, dict(printings.iter_rows()), foreign)
+
+
+def generate_corpus(
+    sources: Sources, out_dir: Path, target_lines: int, seed: int = 0
+) -> CorpusStats:
+    """Write realistic dumps from real data (`load_sources`) until `target_lines` lines are written.
+
+    One dump per card printing (a set the card's rulings list) and site
+    language (English, and each language the card has a real printing in):
+    the card's real rulings with their real dates in the site's locale, the
+    site's header, a stray stub cut from the printing's real text in
+    STUB_SHARE of dumps, straight instead of curly quotes in
+    STRAIGHT_QUOTE_SHARE of dumps, a one-letter typo in TYPO_SHARE of
+    ruling occurrences. Cards are taken in a seeded random order, so the same
+    seed gives the same files, byte for byte.
+
+    Files: `out_dir/<site>/<oracle_id>-<set>.txt`, UTF-8.
+    """
+    rng = random.Random(seed)
+    order = sorted(sources.card_rulings)
     rng.shuffle(order)
-    sets_of = dict(printings.iter_rows())
     written = CorpusStats(0, 0, 0, 0)
     for oracle_id in order:
         if written.lines >= target_lines:
@@ -327,9 +344,9 @@ def generate_corpus(real_dir: Path, out_dir: Path, target_lines: int, seed: int 
         written = _write_card(
             out_dir,
             oracle_id,
-            card_rulings[oracle_id],
-            sets_of.get(oracle_id) or ["NA"],
-            foreign,
+            sources.card_rulings[oracle_id],
+            sources.sets_of.get(oracle_id) or ["NA"],
+            sources.foreign,
             rng,
             written,
         )

@@ -287,8 +287,8 @@ def write_results(results: dict[str, Any], json_path: Path, markdown_path: Path)
     lines = [
         "# Dedup evaluation on real rulings",
         "",
-        f"`python -m bench eval dedup` over {results['distinct_texts']:,} distinct real ruling texts "
-        f"({results['data']}), merge rules version {results['merge_rules_version']}.",
+        f"`python -m bench eval dedup` over {results['distinct_texts']:,} distinct real ruling "
+        f"texts ({results['data']}), merge rules version {results['merge_rules_version']}.",
         "",
         "| measure | result | target |",
         "|---|---|---|",

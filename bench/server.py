@@ -1,8 +1,7 @@
-"""A real Prefect server for the benchmark and the tests: `prefect server start` on loopback.
+"""A real Prefect server for the benchmark: `prefect server start` on loopback.
 
 The nightly deployment runs against a real server (`ruling-dumps serve`), so
-the benchmark measures flows against one, and the tests that need a server
-share one (`tests/conftest.py`).
+the benchmark measures flows against one.
 """
 
 from __future__ import annotations

@@ -57,6 +57,15 @@ def prefect_harness() -> Iterator[None]:
         yield
 
 
+@pytest.fixture(scope="session")
+def prefect_api(prefect_harness: None) -> str:
+    """The API URL of the session's one Prefect server (`prefect_harness`'), for subprocesses:
+    a command given it as PREFECT_API_URL starts no temporary server of its own."""
+    from prefect.settings import PREFECT_API_URL
+
+    return str(PREFECT_API_URL.value())
+
+
 class Run(NamedTuple):
     """A run of the product (`run_direct`) and every line it built, with its final kind."""
 
@@ -191,11 +200,19 @@ SEED_ROWS = {
 }
 
 
-def cli_run(tmp_path: Path, output: Path) -> tuple[list[str], dict[str, str]]:
-    """The command and environment of `python -m flows run` on the seeds in a subprocess."""
+def cli_run(
+    tmp_path: Path, output: Path, api: str | None = None
+) -> tuple[list[str], dict[str, str]]:
+    """The command and environment of `python -m flows run` on the seeds in a subprocess.
+
+    `api`: a running server's API URL (`prefect_api`) the run reports to; None: the
+    run starts Prefect's temporary server, as `ruling-dumps run` does for a user.
+    """
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
     env["PREFECT_HOME"] = str(tmp_path / "prefect-home")
     env["PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"] = str(SERVER_STARTUP_TIMEOUT)
+    if api is not None:
+        env["PREFECT_API_URL"] = api
     return [
         sys.executable,
         "-m",
@@ -209,10 +226,10 @@ def cli_run(tmp_path: Path, output: Path) -> tuple[list[str], dict[str, str]]:
 
 
 def run_cli(
-    tmp_path: Path, output: Path, *arguments: str, **env: str
+    tmp_path: Path, output: Path, *arguments: str, api: str | None = None, **env: str
 ) -> subprocess.CompletedProcess[str]:
     """`cli_run`'s command with `arguments` added, run to its end (`env` added to its own)."""
-    command, run_env = cli_run(tmp_path, output)
+    command, run_env = cli_run(tmp_path, output, api)
     return subprocess.run(
         [*command, *arguments],
         cwd=REPO,
@@ -229,6 +246,21 @@ REAL_CATALOG = REAL_DATA / "mtgjson_v5_AllPrintings_2022-04-25.json.xz"
 needs_real_catalog = pytest.mark.skipif(
     not REAL_CATALOG.is_file(), reason=f"real catalog not found at {REAL_CATALOG}"
 )
+
+
+@pytest.fixture(scope="session")
+def real_catalog_parse(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, bool, Path]:
+    """`load_catalog` of the real catalog into an empty cache folder (parsed once, ~13 s):
+    (its tables, whether they came from a cache, the cache folder now holding them)."""
+    from flows.disk.catalog import load_catalog
+
+    if not REAL_CATALOG.is_file():
+        pytest.skip(f"real catalog not found at {REAL_CATALOG}")
+    cache = tmp_path_factory.mktemp("real-catalog-cache")
+    catalog, reused = load_catalog(REAL_CATALOG, cache)
+    return catalog, reused, cache
+
+
 #: Sets kept in the small catalog: energy (KLD, AER), reconfigure (NEO).
 SMALL_CATALOG_SETS = ("AER", "KLD", "NEO")
 
@@ -245,12 +277,17 @@ def small_catalog_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not REAL_CATALOG.is_file():
         pytest.skip(f"real catalog not found at {REAL_CATALOG}")
     folder = tmp_path_factory.mktemp("catalog-sets")
+    missing = set(SMALL_CATALOG_SETS)
     with lzma.open(REAL_CATALOG, "rb") as stream:
         for code, data in ijson.kvitems(stream, "data", use_float=True):
-            if code in SMALL_CATALOG_SETS:
+            if code in missing:
                 document = {"meta": {"version": "5.2.0+20220425"}, "data": data}
                 with gzip.open(folder / f"{code}.json.gz", "wt", encoding="utf-8") as out:
                     json.dump(document, out)
+                missing.discard(code)
+            if not missing:  # the sets are in code order: the rest of the file is not read
+                break
+    assert not missing, f"sets not in the real catalog: {sorted(missing)}"
     return folder
 
 

@@ -79,12 +79,14 @@ def test_flow_after_the_clis_catalog_check_says_it_parsed_the_catalog(
 
 
 @pytest.mark.flow
-def test_cli_run_with_a_catalog_twice(small_catalog_dir: Path, tmp_path: Path) -> None:
+def test_cli_run_with_a_catalog_twice(
+    prefect_api: str, small_catalog_dir: Path, tmp_path: Path
+) -> None:
     """Both runs exit 0 with their summary; the manifest and the summary agree on the parse."""
     output = tmp_path / "output"
     said = []
     for _ in range(2):
-        run = run_cli(tmp_path, output, "--catalog", str(small_catalog_dir))
+        run = run_cli(tmp_path, output, "--catalog", str(small_catalog_dir), api=prefect_api)
         assert run.returncode == 0, run.stderr
         assert "Traceback" not in run.stderr
         manifest = json.loads((output / "latest" / "manifest.json").read_text())

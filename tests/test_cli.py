@@ -73,8 +73,8 @@ def _error_lines(stderr: str) -> list[str]:
 
 
 @pytest.mark.flow
-def test_run_then_validate_in_a_subprocess(tmp_path: Path) -> None:
-    run = run_cli(tmp_path, tmp_path / "out")
+def test_run_then_validate_in_a_subprocess(prefect_api: str, tmp_path: Path) -> None:
+    run = run_cli(tmp_path, tmp_path / "out")  # as a user's first run: the temporary server
     assert run.returncode == 0, run.stderr
     console = run.stdout + run.stderr
     for noise in ("Traceback", "telemetry", "Error", "WARNING"):
@@ -120,7 +120,7 @@ def test_run_then_validate_in_a_subprocess(tmp_path: Path) -> None:
     # state/ a file where the state folder should be: the run fails at once, publishes nothing
     shutil.rmtree(tmp_path / "out" / "state")
     (tmp_path / "out" / "state").write_text("not a folder")
-    blocked = run_cli(tmp_path, tmp_path / "out")
+    blocked = run_cli(tmp_path, tmp_path / "out", api=prefect_api)
     assert blocked.returncode == 1
     [error] = _error_lines(blocked.stderr)
     assert error.startswith(f"error: [Errno 20] Not a directory: '{tmp_path / 'out' / 'state'}")

@@ -48,7 +48,7 @@ line = st.one_of(
 dump = st.lists(line, max_size=25).map(lambda lines: "\n".join(lines).encode())
 raw_bytes = st.binary(max_size=300)
 
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _wc_lines(content: bytes) -> int:

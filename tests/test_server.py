@@ -1,9 +1,9 @@
-"""A real Prefect server: serve the nightly deployment, trigger it through the API, check the snapshot.
+"""A Prefect server: serve the nightly deployment, trigger it through the API, check the snapshot.
 
-Starts `prefect server start` on 127.0.0.1 (a free port, a temporary
-PREFECT_HOME with its own SQLite database), then `ruling-dumps serve`, then
-creates a flow run of the deployment through Prefect's REST API and waits for
-it to complete.
+On the session's server (`prefect_api`: Prefect's test harness, a server
+subprocess on a free loopback port with its own SQLite database), runs
+`ruling-dumps serve`, then creates flow runs of the deployment through
+Prefect's REST API and waits for them to end.
 """
 
 from __future__ import annotations
@@ -13,17 +13,16 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from bench.server import prefect_server as start_prefect_server
 from tests.conftest import REPO, SEED_DIR
 
-STARTUP_TIMEOUT = 180  # seconds: the server migrates a fresh database first
+STARTUP_TIMEOUT = 180  # seconds: `serve` imports the pipeline and registers the deployment
 RUN_TIMEOUT = 240
 
 
@@ -88,19 +87,18 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 
 @pytest.fixture()
-def prefect_server(tmp_path: Path) -> Iterator[tuple[str, dict[str, str]]]:
-    """A real Prefect server on a free loopback port; yields (api_url, env for clients)."""
-    with start_prefect_server(tmp_path / "prefect-home", timeout=STARTUP_TIMEOUT) as api:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
-        env.update(
-            {
-                "PREFECT_HOME": str(tmp_path / "client-home"),
-                "PREFECT_API_URL": api,
-                "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-                "DO_NOT_TRACK": "1",
-            }
-        )
-        yield api, env
+def prefect_server(prefect_api: str, tmp_path: Path) -> tuple[str, dict[str, str]]:
+    """The session's Prefect server: (api_url, env for clients)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    env.update(
+        {
+            "PREFECT_HOME": str(tmp_path / "client-home"),
+            "PREFECT_API_URL": prefect_api,
+            "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+            "DO_NOT_TRACK": "1",
+        }
+    )
+    return prefect_api, env
 
 
 @pytest.mark.flow
@@ -188,8 +186,12 @@ def test_served_deployment_runs_through_the_api(
     manifest = json.loads((output / "latest" / "manifest.json").read_text())
     assert manifest["rows"]["rulings"] == 36
     assert manifest["line_accounting"]["lines_read"] == 154
-    artifacts = httpx.post(
-        f"{api}/artifacts/filter", json={"artifacts": {"key": {"any_": ["ruling-dumps-report"]}}}
+    artifacts = httpx.post(  # the session's server holds other tests' runs: this run's only
+        f"{api}/artifacts/filter",
+        json={
+            "artifacts": {"key": {"any_": ["ruling-dumps-report"]}},
+            "flow_runs": {"id": {"any_": [flow_run["id"]]}},
+        },
     ).json()
     assert [a["type"] for a in artifacts] == ["markdown"]
     assert "## Line accounting" in artifacts[0]["data"]

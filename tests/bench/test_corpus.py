@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bench.corpus import generate_corpus
+import pytest
+
+from bench.corpus import Sources, generate_corpus, load_sources
 from bench.timing import count_lines
 from flows.stages.manifest import account_lines
 from tests.conftest import REAL_DATA, needs_real_data, run_dumps
@@ -16,18 +18,23 @@ def _files(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*.txt"))}
 
 
-def test_same_seed_same_files_other_seed_other_files(tmp_path: Path) -> None:
-    first = generate_corpus(REAL_DATA, tmp_path / "a", 2000, seed=3)
-    again = generate_corpus(REAL_DATA, tmp_path / "b", 2000, seed=3)
-    other = generate_corpus(REAL_DATA, tmp_path / "c", 2000, seed=4)
+@pytest.fixture(scope="module")
+def sources() -> Sources:
+    return load_sources(REAL_DATA)
+
+
+def test_same_seed_same_files_other_seed_other_files(sources: Sources, tmp_path: Path) -> None:
+    first = generate_corpus(sources, tmp_path / "a", 2000, seed=3)
+    again = generate_corpus(load_sources(REAL_DATA), tmp_path / "b", 2000, seed=3)
+    other = generate_corpus(sources, tmp_path / "c", 2000, seed=4)
     assert first == again and first.lines >= 2000
     assert _files(tmp_path / "a") == _files(tmp_path / "b")
     assert _files(tmp_path / "a") != _files(tmp_path / "c") and other.lines >= 2000
     assert count_lines(tmp_path / "a") == (first.dumps, first.lines, first.bytes)
 
 
-def test_the_pipeline_reads_every_generated_line(tmp_path: Path) -> None:
-    stats = generate_corpus(REAL_DATA, tmp_path / "corpus", 1500, seed=0)
+def test_the_pipeline_reads_every_generated_line(sources: Sources, tmp_path: Path) -> None:
+    stats = generate_corpus(sources, tmp_path / "corpus", 1500, seed=0)
     run = run_dumps(tmp_path / "corpus", tmp_path / "output")
     tables, accounting = run.tables, account_lines(run.lines)
     read_rejects = tables["rejects"].filter(tables["rejects"]["stage"] == "read").height

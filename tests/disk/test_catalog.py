@@ -15,7 +15,8 @@ from polars.testing import assert_frame_equal
 
 from flows.disk.catalog import hash_catalog, load_catalog, read_catalog
 from flows.errors import CatalogError
-from tests.conftest import REAL_CATALOG, needs_real_catalog
+from flows.stages.cards import Catalog
+from tests.conftest import needs_real_catalog
 
 
 @pytest.mark.parametrize(
@@ -90,9 +91,9 @@ def test_cache_is_keyed_by_sha256(small_catalog_dir: Path, tmp_path: Path) -> No
 
 
 @needs_real_catalog
-def test_real_all_printings(tmp_path: Path) -> None:
+def test_real_all_printings(real_catalog_parse: tuple[Catalog, bool, Path]) -> None:
     """The real AllPrintings.json.xz: SOURCES.md's counts (59,634 printings, 114,243 rulings)."""
-    catalog, reused = load_catalog(REAL_CATALOG, tmp_path / "cache")
+    catalog, reused, _ = real_catalog_parse
     assert not reused
     assert catalog["cards"].height == 59_634
     assert catalog["rulings"].height == 114_243

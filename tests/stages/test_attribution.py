@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import shutil
 from pathlib import Path
 
 import polars as pl
@@ -10,7 +11,6 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from bench.evaluate_attribution import split_catalog
-from flows.disk.catalog import load_catalog
 from flows.disk.paths import OutputPaths
 from flows.stages.attribution import CatalogIndex, attribute_dumps, index_catalog
 from flows.stages.card_names import index_catalog_names, text_names
@@ -58,11 +58,11 @@ def real_output(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def real_catalog(real_output: Path) -> Catalog:
-    """The real catalog's tables, cached where `real_run` reads them (parsed once)."""
-    if not REAL_CATALOG.is_file():
-        pytest.skip(f"real catalog not found at {REAL_CATALOG}")
-    return load_catalog(REAL_CATALOG, OutputPaths(real_output).catalog_cache)[0]
+def real_catalog(real_catalog_parse: tuple[Catalog, bool, Path], real_output: Path) -> Catalog:
+    """The real catalog's tables, their cache copied where `real_run` reads it."""
+    tables, _, cache = real_catalog_parse
+    shutil.copytree(cache, OutputPaths(real_output).catalog_cache)
+    return tables
 
 
 #: Real twins of the 2022 catalog (oracle ids): partners that carry the same ten rulings ...
