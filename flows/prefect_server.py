@@ -33,9 +33,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
-
 from flows.errors import ServerStartError
+
+# Prefect is imported where used: it reads QUIET_PREFECT_DEFAULTS from the environment,
+# and importing it (about a second) would delay the temporary server's start.
 
 #: Seconds the temporary Prefect server may take to start, unless set.
 SERVER_STARTUP_TIMEOUT = 180
@@ -68,6 +69,8 @@ def without_heartbeats() -> Iterator[None]:
     steps, so joining it delays the end of every flow run by up to 1 s.
     Served runs (`prefect_flow.serve_nightly`) keep them.
     """
+    from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
+
     with temporary_settings(updates={PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
         yield
 

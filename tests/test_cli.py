@@ -223,6 +223,20 @@ def test_a_failed_measured_run_is_one_error_line_naming_why(tmp_path: Path) -> N
     assert not (tmp_path / "results.json").exists()
 
 
+def test_the_command_line_loads_no_language_model_before_the_server_starts() -> None:
+    # Prefect's temporary server starts after the command line's own imports and checks
+    # (`prefect_server.start_prefect`): langdetect's profiles, wordfreq and Prefect itself
+    # load while it starts, not before (Prefect reads its quiet defaults when imported)
+    code = (
+        "import sys, flows.cli, flows.prefect_server; "
+        "print([m for m in ('langdetect', 'wordfreq', 'prefect') if m in sys.modules])"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=False
+    )
+    assert (done.returncode, done.stdout) == (0, "[]\n"), done.stderr
+
+
 def test_the_first_ctrl_c_stops_the_run_and_a_second_ends_it_at_once() -> None:
     interrupt.interrupted.clear()
     with pytest.raises(KeyboardInterrupt):  # as Python's own handler: the run rolls back

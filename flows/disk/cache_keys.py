@@ -55,7 +55,7 @@ def code_key(makers: tuple[str, ...]) -> str:
 
 def shaping_code(makers: tuple[str, ...]) -> tuple[list[str], list[str]]:
     """(project modules, library distributions) that `makers` import, directly or not; sorted."""
-    distributions = packages_distributions()
+    distributions = _distributions()
     modules: set[str] = set()
     libraries: set[str] = set()
     todo = list(makers)
@@ -73,9 +73,16 @@ def shaping_code(makers: tuple[str, ...]) -> tuple[list[str], list[str]]:
     return sorted(modules), sorted(libraries)
 
 
-def _imports(module: str) -> list[str]:
+@cache
+def _distributions() -> dict[str, list[str]]:
+    """Import name -> the distributions that provide it (read once: 0.14 s)."""
+    return packages_distributions()
+
+
+@cache
+def _imports(module: str) -> tuple[str, ...]:
     """The modules `module`'s source imports, anywhere in it (a `from a import b`
-    of a submodule b gives `a.b`)."""
+    of a submodule b gives `a.b`); each module parsed once per process."""
     tree = ast.parse(_source(module).read_bytes())
     found: list[str] = []
     for node in ast.walk(tree):
@@ -88,7 +95,7 @@ def _imports(module: str) -> list[str]:
                 for alias in node.names
                 if _is_module(f"{node.module}.{alias.name}")
             ]
-    return [name for name in found if name != "__future__"]
+    return tuple(name for name in found if name != "__future__")
 
 
 def _is_module(name: str) -> bool:

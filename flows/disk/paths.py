@@ -1,4 +1,5 @@
-"""Every path a run reads or writes under its output dir, named in one place.
+"""Every path a run reads or writes under its output dir, named in one place; and the
+published form of a raw file's name (`escape_path`).
 
 As kedro's data catalog names datasets, `OutputPaths` names the output dir's
 layout; the steps that read and write and the benchmark take their paths
@@ -21,6 +22,7 @@ from it instead of joining folder names themselves:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -91,3 +93,25 @@ def state_file(state_dir: Path, kind: str, generation: str, suffix: str = "parqu
 def staged_file(path: Path) -> Path:
     """Where `path` is written before it is renamed into place (`<name>.tmp`)."""
     return path.with_name(path.name + ".tmp")
+
+
+def escape_path(name: str) -> str:
+    """A file path as published: `os.fsdecode` text, bytes that are not UTF-8 as `\\xNN`.
+
+    A name with bytes that are not valid UTF-8 (`caf\\xe9.txt` saved in
+    Latin-1) comes from the file system with surrogate escapes; they become
+    the four characters `\\xe9`. A backslash in a name is doubled, so the
+    escaped form is unambiguous and `unescape_path` gives the name back.
+    """
+    return _SURROGATE.sub(lambda m: f"\\x{ord(m.group()) - 0xDC00:02x}", name.replace("\\", "\\\\"))
+
+
+def unescape_path(path: str) -> str:
+    """The file system name (`os.fsdecode` form) of a path `escape_path` gave."""
+    return _ESCAPE.sub(
+        lambda m: "\\" if m.group() == "\\\\" else chr(0xDC00 + int(m.group()[2:], 16)), path
+    )
+
+
+_SURROGATE = re.compile("[\udc80-\udcff]")
+_ESCAPE = re.compile(r"\\\\|\\x[0-9a-f]{2}")

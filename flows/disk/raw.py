@@ -13,7 +13,6 @@ from __future__ import annotations
 import errno
 import logging
 import os
-import re
 import stat
 import time
 from concurrent.futures import Executor
@@ -23,11 +22,14 @@ from typing import Any, TypedDict
 
 import polars as pl
 
-from flows.disk.paths import staged_file
+from flows.disk.paths import escape_path, staged_file, unescape_path
 from flows.errors import RawDirError, WorkerDiedError
 from flows.stages.decode import hash_dumps
 from flows.stages.parse import ParsedFiles, merge_parsed, parse_files
-from flows.stages.reuse import FILE_INDEX_SCHEMA, STAT_SCHEMA, unchanged_files
+
+# `flows.stages.reuse` is imported where used: it loads the detector (langdetect's
+# profiles) and wordfreq, and the command line imports this module before Prefect's
+# temporary server starts; they load during its start (`prefect_server.DEFERRED_IMPORTS`).
 
 logger = logging.getLogger(__name__)
 
@@ -44,28 +46,6 @@ _FILE_KINDS = (
     (stat.S_ISBLK, "a block device"),
     (stat.S_ISDIR, "a directory"),
 )
-
-
-def escape_path(name: str) -> str:
-    """A file path as published: `os.fsdecode` text, bytes that are not UTF-8 as `\\xNN`.
-
-    A name with bytes that are not valid UTF-8 (`caf\\xe9.txt` saved in
-    Latin-1) comes from the file system with surrogate escapes; they become
-    the four characters `\\xe9`. A backslash in a name is doubled, so the
-    escaped form is unambiguous and `unescape_path` gives the name back.
-    """
-    return _SURROGATE.sub(lambda m: f"\\x{ord(m.group()) - 0xDC00:02x}", name.replace("\\", "\\\\"))
-
-
-def unescape_path(path: str) -> str:
-    """The file system name (`os.fsdecode` form) of a path `escape_path` gave."""
-    return _ESCAPE.sub(
-        lambda m: "\\" if m.group() == "\\\\" else chr(0xDC00 + int(m.group()[2:], 16)), path
-    )
-
-
-_SURROGATE = re.compile("[\udc80-\udcff]")
-_ESCAPE = re.compile(r"\\\\|\\x[0-9a-f]{2}")
 
 
 def list_dump_paths(raw_dir: Path) -> list[str]:
@@ -249,6 +229,8 @@ def stat_dumps(raw_dir: Path, paths: list[str]) -> pl.DataFrame:
     Returns:
         STAT_SCHEMA columns, one row per path in the order given.
     """
+    from flows.stages.reuse import STAT_SCHEMA  # here, not at the top: see the imports
+
     racy_after = time.time_ns() - RACY_WINDOW_NS
     base = os.path.join(os.fspath(raw_dir), "")  # strings, not pathlib: 100,000 files
     infos: list[os.stat_result | None] = []
@@ -304,6 +286,8 @@ def check_files(
         max_file_bytes: larger files are read never (a `read` reject, by `parse_batch`).
         file_index: the last run's index (`reuse.index_files`); None: read every file.
     """
+    from flows.stages.reuse import FILE_INDEX_SCHEMA, unchanged_files  # see the imports
+
     stats = stat_dumps(raw_dir, paths)
     index = file_index if file_index is not None else pl.DataFrame(schema=FILE_INDEX_SCHEMA)
     unchanged = unchanged_files(stats, index, known_ids, max_file_bytes)

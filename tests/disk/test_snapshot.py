@@ -150,7 +150,7 @@ MANIFEST_LIKE = {
     ids=["manifest", "empty-list", "empty-dict", "string", "int", "nested"],
 )
 def test_indented_json_is_json_dumps_indent_2(value: object) -> None:
-    assert snapshot_module.indented_json(value) == json.dumps(value, indent=2, ensure_ascii=False)
+    assert files.indented_json(value) == json.dumps(value, indent=2, ensure_ascii=False)
 
 
 def test_the_written_manifest_is_json_dumps_indent_2(
