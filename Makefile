@@ -16,9 +16,10 @@ $(STAMP): pyproject.toml requirements.lock
 run: $(STAMP)
 	$(BIN)/ruling-dumps run --raw raw --output output
 
-# Two worker processes (pytest-xdist), one per core; a test takes the next free worker.
+# Two worker processes (pytest-xdist), one per core, each given the next tests as it frees
+# up (the slow ones first: tests/conftest.py).
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 --dist worksteal
+	$(BIN)/python -m pytest -n 2 --dist load --maxschedchunk 2
 
 lint: $(STAMP)
 	$(BIN)/ruff check flows schemas bench tests

@@ -48,6 +48,12 @@ needs_cases = pytest.mark.skipif(
 TODAY = dt.date(2026, 11, 30)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests that run Prefect (`flow`, the slowest) first: `make test`'s two processes
+    (pytest-xdist, `--dist load`) take them in turn, and the quick tests fill the end."""
+    items.sort(key=lambda item: item.get_closest_marker("flow") is None)
+
+
 @pytest.fixture(scope="session")
 def prefect_harness() -> Iterator[None]:
     """Prefect's temporary test server for the whole session (starts once, 10–60 s)."""
@@ -248,17 +254,42 @@ needs_real_catalog = pytest.mark.skipif(
 )
 
 
+def shared_folder(
+    tmp_path_factory: pytest.TempPathFactory, name: str, fill: Callable[[Path], object]
+) -> Path:
+    """A folder `name` the session's processes share (pytest-xdist's workers), filled once.
+
+    The first process to take its lock calls `fill(folder)`; the others wait,
+    then find it filled (pytest-xdist's advice for session fixtures).
+    """
+    import fcntl
+
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the run's folder, above each worker's own
+    folder, done = root / name, root / f"{name}.done"
+    with (root / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            fill(folder)
+            done.touch()
+    return folder
+
+
 @pytest.fixture(scope="session")
-def real_catalog_parse(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, bool, Path]:
-    """`load_catalog` of the real catalog into an empty cache folder (parsed once, ~13 s):
-    (its tables, whether they came from a cache, the cache folder now holding them)."""
+def real_catalog_cache(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Path]:
+    """The real catalog's tables and a catalog cache folder holding them (`load_catalog`;
+    parsed once per test session, ~13 s)."""
     from flows.disk.catalog import load_catalog
 
     if not REAL_CATALOG.is_file():
         pytest.skip(f"real catalog not found at {REAL_CATALOG}")
-    cache = tmp_path_factory.mktemp("real-catalog-cache")
-    catalog, reused = load_catalog(REAL_CATALOG, cache)
-    return catalog, reused, cache
+    cache = shared_folder(
+        tmp_path_factory, "real-catalog-cache", lambda folder: load_catalog(REAL_CATALOG, folder)
+    )
+    return load_catalog(REAL_CATALOG, cache)[0], cache
 
 
 #: Sets kept in the small catalog: energy (KLD, AER), reconfigure (NEO).
@@ -268,15 +299,19 @@ SMALL_CATALOG_SETS = ("AER", "KLD", "NEO")
 @pytest.fixture(scope="session")
 def small_catalog_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder of real MTGJSON set files (KLD, AER, NEO as .json.gz) cut from the real catalog."""
+    if not REAL_CATALOG.is_file():
+        pytest.skip(f"real catalog not found at {REAL_CATALOG}")
+    return shared_folder(tmp_path_factory, "catalog-sets", _cut_small_catalog)
+
+
+def _cut_small_catalog(folder: Path) -> None:
+    """Write SMALL_CATALOG_SETS of the real catalog into `folder` as MTGJSON set files."""
     import gzip
     import json
     import lzma
 
     import ijson
 
-    if not REAL_CATALOG.is_file():
-        pytest.skip(f"real catalog not found at {REAL_CATALOG}")
-    folder = tmp_path_factory.mktemp("catalog-sets")
     missing = set(SMALL_CATALOG_SETS)
     with lzma.open(REAL_CATALOG, "rb") as stream:
         for code, data in ijson.kvitems(stream, "data", use_float=True):
@@ -288,7 +323,6 @@ def small_catalog_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
             if not missing:  # the sets are in code order: the rest of the file is not read
                 break
     assert not missing, f"sets not in the real catalog: {sorted(missing)}"
-    return folder
 
 
 @pytest.fixture(scope="session")

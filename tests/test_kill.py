@@ -110,8 +110,11 @@ def _latest_and_state(output: Path) -> tuple[str, str | None]:
     return latest_run, loaded["generation"]
 
 
-def _kill_the_main_pid_at(step: str, command: list[str], env: dict[str, str], marker: Path) -> None:
-    """Start a run that pauses at `step`; SIGKILL its main pid only; wait for its children to end."""
+def _kill_the_main_pid_at(
+    step: str, command: list[str], env: dict[str, str], marker: Path
+) -> set[int]:
+    """Start a run that pauses at `step`; SIGKILL its main pid only; wait for its children
+    (returned) to end."""
     process = subprocess.Popen(
         command,
         cwd=REPO,
@@ -124,29 +127,37 @@ def _kill_the_main_pid_at(step: str, command: list[str], env: dict[str, str], ma
     )
     assert marker.read_text() == f"{step} {process.pid}\n"
     children = _descendants(process.pid)
-    assert children or "PREFECT_API_URL" in env  # Prefect's temporary server at least
     os.kill(process.pid, signal.SIGKILL)  # the main pid only, as an OOM killer does
     process.wait(timeout=60)
     _wait_until("the run's children to end", lambda: not _alive(children), timeout=120)
+    return children
+
+
+#: The product's run without Prefect (`run.run_direct`) of argv[1] into argv[2].
+DIRECT_RUN = (
+    "import sys; from pathlib import Path; from flows.run import run_direct; "
+    "run_direct(Path(sys.argv[1]), Path(sys.argv[2]))"
+)
 
 
 @pytest.mark.flow
-def test_sigkill_of_the_main_pid_at_each_publish_step(prefect_api: str, tmp_path: Path) -> None:
+def test_sigkill_of_the_main_pid_at_each_publish_step(tmp_path: Path) -> None:
     output = tmp_path / "out"
     run_direct(SEED_DIR, output)  # the published run the kills start from
     published, _ = _latest_and_state(output)
+    direct = [sys.executable, "-c", DIRECT_RUN, str(SEED_DIR), str(output)], dict(os.environ)
     for step in PAUSE_STEPS:
-        # the first on Prefect's temporary server, a child the kill must not orphan; the
-        # others on the session's server (the same publish, without a server start each)
-        command, env = cli_run(tmp_path, output, None if step == PAUSE_STEPS[0] else prefect_api)
-        _kill_the_main_pid_at(step, command, env, tmp_path / f"paused-at-{step}")
+        # the first on the command line, whose child Prefect's temporary server must not
+        # outlive it; the others run the same steps without Prefect (no server start each)
+        command, env = cli_run(tmp_path, output) if step == PAUSE_STEPS[0] else direct
+        children = _kill_the_main_pid_at(step, command, env, tmp_path / f"paused-at-{step}")
+        assert children or step != PAUSE_STEPS[0]  # Prefect's temporary server at least
         latest_run, generation = _latest_and_state(output)
         assert generation == latest_run  # the state always matches latest
         switched = PAUSE_STEPS.index(step) >= PAUSE_STEPS.index("latest_switched")
         assert (latest_run != published) == switched, step
         published = latest_run
-    command, env = cli_run(tmp_path, output, prefect_api)
-    run = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, check=False)
+    run = subprocess.run(direct[0], cwd=REPO, capture_output=True, text=True, check=False)
     assert run.returncode == 0, run.stderr  # no stale lock, no leftover in the way
     latest_run, generation = _latest_and_state(output)
     assert latest_run != published and generation == latest_run

@@ -25,7 +25,7 @@ def sources() -> Sources:
 
 def test_same_seed_same_files_other_seed_other_files(sources: Sources, tmp_path: Path) -> None:
     first = generate_corpus(sources, tmp_path / "a", 2000, seed=3)
-    again = generate_corpus(load_sources(REAL_DATA), tmp_path / "b", 2000, seed=3)
+    again = generate_corpus(sources, tmp_path / "b", 2000, seed=3)
     other = generate_corpus(sources, tmp_path / "c", 2000, seed=4)
     assert first == again and first.lines >= 2000
     assert _files(tmp_path / "a") == _files(tmp_path / "b")

@@ -91,10 +91,9 @@ def test_cache_is_keyed_by_sha256(small_catalog_dir: Path, tmp_path: Path) -> No
 
 
 @needs_real_catalog
-def test_real_all_printings(real_catalog_parse: tuple[Catalog, bool, Path]) -> None:
+def test_real_all_printings(real_catalog_cache: tuple[Catalog, Path]) -> None:
     """The real AllPrintings.json.xz: SOURCES.md's counts (59,634 printings, 114,243 rulings)."""
-    catalog, reused, _ = real_catalog_parse
-    assert not reused
+    catalog, _ = real_catalog_cache
     assert catalog["cards"].height == 59_634
     assert catalog["rulings"].height == 114_243
     assert catalog["cards"]["set_code"].n_unique() == 549  # 579 sets, 30 of them without cards

@@ -58,9 +58,9 @@ def real_output(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def real_catalog(real_catalog_parse: tuple[Catalog, bool, Path], real_output: Path) -> Catalog:
+def real_catalog(real_catalog_cache: tuple[Catalog, Path], real_output: Path) -> Catalog:
     """The real catalog's tables, their cache copied where `real_run` reads it."""
-    tables, _, cache = real_catalog_parse
+    tables, cache = real_catalog_cache
     shutil.copytree(cache, OutputPaths(real_output).catalog_cache)
     return tables
 
