@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+import charset_normalizer
 import polars as pl
 import pytest
 
@@ -186,3 +187,16 @@ def test_one_good_line_against_one_damaged_line_stays_utf8() -> None:
     assert (dump["encoding"], dump["encoding_repair"]) == ("utf-8", REPAIR_REPLACED)
     assert tables["ruling_occurrences"].height == 0
     assert tables["rejects"].filter(pl.col("stage") == "parse").height == 2
+
+
+def test_ascii_is_never_read_as_ebcdic() -> None:
+    # CI's property test found it: after UTF-16 (read only with a BOM), charset-normalizer's
+    # next guess for these two bytes is cp037 (EBCDIC), under which `%` is a line break:
+    # one line of bytes was read as two.
+    content = b"%\x80"
+    assert [m.encoding for m in charset_normalizer.from_bytes(content)][:2] == [
+        "utf_16_le",
+        "cp037",
+    ]
+    dump = _run(content)["dumps"].row(0, named=True)
+    assert (dump["encoding"], dump["line_count"], dump["header_text"]) == ("cp1252", 1, "%€")

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import codecs
 import datetime as dt
+import functools
 import re
+import string
 import unicodedata
 from typing import NamedTuple
 
@@ -268,16 +270,36 @@ def _legacy(content: bytes, replaced: str) -> DecodedDump:
 
 
 def _ranked_code_pages(match: charset_normalizer.CharsetMatch) -> list[str]:
-    """A match's equivalent code pages, PREFERRED_CODE_PAGES first (cp1252 over latin-1)."""
-    names = list(dict.fromkeys([match.encoding, *match.could_be_from_charset]))
+    """A match's equivalent code pages that read ASCII as ASCII, PREFERRED_CODE_PAGES first.
+
+    cp1252 comes before latin-1. Code pages under which the format's ASCII
+    (letters, digits, spaces, line breaks, `.,:;!?'"()/-`) reads as other
+    characters are left out: EBCDIC (`cp037`, `cp500`, …), which charset-normalizer
+    may guess for a few bytes (`b"%\x80"` is `"\nØ"` in cp037: a line
+    break from a percent sign), and UTF-16 and UTF-32, which are read only
+    with a BOM (a file without NUL bytes is no UTF-16 text: `b"\n\x80"` is
+    no `耊`).
+    """
+    names = [
+        name
+        for name in dict.fromkeys([match.encoding, *match.could_be_from_charset])
+        if _reads_ascii_as_ascii(name)
+    ]
     return sorted(
         names,
         key=lambda n: PREFERRED_CODE_PAGES.index(n) if n in PREFERRED_CODE_PAGES else 99,
     )
 
 
-#: Encodings charset-normalizer may guess for short bytes that are never read without a BOM.
-_WIDE_ENCODINGS = ("utf_16", "utf_32")
+_FORMAT_ASCII = string.ascii_letters + string.digits + " \t\r\n.,:;!?'\"()/-"
+
+
+@functools.cache
+def _reads_ascii_as_ascii(encoding: str) -> bool:
+    try:
+        return _FORMAT_ASCII.encode().decode(encoding) == _FORMAT_ASCII
+    except (UnicodeDecodeError, LookupError):
+        return False
 
 
 def _pick_code_page(content: bytes, matches: charset_normalizer.CharsetMatches) -> str:
@@ -288,16 +310,10 @@ def _pick_code_page(content: bytes, matches: charset_normalizer.CharsetMatches) 
     best by chaos, but only under cp850 (or cp437) is 0xFA the `·` of
     `7. März 2024 · Quelle: wotc`: the first candidate under which the most
     date·source lines parse is chosen; with no date line, the best match.
-    UTF-16 and UTF-32 guesses are never taken: they are read only with a BOM,
-    and a file without NUL bytes is no UTF-16 text (`b"\\n\\x80"` is no `耊`).
-    With no other candidate, cp1252 (which decodes every byte) is used.
+    With no candidate that reads ASCII as ASCII (see `_ranked_code_pages`),
+    cp1252 (which decodes every byte) is used.
     """
-    candidates = [
-        name
-        for match in matches
-        for name in _ranked_code_pages(match)
-        if not name.replace("-", "_").startswith(_WIDE_ENCODINGS)
-    ] or ["cp1252"]
+    candidates = [name for match in matches for name in _ranked_code_pages(match)] or ["cp1252"]
     sample = content[:_RANKING_BYTES]
     scores = [_count_date_lines(sample, name) for name in candidates]
     return candidates[scores.index(max(scores))]
