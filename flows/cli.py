@@ -345,7 +345,8 @@ def _ends_with_run(ctx: typer.Context) -> bool:
 
 
 def main() -> None:
-    """Console script entry point (`ruling-dumps`, `python -m flows`).
+    """The command line of the console script (`ruling-dumps`, `python -m flows`), which
+    `flows.console.main` calls once this module is loaded.
 
     The process ends with its command: a run's children are watched
     (`processes.watcher`), its heap frozen after the imports, and its Ctrl-C

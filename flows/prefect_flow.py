@@ -14,7 +14,8 @@ content-hash caches (`disk.state`, `stages.reuse`).
 Environment (read by Prefect; the CLI sets quiet defaults for offline machines):
     PREFECT_API_URL: a Prefect server; unset runs on a temporary local server.
     PREFECT_SERVER_ANALYTICS_ENABLED, DO_NOT_TRACK: telemetry (off in the CLI).
-    PREFECT_LOGGING_LEVEL: console level of Prefect's own logs (WARNING in the CLI).
+    PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL: console level of Prefect's own logs
+        (CRITICAL in the CLI; `prefect_server.py` sets the quiet defaults).
 """
 
 from __future__ import annotations

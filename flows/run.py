@@ -126,6 +126,7 @@ def _sequence(runner: Runner, run: RunSettings) -> RunResult:
     index, catalog_cached, catalog_key = _load_catalog(runner, run)
     inputs = runner.call(state.load_inputs, run.raw_dir, out)
     parsed = _parse(runner, run, inputs, catalog_key)
+    previous = snapshot.latest_target(out.root)  # where `latest` points before this run
     try:
         built = _build(runner, run, inputs, parsed, index, catalog_key)
         work = {
@@ -154,10 +155,11 @@ def _sequence(runner: Runner, run: RunSettings) -> RunResult:
         )
         pause_point("snapshot_staged")
         written = runner.call(snapshot.complete_snapshot, out.root, run.run_id)
-    except BaseException:
-        generation.discard_run(out, run.run_id)
+        _publish(runner, run, written, inputs["state"], parsed, built)
+    except BaseException:  # a Ctrl-C between two steps too: nothing is left half-published
+        if not generation.is_committed(out.state, run.run_id):  # committed: latest and state agree
+            generation.roll_back(out, previous, run.run_id)
         raise
-    _publish(runner, run, written, inputs["state"], parsed, built)
     _prune(runner, out, run.retention)
     rows = run_manifest["rows"]
     logger.info("published %s (%d tables, %s rows)", written, len(rows), f"{sum(rows.values()):,}")
@@ -320,41 +322,37 @@ def _publish(
     parsed: _Parsed,
     built: _Built,
 ) -> None:
-    """Stage the new state, switch `latest`, commit the state; on any failure roll back.
+    """Stage the new state, switch `latest`, commit the state.
 
-    After a failure `latest` points where it pointed before, the new
-    snapshot folder and the staged state are removed, and the error is raised;
-    unless the state was committed already (an interrupt in the commit's last
-    instant): then the run stays published, `latest` and the state agreeing.
-    `loaded`: the state the run read (its generation becomes the fallback).
+    On any failure, here or in the steps before it (from the first write of
+    the snapshot), `_sequence` rolls back: `latest` points where it pointed
+    before, the new snapshot folder and the staged state are removed, and the
+    error is raised; unless the state was committed already (an interrupt in
+    the commit's last instant): then the run stays published, `latest` and the
+    state agreeing. `loaded`: the state the run read (its generation becomes
+    the fallback).
     """
     out = run.output
-    previous = snapshot.latest_target(out.root)
     languages = reuse.next_language_cache(
         loaded["languages"], built["languages"]["languages"], parsed["reused_ids"].len() > 0
     )
-    try:
-        pause_point("snapshot_written")
-        record = runner.call(
-            generation.stage_state,
-            out.state,
-            built["parse_cache"],
-            languages,
-            built["tables"]["registry"],
-            run.run_id,
-            parsed["file_index"],
-            dict(built["results"]),
-            built["tables"]["clusters"],
-        )
-        pause_point("state_staged")
-        runner.call(snapshot.switch_latest, out.root, written)
-        pause_point("latest_switched")
-        runner.call(generation.commit_state, out.state, record, loaded["generation"])
-        pause_point("state_committed")
-    except BaseException:
-        if not generation.is_committed(out.state, run.run_id):  # committed: latest and state agree
-            generation.roll_back(out, previous, run.run_id)
-        raise
+    pause_point("snapshot_written")
+    record = runner.call(
+        generation.stage_state,
+        out.state,
+        built["parse_cache"],
+        languages,
+        built["tables"]["registry"],
+        run.run_id,
+        parsed["file_index"],
+        dict(built["results"]),
+        built["tables"]["clusters"],
+    )
+    pause_point("state_staged")
+    runner.call(snapshot.switch_latest, out.root, written)
+    pause_point("latest_switched")
+    runner.call(generation.commit_state, out.state, record, loaded["generation"])
+    pause_point("state_committed")
 
 
 def _prune(runner: Runner, out: OutputPaths, retention: int) -> None:

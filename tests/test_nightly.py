@@ -26,6 +26,7 @@ from flows.disk.lock import hold_run_lock
 from flows.errors import RunLockedError
 from flows.prefect_flow import DEPLOYMENT_NAME, is_transient, nightly_deployment, rulings_flow
 from flows.processes import interrupt
+from flows.stages import reuse
 from tests.conftest import REPO, SEED_DIR, copy_seeds
 
 runner = CliRunner()
@@ -339,6 +340,7 @@ def _interrupted_at_a_staged_state_file(path: Path) -> None:
     "where",
     [
         "snapshot-written",
+        "between-snapshot-and-publish",
         "state-file-half-written",
         "state-committed",
         "after-the-publish",
@@ -355,6 +357,9 @@ def test_ctrl_c_rolls_back_or_says_the_run_is_published(
     if where == "snapshot-written":
         done = _interrupted_after(snapshot.complete_snapshot)
         monkeypatch.setattr(snapshot, "complete_snapshot", done)
+    elif where == "between-snapshot-and-publish":  # a second review: the whole snapshot was left
+        between = _interrupted_after(reuse.next_language_cache)
+        monkeypatch.setattr(reuse, "next_language_cache", between)
     elif where == "state-file-half-written":  # the state's files, written whole (`files`)
         monkeypatch.setattr(files, "fsync_path", _interrupted_at_a_staged_state_file)
     elif where == "state-committed":  # in the commit's last instant: no rollback after it

@@ -52,21 +52,25 @@ def assemble_dumps(
     files: pl.DataFrame,
     parsed: ParsedFiles,
     today: dt.date,
-    built: pl.Series | None = None,
+    reused_ids: pl.Series | None = None,
 ) -> ParsedDumps:
     """Entries, headers and stubs of every file, from their decoded and classified lines.
 
     Args:
         files: path, dump_id, byte_count; one row per input file.
-        parsed: covers every dump_id of `files` but those in `built`.
+        parsed: covers every dump_id of `files` but those in `reused_ids`.
         today: the run's UTC date (dates after the next day are rejected).
-        built: dump_ids (String) whose results are reused from an earlier run
+        reused_ids: dump_ids (String) whose results are reused from an earlier run
             (`reuse.reusable_dumps`): `files`, `readable` and `file_rejects` cover
             them, `resolved`, `headers` and `stubs` do not.
     """
     files = files.join(parsed["dumps"], on="dump_id", how="left").sort("path")
     readable, file_rejects = split_readable_dumps(files)
-    todo = readable if built is None else readable.filter(~pl.col("dump_id").is_in(built.implode()))
+    todo = (
+        readable
+        if reused_ids is None
+        else readable.filter(~pl.col("dump_id").is_in(reused_ids.implode()))
+    )
     classified = (
         parsed["lines"]
         .filter(pl.col("dump_id").is_in(todo["dump_id"].implode()))

@@ -106,7 +106,7 @@ def match_catalog_texts(texts: pl.Series, catalog_texts: pl.Series) -> pl.DataFr
     near = [
         (a, b)
         for a, b in zip(pairs["text"].to_list(), pairs["catalog_text"].to_list(), strict=True)
-        if _is_near(a, b)
+        if within_merge_rule(a, b)
     ]
     near_frame = pl.DataFrame(
         near, schema={"text": pl.String, "catalog_text": pl.String}, orient="row"
@@ -117,10 +117,6 @@ def match_catalog_texts(texts: pl.Series, catalog_texts: pl.Series) -> pl.DataFr
 def _block_of(column: str) -> pl.Expr:
     """Texts that may match share their protected tokens, in order (`merge_rule`)."""
     return protected_tokens(pl.col(column)).list.join("\x1f")
-
-
-def _is_near(a: str, b: str) -> bool:
-    return within_merge_rule(a, b)
 
 
 def attribute_by_rulings(
