@@ -24,6 +24,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from flows.disk.cache_keys import cache_keys
 from flows.disk.catalog import checked_catalog, load_catalog
 from flows.disk.lock import hold_run_lock
 from flows.disk.paths import OutputPaths
@@ -152,7 +153,9 @@ def _run_flow(
         os.environ.get("PREFECT_API_URL") or "temporary local server",
     )
     # the word lists load while the server starts, unless Dask's workers detect
-    clock = prefect_server.start_prefect(load_word_lists=dask is None, freeze=ends_with_run)
+    clock = prefect_server.start_prefect(
+        load_word_lists=dask is None, freeze=ends_with_run, meanwhile=(cache_keys,)
+    )
     from flows.prefect_flow import rulings_flow, run_on_dask
 
     temporary = clock.server_start_s is not None
