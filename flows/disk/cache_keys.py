@@ -99,12 +99,21 @@ def _imports(module: str) -> tuple[str, ...]:
 
 
 def _is_module(name: str) -> bool:
+    """`name` (`a.b`) is a project module: `b` a module of the package `a`, not a name in
+    the module `a`. Found on disk, importing nothing but packages (`find_spec("a.b")`
+    would import `a`: `flows.stages.detector` loads langdetect's profiles and wordfreq)."""
+    parent, _, child = name.rpartition(".")
     if name.split(".")[0] not in PROJECT_PACKAGES:
         return False
     try:
-        return importlib.util.find_spec(name) is not None
+        origin = _source(parent)
     except ModuleNotFoundError:
         return False
+    if origin.name != "__init__.py":  # `parent` is a module: `child` is a name in it
+        return False
+    return (origin.parent / f"{child}.py").is_file() or (
+        origin.parent / child / "__init__.py"
+    ).is_file()
 
 
 def _source(module: str) -> Path:
