@@ -44,7 +44,7 @@ def ctrl_c(latest: Callable[[], str | None], ends_with_run: bool) -> Iterator[No
             the handler stays to the end, so a Ctrl-C while the summary prints
             or Prefect's exit handlers run ends the process with the published
             line, not their tracebacks. Otherwise (tests) the previous handler
-            is put back after the run.
+            is put back after the run and the flag cleared.
 
     Only in the main thread (signal handlers live there), and not when SIGINT
     was ignored from the start (a background job).
@@ -70,9 +70,11 @@ def ctrl_c(latest: Callable[[], str | None], ends_with_run: bool) -> Iterator[No
             raise RulingsError(_interrupted_line(before, latest()))
         _ending_line = f"error: {_interrupted_line(before, latest())}"
     finally:
-        if handled and not ends_with_run:
-            signal.signal(signal.SIGINT, previous)
+        if not ends_with_run:  # the process goes on (tests): the next run starts uninterrupted
+            if handled:
+                signal.signal(signal.SIGINT, previous)
             _ending_line = None
+            interrupted.clear()  # else the next pool in this process stops at once
 
 
 def _interrupted_line(before: str | None, after: str | None) -> str:
