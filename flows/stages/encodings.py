@@ -275,9 +275,9 @@ def _ranked_code_pages(match: charset_normalizer.CharsetMatch) -> list[str]:
     cp1252 comes before latin-1. Code pages under which the format's ASCII
     (letters, digits, spaces, line breaks, `.,:;!?'"()/-`) reads as other
     characters are left out: EBCDIC (`cp037`, `cp500`, …), which charset-normalizer
-    may guess for a few bytes (`b"%\x80"` is `"\nØ"` in cp037: a line
+    may guess for a few bytes (`b"%\\x80"` is `"\\nØ"` in cp037: a line
     break from a percent sign), and UTF-16 and UTF-32, which are read only
-    with a BOM (a file without NUL bytes is no UTF-16 text: `b"\n\x80"` is
+    with a BOM (a file without NUL bytes is no UTF-16 text: `b"\\n\\x80"` is
     no `耊`).
     """
     names = [
