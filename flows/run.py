@@ -123,6 +123,7 @@ class _Built(TypedDict):
 
 def _sequence(runner: Runner, run: RunSettings) -> RunResult:
     out = run.output
+    snapshot.check_new_run_id(out.root, run.run_id)  # before a rollback could remove its folder
     index, catalog_cached, catalog_key = _load_catalog(runner, run)
     inputs = runner.call(state.load_inputs, run.raw_dir, out)
     parsed = _parse(runner, run, inputs, catalog_key)

@@ -16,6 +16,7 @@ from typing import Any
 import polars as pl
 import pytest
 
+from flows import run as run_module
 from flows.disk import raw as raw_files
 from flows.disk.paths import OutputPaths
 from flows.disk.state import load_state
@@ -335,3 +336,63 @@ def test_a_dead_parse_worker_is_named_as_such(tmp_path: Path) -> None:
         "memory?); nothing was published"
     )
     assert not (tmp_path / "parts").exists()
+
+
+def _failing(error: BaseException) -> Any:
+    def fail(*_: object, **__: object) -> None:
+        raise error
+
+    return fail
+
+
+def test_a_failed_run_leaves_a_latest_it_did_not_make(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a second review: the rollback of a run that failed before its switch unlinked an
+    # operator's regular file at `latest` (and logged "latest restored to None")
+    output = tmp_path / "out"
+    output.mkdir()
+    (output / "latest").write_text("an operator's note\n")
+    monkeypatch.setattr(run_module.tables, "validate_tables", _failing(OSError(5, "I/O error")))
+    with pytest.raises(OSError, match="I/O error"):
+        run_direct(SEED_DIR, output, started_at=dt.datetime(2026, 11, 30, 12, tzinfo=dt.UTC))
+    assert (output / "latest").read_text() == "an operator's note\n"
+    assert list((output / "snapshots").glob("*")) == []
+
+
+def test_a_run_id_given_twice_never_removes_the_first_snapshot(tmp_path: Path) -> None:
+    # a second review: the second run's rollback removed the first run's snapshot, which
+    # `latest` named once the state was gone
+    output, started = tmp_path / "out", dt.datetime(2026, 11, 30, 12, tzinfo=dt.UTC)
+    first = run_direct(SEED_DIR, output, started_at=started)["snapshot"]
+    shutil.rmtree(output / "state")
+    with pytest.raises(RulingsError, match="already exists; run ids must be unique"):
+        run_direct(SEED_DIR, output, started_at=started)
+    assert (output / "latest").resolve() == Path(first).resolve()
+    assert (Path(first) / "manifest.json").is_file()
+
+
+def test_a_rollback_that_cannot_restore_latest_keeps_the_snapshot_it_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a second review: the restore failed (a full disk) and the snapshot `latest` had been
+    # switched to was removed all the same: `latest` named nothing
+    output = tmp_path / "out"
+    run_direct(SEED_DIR, output, started_at=dt.datetime(2026, 11, 30, 12, tzinfo=dt.UTC))
+    real_symlink = os.symlink
+
+    def no_restore(target: str, link: Any) -> None:
+        if str(link).endswith(".latest.restore.tmp"):
+            raise OSError(28, "No space left on device")
+        real_symlink(target, link)
+
+    monkeypatch.setattr(os, "symlink", no_restore)
+    no_space = OSError(28, "No space left on device")
+    monkeypatch.setattr(run_module.generation, "commit_state", _failing(no_space))
+    with pytest.raises(OSError, match="No space left"):
+        run_direct(SEED_DIR, output, started_at=dt.datetime(2026, 11, 30, 13, tzinfo=dt.UTC))
+    assert (output / "latest").resolve().name == "20261130T130000000000Z"
+    assert ((output / "latest") / "manifest.json").is_file()
+    monkeypatch.undo()
+    third = run_direct(SEED_DIR, output, started_at=dt.datetime(2026, 11, 30, 14, tzinfo=dt.UTC))
+    assert (output / "latest").resolve() == Path(third["snapshot"]).resolve()

@@ -221,14 +221,16 @@ def discard_run(output: OutputPaths, run_id: str) -> None:
 
 def roll_back(output: OutputPaths, previous: str | None, run_id: str) -> None:
     """Undo a publish that failed halfway: `latest` back to `previous` (where it pointed,
-    `snapshot.latest_target`), the run's snapshot and staged state removed; each step is
-    tried (a failure is logged)."""
-    steps = (
-        lambda: restore_latest(output.root, previous),
-        lambda: discard_run(output, run_id),
-    )
-    for step in steps:
-        try:
-            step()
-        except OSError as exc:
-            logger.warning("rollback step failed: %s", exc)
+    `snapshot.latest_target`), then the run's snapshot and staged state removed. A failure
+    is logged, not raised; when `latest` cannot be restored, the snapshot and the staged
+    state are kept (`latest` may name them: the next run rolls that generation forward,
+    `state.load_inputs`)."""
+    try:
+        restore_latest(output.root, previous)
+    except OSError as exc:  # `latest` may name this run's snapshot: keep it and its state
+        logger.warning("rollback step failed: %s; the run's snapshot is kept", exc)
+        return
+    try:
+        discard_run(output, run_id)
+    except OSError as exc:
+        logger.warning("rollback step failed: %s", exc)

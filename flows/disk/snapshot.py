@@ -70,9 +70,7 @@ def stage_snapshot(
         OSError: a write failed (the flow retries transient errors: the partial
             folder is rewritten).
     """
-    final = OutputPaths(output_dir).snapshot(run_id)
-    if final.exists():
-        raise PublishError(f"snapshot {final} already exists; run ids must be unique")
+    check_new_run_id(output_dir, run_id)
     staging = OutputPaths(output_dir).snapshot_staging(run_id)
     if staging.exists():  # a retried write starts afresh
         shutil.rmtree(staging)
@@ -197,6 +195,14 @@ def switch_latest(output_dir: Path, snapshot: Path) -> Path:
     return latest
 
 
+def check_new_run_id(output_dir: Path, run_id: str) -> None:
+    """Raise PublishError when a snapshot folder of `run_id` exists already (run ids are
+    unique; a clock stepped back or a run id given twice must not replace a snapshot)."""
+    final = OutputPaths(output_dir).snapshot(run_id)
+    if final.exists():
+        raise PublishError(f"snapshot {final} already exists; run ids must be unique")
+
+
 def latest_target(output_dir: Path) -> str | None:
     """Where `output_dir/latest` points (as the link says), or None before the first publish."""
     latest = OutputPaths(output_dir).latest
@@ -206,12 +212,17 @@ def latest_target(output_dir: Path) -> str | None:
 def restore_latest(output_dir: Path, target: str | None) -> None:
     """Point `latest` back at `target` (from `latest_target`), or remove it when None.
 
-    Used to roll a failed publish back; atomic like `switch_latest`.
+    Used to roll a failed publish back; atomic like `switch_latest`. A `latest`
+    that still says `target` is left as it is: it never moved (a run that
+    failed before its switch), or it is no link of ours (a file an operator
+    made reads as None, as before the run).
     """
     latest = OutputPaths(output_dir).latest
+    if latest_target(output_dir) == target:
+        return
     if target is None:
         latest.unlink(missing_ok=True)
-    elif latest_target(output_dir) != target:
+    else:
         staged_link = OutputPaths(output_dir).latest_staging("restore")
         staged_link.unlink(missing_ok=True)
         os.symlink(target, staged_link)
