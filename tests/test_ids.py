@@ -16,7 +16,7 @@ from flows.stages.dedupe import REGISTRY_SCHEMA, normalize_text
 from flows.stages.detector import LANGUAGE_SCHEMA
 from flows.stages.merge_rule import MERGE_RULES_VERSION
 from flows.stages.reuse import empty_parsed
-from tests.conftest import REAL_DATA, copy_seeds, run_dumps
+from tests.conftest import CASES_DIR, copy_seeds, needs_cases, run_dumps
 
 THEM_SEED = "003_321b63c5bd17bae4.txt"  # the only seed with "writing them down"
 
@@ -99,10 +99,7 @@ def test_a_warm_run_keeps_registered_ids_a_cold_run_does_not(
     assert dict(REGISTRY_SCHEMA) == dict(runs["warm_five"].registry.schema)
 
 
-CASES = REAL_DATA.parents[1] / "cases" / "realworld"  # ../shared/cases/realworld
-
-
-@pytest.mark.skipif(not (CASES / "c04_signed_pt.txt").is_file(), reason="cases not found")
+@needs_cases
 def test_changed_merge_rules_split_a_ruling_and_the_representative_keeps_its_id(
     tmp_path: Path,
 ) -> None:
@@ -110,7 +107,7 @@ def test_changed_merge_rules_split_a_ruling_and_the_representative_keeps_its_id(
     # without representative or version); now they are two: one keeps R, one gets its own.
     raw = tmp_path / "raw"
     raw.mkdir()
-    (raw / "c04.txt").write_bytes((CASES / "c04_signed_pt.txt").read_bytes())
+    (raw / "c04.txt").write_bytes((CASES_DIR / "c04_signed_pt.txt").read_bytes())
     cold = _build(raw, tmp_path / "cold")
     variant_ids = cold.tables["ruling_variants"].sort("text")["variant_id"].to_list()
     registered = hashlib.sha256(b"ruling:registered by merge rules version 1").hexdigest()
