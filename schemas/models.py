@@ -11,7 +11,7 @@ import pandera.polars as pa
 import polars as pl
 
 #: Bumped when a table gains a column (minor) or a column changes meaning (major).
-SCHEMA_VERSION = "1.3.0"
+SCHEMA_VERSION = "1.4.0"
 
 _SHA256 = r"^[0-9a-f]{64}$"
 _LANGUAGE = r"^([a-z]{2}(-[a-z]{2})?|und)$"
@@ -46,7 +46,9 @@ class PublishedDump(pa.DataFrameModel):
         ge=0, description="date·source lines kept (one per ruling entry)"
     )
     translation_count: pl.Int64 = pa.Field(
-        ge=0, description="translation lines (ruling_translations)"
+        ge=0,
+        description="translations (ruling_translations rows): lines of their own, and "
+        "translations after ' / ' on their ruling's line",
     )
     stub_count: pl.Int64 = pa.Field(ge=0, description="stray card stubs found")
     rejected_line_count: pl.Int64 = pa.Field(ge=0, description="lines rejected (see rejects)")
@@ -57,6 +59,11 @@ class PublishedDump(pa.DataFrameModel):
     )
     markup_count: pl.Int64 = pa.Field(
         ge=0, description="HTML tags and entities and bullets before entry heads removed"
+    )
+    paste_count: pl.Int64 = pa.Field(
+        ge=0,
+        description="pages pasted in the file: 2 when the site's header comes again after "
+        "entries (cat of two pages); 0 for a file with no line",
     )
     has_claimed_translation: pl.Boolean = pa.Field(
         description="a translation line in the language the header claims is really there"

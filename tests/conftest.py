@@ -45,6 +45,13 @@ CASES_DIR = Path(
 needs_cases = pytest.mark.skipif(
     not CASES_DIR.is_dir(), reason=f"field-fault cases not found at {CASES_DIR}"
 )
+#: The third round of them (../shared/cases/round3 beside the project, or RULING_DUMPS_ROUND3).
+ROUND3_DIR = Path(
+    os.environ.get("RULING_DUMPS_ROUND3", REPO.parent / "shared" / "cases" / "round3")
+)
+needs_round3 = pytest.mark.skipif(
+    not ROUND3_DIR.is_dir(), reason=f"round-3 field-fault cases not found at {ROUND3_DIR}"
+)
 #: The run date the seed tests use (every seed date is before it).
 TODAY = dt.date(2026, 11, 30)
 

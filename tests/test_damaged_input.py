@@ -176,6 +176,35 @@ def test_french_cp1252_lines_after_utf8_ones_are_decoded_line_by_line() -> None:
     assert tables["rejects"].height == 0
 
 
+@pytest.mark.parametrize(
+    ("code_page", "line"),
+    [
+        ("cp1252", "Les marqueurs d’énergie ne sont associés à aucun permanent."),
+        ("cp850", "Os marcadores de energia não estão associados a nenhuma permanente."),
+        ("cp850", "I segnalini energia può avere; non sono associati a nessun permanente."),
+        ("cp1252", "Energiezähler gehören zu keiner bleibenden Karte."),
+    ],
+    ids=["fr cp1252 (case r03)", "pt cp850", "it cp850", "de cp1252"],
+)
+def test_a_legacy_line_is_read_in_the_code_page_of_real_words(code_page: str, line: str) -> None:
+    # cp850 read as hp_roman8 published `nóo estóo`; cp1252 read as cp850 `dÆÚnergie`.
+    head = "07 juin 2024 · source : wotc\nEnergy counters aren't mana.\n".encode()
+    tables = _run(REVIEW_HEAD.split(b"\n")[0] + b"\n" + head + line.encode(code_page) + b"\n")
+    assert tables["dumps"]["encoding"].to_list() == [f"utf-8+{code_page}"]
+    assert tables["ruling_translations"]["text"].to_list() == [line]
+
+
+def test_a_legacy_line_that_reads_as_no_words_is_rejected() -> None:
+    head = "07 juin 2024 · source : wotc\nEnergy counters aren't mana.\n".encode()
+    good = "Les marqueurs d’énergie ne sont associés à aucun permanent.\n".encode("cp1252")
+    junk = "Xqéàv ñôwü ÆÆkÆ.\n".encode("cp1252")  # no word of any language read
+    tables = _run(REVIEW_HEAD.split(b"\n")[0] + b"\n" + head + good + junk)
+    assert tables["dumps"]["encoding"].to_list() == ["utf-8+cp1252"]
+    rejects = tables["rejects"].filter(pl.col("stage") == "parse")
+    assert rejects["line_number"].to_list() == [5]
+    assert "undecodable" in rejects["reason"].item()
+
+
 def test_one_good_line_against_one_damaged_line_stays_utf8() -> None:
     # A fresh review: the tie went to mac_roman and `If a spell ˇ˛˝¸˚˙ has targets, pay.`
     # was published as an English ruling with no reject.

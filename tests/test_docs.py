@@ -67,6 +67,7 @@ def test_the_readme_is_a_users_page() -> None:
     headings = re.findall(r"^## (.+)$", readme, re.MULTILINE)
     assert headings == [
         "The two commands",
+        "What a dump may look like",
         "What a run publishes",
         "Reading the outputs",
         "The nightly refresh",

@@ -51,3 +51,34 @@ def test_a_stub_without_text_has_no_language() -> None:
         False,
         True,
     )
+
+
+def test_a_line_is_split_at_the_slash_only_into_english_and_another_language() -> None:
+    """`<English> / <German>` is a ruling and its translation (case r06's kind); two English
+    halves, or a foreign first half, stay one line."""
+    english_halves = f"{MANA} / {ENERGY}"
+    german_first = f"{GERMAN} / {MANA}"
+    tables = _tables(
+        "Header.", DATE, f"{MANA} / {GERMAN}", DATE, english_halves, DATE, ENERGY, german_first
+    )
+    occurrences = tables["ruling_occurrences"]
+    assert occurrences.select("line_number", "text_raw").rows() == [
+        (2, MANA),
+        (4, english_halves),
+        (6, f"{ENERGY}\n{german_first}"),  # whole: its first half is no original
+    ]
+    translations = tables["ruling_translations"]
+    assert translations.select("line_number", "language", "text").rows() == [(3, "de", GERMAN)]
+    assert translations["ruling_id"].to_list() == occurrences["ruling_id"].head(1).to_list()
+    assert tables["dumps"]["translation_count"].to_list() == [1]
+
+
+def test_a_short_ruling_and_its_claimed_translation_on_one_line_are_split() -> None:
+    """`X can be zero.` is too short for a reliable language, and is English by default;
+    `X peut valoir zéro.` is in the language the header claims."""
+    tables = _tables("Traduction FR.", DATE, "X can be zero. / X peut valoir zéro.", DATE, " / .")
+    assert tables["ruling_occurrences"]["text_raw"].to_list() == ["X can be zero.", " / ."]
+    translations = tables["ruling_translations"]
+    assert translations.select("line_number", "language", "text").rows() == [
+        (3, "fr", "X peut valoir zéro.")
+    ]

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 
 import polars as pl
+from babel.dates import format_date
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from flows.stages.manifest import account_lines
 from flows.stages.parse import LINE_KINDS
-from tests.conftest import SEED_DIR, Run, run_contents
+from tests.conftest import SEED_DIR, TODAY, Run, run_contents
 
 SEED_LINES = sorted(
     {
@@ -103,3 +105,70 @@ def test_a_bad_dump_never_stops_the_others(bad: bytes) -> None:
     seed_ids = {hashlib.sha256(c).hexdigest() for c in seeds}
     seed_occurrences = tables["ruling_occurrences"].filter(pl.col("dump_id").is_in(list(seed_ids)))
     assert seed_occurrences.height == 73
+
+
+#: Scripts the CLDR formats of DATE_LOCALES do not write: each language's source
+#: word and its digits.
+OTHER_SCRIPTS = {
+    "el": ("πηγή", "0123456789"),
+    "ar": ("المصدر", "٠١٢٣٤٥٦٧٨٩"),
+    "he": ("מקור", "0123456789"),
+    "th": ("แหล่งที่มา", "๐๑๒๓๔๕๖๗๘๙"),
+    "hi": ("स्रोत", "०१२३४५६७८९"),
+}
+HEADER = "Clarifications officielles. La traduction FR ci-dessous est générée automatiquement."
+RULINGS = [
+    "Energy counters aren't mana. They don't go away as steps, phases, and turns end.",
+    "If the copied creature has {X} in its mana cost, X is 0.",
+]
+
+
+@st.composite
+def other_script_entry(draw: st.DrawFn) -> tuple[list[str], dt.date | None]:
+    """(lines: an optional repeated header, a head in another script, a body; the head's
+    date, None when its month is a made-up word)."""
+    language = draw(st.sampled_from(sorted(OTHER_SCRIPTS)))
+    label, digits = OTHER_SCRIPTS[language]
+    day = draw(st.dates(dt.date(1993, 1, 1), TODAY))
+    written = format_date(
+        day, format=draw(st.sampled_from(["full", "long", "medium"])), locale=language
+    )
+    made_up = draw(st.booleans())
+    if made_up:  # a month word no language writes, of the script's letters
+        letters = "".join(c for c in written + label if c.isalpha())
+        written = f"{day.day} {draw(st.text(alphabet=letters, min_size=3, max_size=8))} {day.year}"
+    if draw(st.booleans()):
+        written = written.translate(str.maketrans("0123456789", digits))
+    head = f"{written} · {label}: {draw(st.sampled_from(['wotc', 'scryfall']))}"
+    repeat = [HEADER] if draw(st.booleans()) else []
+    return [*repeat, head, draw(st.sampled_from(RULINGS))], None if made_up else day
+
+
+@SETTINGS
+@given(st.lists(other_script_entry(), min_size=1, max_size=6))
+def test_heads_in_any_script_are_dated_or_rejected_with_their_body(
+    entries: list[tuple[list[str], dt.date | None]],
+) -> None:
+    """Every generated head is an entry dated as written, or rejected with its body; never
+    header, body or translation. A repeated header is header."""
+    lines = [HEADER]
+    heads: list[tuple[int, dt.date | None]] = []
+    repeats: list[int] = []
+    for entry_lines, day in entries:
+        if len(entry_lines) == 3:
+            repeats.append(len(lines) + 1)
+        heads.append((len(lines) + len(entry_lines) - 1, day))
+        lines += entry_lines
+    kinds = (
+        _run(["\n".join(lines).encode()])
+        .lines.sort("line_number")
+        .select("kind", "published_on")
+        .rows()
+    )
+    for head, day in heads:
+        kind, published_on = kinds[head - 1]
+        body_kind = kinds[head][0]
+        assert (kind, body_kind) in {("date_source", "body"), ("rejected", "rejected")}
+        if kind == "date_source" and day is not None:
+            assert published_on == day
+    assert all(kinds[line - 1][0] == "header" for line in [1, *repeats])

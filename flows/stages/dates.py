@@ -1,14 +1,10 @@
-"""Parse the localized dates of date·source lines into calendar dates.
+"""Read the localized dates of date·source lines as calendar dates.
 
-Every date shape read comes from the Unicode CLDR date formats that Babel
-ships: for each locale of `DATE_LOCALES`, the full (with the weekday), long,
-medium and short patterns (`Locale.date_formats`), with that locale's month
-and weekday names (format and stand-alone, wide and abbreviated). Three
-additions on top of CLDR: English ordinal days (`June 7th, 2024`), Spanish
-`del` before the year, Russian `года` as well as `г.`; and Japanese era
-years (`令和6年6月7日`, `元年` = 1) from `JAPANESE_ERAS`. The same shapes give
-the head recognizer (`shapes`), so a line is an entry head exactly when it
-starts with a date this module reads. Each distinct date string is parsed once.
+A date is read with the CLDR formats of `date_formats` (those of
+`DATE_LOCALES`, else those of the CLDR languages whose month names the date
+holds), after its digits are made ASCII (Arabic-Indic `١٤`, Devanagari) and
+Chinese numerals read (`二〇二四年六月七日`: year digit by digit, month and day
+with `十`). Each distinct date string is read once (`parse_published_dates`).
 """
 
 from __future__ import annotations
@@ -17,11 +13,21 @@ import datetime as dt
 import logging
 import re
 import unicodedata
-from dataclasses import dataclass
-from functools import cache
 
 import polars as pl
-from babel import Locale
+
+from flows.stages.date_formats import (
+    DAY_SUFFIXES,
+    ERA_DATE,
+    JAPANESE_ERAS,
+    LITERAL_WORDS,
+    PARENTHESIZED_WEEKDAY,
+    date_formats,
+    known_names,
+    locale_names,
+    name_key,
+    other_formats,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -29,265 +35,120 @@ logger = logging.getLogger(__name__)
 #: later run may accept it (`reuse.reusable_dumps` rebuilds such a dump).
 FUTURE_DATE_REASON = "is in the future"
 
-#: Locales whose CLDR date formats are read: the ten languages and the
-#: regional variants whose formats or month names differ (de_AT `Jänner`,
-#: fr_CA `y-MM-dd`, zh_Hant_HK `d/M/y`, en_GB `d MMMM y`…).
-DATE_LOCALES: tuple[str, ...] = (
-    "fr", "fr_BE", "fr_CA", "fr_CH", "en", "en_AU", "en_CA", "en_GB", "de", "de_AT", "de_CH",
-    "es", "es_MX", "it", "it_CH", "pt", "pt_BR", "pt_PT", "ja",
-    "zh", "zh_Hant", "zh_Hant_HK", "zh_Hant_TW", "ko", "ru",
-)  # fmt: skip
+#: The start of the reason for a date in a script no CLDR language read here writes.
+UNSUPPORTED_LANGUAGE_REASON = "unsupported date language"
 
-#: CLDR format lengths read (`Locale.date_formats`).
-FORMAT_LENGTHS: tuple[str, ...] = ("full", "long", "medium", "short")
+#: The scripts of `DATE_LOCALES`' dates (Unicode character name prefixes): an
+#: unknown word in another script is a language no CLDR data read here writes.
+READ_SCRIPTS = ("LATIN", "CYRILLIC", "CJK", "HIRAGANA", "KATAKANA", "HANGUL")
 
-#: Japanese eras since 1926: name, first day. From CLDR `supplementalData.xml`
-#: `<calendar type="japanese">` (era 232 start 1926-12-25, 233 start
-#: 1989-01-08, 234 start 2019-05-01) with the names of CLDR `ja.xml`; Babel
-#: loads only the Gregorian calendar, so the table is here.
-JAPANESE_ERAS: tuple[tuple[str, dt.date], ...] = (
-    ("昭和", dt.date(1926, 12, 25)),
-    ("平成", dt.date(1989, 1, 8)),
-    ("令和", dt.date(2019, 5, 1)),
-)
-
-#: Day suffixes a language writes: English ordinals, French `1er`, `1º`
-#: (NFKC: `1o`). Checked against the day in `parse_date`.
-DAY_SUFFIXES = {
-    "en": ("st", "nd", "rd", "th"),
-    "fr": ("er",),
-    "es": ("º", "ª", "°", "o", "a"),
-    "pt": ("º", "ª", "°", "o", "a"),
-    "it": ("º", "°", "o"),
-}
-
-#: CLDR quoted literals and what is also written for them (optional when a whole word).
-_LITERAL_WORDS = {"de": r"del?", "г": r"(?:года|г)"}
+#: Chinese numerals (digits, 〇 and 零 for zero, and the circle ○ often typed for
+#: 〇; 十 ten) as written in dates.
+CHINESE_DIGITS = {c: n for n, c in enumerate("〇一二三四五六七八九")} | {"零": 0, "○": 0}
+#: A year, month or day in Chinese numerals (`二〇二四年`, `十二月`, `三十一日`).
+_CHINESE_UNIT = re.compile(r"([〇○零一二三四五六七八九十]+)([年月日])")
 
 
-@dataclass(frozen=True)
-class DateFormat:
-    """One CLDR date format of one locale, as a regex."""
-
-    locale: str
-    length: str
-    pattern: str  # the CLDR pattern, e.g. "EEEE, d. MMMM y"
-    regex: re.Pattern[str]  # named groups: year, year2, month, month_number, day, suffix, weekday
-    order: str  # field order, e.g. "dmy"; "" unless the month is a number
-    skeleton: str  # the regex with every locale's names: for the polars recognizer
-
-
-@cache
-def _names(code: str, kind: str) -> dict[str, int]:
-    """Lowercased, dot-stripped month (1-12) or weekday (0 = Monday) names of a locale's
-    language: those of every `DATE_LOCALES` locale of that language, so en's `MMM d, y`
-    reads en_GB's and en_AU's `Sept.` (CLDR en writes `Sep`)."""
-    language = Locale.parse(code).language
-    names: dict[str, int] = {}
-    for other in DATE_LOCALES:
-        locale = Locale.parse(other)
-        if locale.language != language:
-            continue
-        data = getattr(locale, kind)
-        for context in ("format", "stand-alone"):
-            for width in ("wide", "abbreviated"):
-                for number, name in data[context][width].items():
-                    key = name_key(name)
-                    if names.setdefault(key, number) != number:
-                        raise ValueError(f"CLDR {kind} name {name!r} ({other}) is ambiguous")
-    return names
+def _chinese_number(numeral: str) -> int | None:
+    """`二〇二四` 2024 (digit by digit), `十二` 12, `二十七` 27, `三十一` 31, `七` 7; else None."""
+    if "十" not in numeral:
+        digits = [CHINESE_DIGITS.get(c) for c in numeral]
+        return None if None in digits else int("".join(str(d) for d in digits))
+    tens, _, units = numeral.partition("十")
+    if len(tens) > 1 or len(units) > 1:
+        return None
+    ten = CHINESE_DIGITS.get(tens) if tens else 1
+    unit = CHINESE_DIGITS.get(units) if units else 0
+    return None if not ten or unit is None else ten * 10 + unit
 
 
-def name_key(name: str) -> str:
-    """A month or weekday name as looked up: NFKC, lowercased, no final dot."""
-    return unicodedata.normalize("NFKC", name).strip().lower().rstrip(".")
+def _ascii_numbers(text: str) -> str:
+    """`text` with every decimal digit ASCII and each year, month and day written in
+    Chinese numerals in digits (`令和六年六月七日` reads `令和6年6月7日`)."""
+    text = "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in text)
 
+    def digits(match: re.Match[str]) -> str:
+        number = _chinese_number(match.group(1))
+        return match.group(0) if number is None else f"{number}{match.group(2)}"
 
-def _alternation(names: set[str]) -> str:
-    escaped = sorted({re.escape(n) for n in names}, key=lambda n: (-len(n), n))
-    return rf"(?i:{'|'.join(escaped)})\.?"
-
-
-@cache
-def _all_names(kind: str) -> str:
-    names: set[str] = set()
-    for code in DATE_LOCALES:
-        names |= set(_names(code, kind))
-    return _alternation(names)
-
-
-_TOKEN = re.compile(r"'(?:[^']|'')*'|([A-Za-z])\1*|.", re.S)
-
-
-def _field(token: str, code: str, named: bool, numeric: bool) -> tuple[str, str]:
-    """(regex, order letter) of one CLDR pattern field."""
-
-    def group(name: str, body: str) -> str:
-        return f"(?P<{name}>{body})" if named else f"(?:{body})"
-
-    letter, width = token[0], len(token)
-    if letter in "yu":
-        return (group("year2", r"\d{2}") if width == 2 else group("year", r"\d{4}")), "y"
-    if letter in "ML" and width <= 2:
-        return group("month_number", r"\d{1,2}"), "m"
-    if letter in "ML":
-        names = _alternation(set(_names(code, "months"))) if named else _all_names("months")
-        return group("month", names), "M"
-    if letter == "d":
-        suffixes = sorted({s for v in DAY_SUFFIXES.values() for s in v}, key=len, reverse=True)
-        if named:
-            suffixes = list(DAY_SUFFIXES.get(Locale.parse(code).language, ()))
-        suffix = "" if numeric or not suffixes else group("suffix", "|".join(suffixes)) + "?"
-        return group("day", r"\d{1,2}") + suffix, "d"
-    if letter in "Ec":
-        names = _alternation(set(_names(code, "days"))) if named else _all_names("days")
-        return group("weekday", names), ""
-    raise ValueError(
-        f"CLDR date pattern field {token!r} ({code}) is not read; add it to dates._field"
-    )
-
-
-def _literal(token: str, last: bool, numeric: bool) -> str:
-    if token.startswith("'"):
-        word = token[1:-1].replace("''", "'")
-        return f"(?:{_LITERAL_WORDS.get(word, re.escape(word))})?"
-    if token.isspace():
-        return ""
-    if token == ",":
-        return ",?"
-    if token == "." and (last or not numeric):
-        return r"\.?"
-    return re.escape(token)
-
-
-def _compile(code: str, length: str, named: bool) -> tuple[str, str]:
-    """(regex, numeric field order) of one locale's format."""
-    pattern = Locale.parse(code).date_formats[length].pattern
-    tokens = [m.group(0) for m in _TOKEN.finditer(pattern)]
-    numeric = not any(t[0] in "ML" and len(t) >= 3 for t in tokens)
-    pieces, order = [], ""
-    for index, token in enumerate(tokens):
-        if token[0].isalpha() and token[0].isascii():
-            piece, letter = _field(token, code, named, numeric)
-            order += letter
-        else:
-            piece = _literal(token, index == len(tokens) - 1, numeric)
-        pieces.append(piece)
-    return r"\s*".join(p for p in pieces if p), order if "m" in order else ""
-
-
-@cache
-def date_formats() -> tuple[DateFormat, ...]:
-    """Every (locale, length) CLDR date format of `DATE_LOCALES`, in that order.
-
-    Raises:
-        ValueError: a CLDR pattern holds a field this module does not read, or a
-            locale gives one month or weekday name two numbers (a CLDR change).
-    """
-    formats = []
-    for code in DATE_LOCALES:
-        for length in FORMAT_LENGTHS:
-            regex, order = _compile(code, length, named=True)
-            skeleton, _ = _compile(code, length, named=False)
-            pattern = Locale.parse(code).date_formats[length].pattern
-            formats.append(
-                DateFormat(code, length, pattern, re.compile(regex, re.I), order, skeleton)
-            )
-    return tuple(formats)
-
-
-#: `令和6年6月7日`, `平成元年1月8日`, optionally with the weekday (`金曜日`).
-_ERA_SHAPE = (
-    rf"(?:{'|'.join(name for name, _ in JAPANESE_ERAS)})\s*(?:\d{{1,2}}|元)\s*年"
-    r"\s*\d{1,2}\s*月\s*\d{1,2}\s*日(?:\s*[日月火水木金土]曜日)?"
-)
-_ERA = re.compile(
-    rf"^(?P<era>{'|'.join(name for name, _ in JAPANESE_ERAS)})\s*(?P<era_year>\d{{1,2}}|元)\s*年"
-    r"\s*(?P<month_number>\d{1,2})\s*月\s*(?P<day>\d{1,2})\s*日\s*(?P<weekday>\S*)$"
-)
-_ISO_SHAPE = r"\d{4}-\d{1,2}-\d{1,2}"
-
-
-@cache
-def numeric_orders() -> dict[str, set[str]]:
-    """Language -> field orders of its CLDR formats that write the month as a
-    number and do not start with the year (e.g. en: {"mdy", "dmy"} from en
-    `M/d/yy` and en_GB `dd/MM/y`)."""
-    orders: dict[str, set[str]] = {}
-    for form in date_formats():
-        if form.order and not form.order.startswith("y"):
-            orders.setdefault(Locale.parse(form.locale).language, set()).add(form.order)
-    return orders
-
-
-def day_first_languages() -> tuple[str, ...]:
-    """Languages all of whose CLDR numeric formats put the day first, year last.
-
-    A numeric date such as `07/06/2024` is read (day first) only in a dump of
-    one of these languages: fr, de, es, it, pt, ru, zh (zh_Hant_HK `d/M/y`).
-    English is not one (en `M/d/yy`, en_GB `dd/MM/y`).
-    """
-    return tuple(sorted(lang for lang, found in numeric_orders().items() if found == {"dmy"}))
-
-
-#: A date whose order depends on the locale: day or month first, month a number.
-NUMERIC_DAY_MONTH_SHAPE = r"^\s*\d{1,2}\s*[./-]\s*\d{1,2}\s*[./-]\s*\d{2,4}\b"
-
-
-@cache
-def date_pattern() -> str:
-    """A polars regex (no anchors, no groups) for every date `parse_date` reads.
-
-    Built from the same CLDR formats, with every locale's month and weekday
-    names (case-insensitive), plus the Japanese era and ISO shapes.
-    """
-    skeletons = dict.fromkeys(form.skeleton for form in date_formats())
-    return "(?:" + "|".join([*skeletons, _ERA_SHAPE, _ISO_SHAPE]) + ")"
-
-
-def dated_line_pattern() -> str:
-    """A polars regex for a line that starts with a date of a shape `parse_date` reads.
-
-    The date ends the line or is followed by no digit and no `.` and digit
-    (`1. 01.01.2000`, a bulleted date, does not start with `1. 01.01`).
-    """
-    return rf"^\s*{date_pattern()}(?:$|[^\d.]|\.(?:\D|$))"
+    return _CHINESE_UNIT.sub(digits, text)
 
 
 def parse_date(date_text: str, today: dt.date) -> tuple[dt.date | None, str | None]:
     """Parse one localized date; return `(date, None)` or `(None, reason)`.
 
-    The text (NFKC, spaces collapsed) must match a format of `date_formats`
-    whole, a Japanese era date or ISO `2024-06-07`. A numeric date with the
-    day or month first is read day first (`parse.classify_lines` rejects it
-    unless the dump's language is one of `day_first_languages`). Reasons: an
-    unknown shape, an impossible calendar date (`31 février 2024`), a weekday
-    or ordinal that does not fit the day, a two-digit year, an era year
-    outside its era, or a date after the day after `today` (UTC; a site east
-    of UTC may publish on UTC's tomorrow).
+    The text (NFKC, spaces collapsed, digits ASCII, Chinese numerals read)
+    must match a format of `date_formats` whole, a Japanese era date or ISO
+    `2024-06-07`, optionally with a weekday in parentheses after it; when
+    none does, a format of a CLDR language whose month names it holds
+    (`date_formats.other_formats`), rejected when two of them read different
+    dates. A numeric date with the day or month
+    first is read day first (`parse.classify_lines` rejects it unless the
+    dump's language is one of `day_first_languages`). Reasons: an unknown
+    shape or month name, a date in a language no CLDR data read here writes
+    (UNSUPPORTED_LANGUAGE_REASON), an impossible calendar date (`31 février
+    2024`), a weekday or ordinal that does not fit the day, a two-digit year,
+    an era year outside its era, or a date after the day after `today` (UTC;
+    a site east of UTC may publish on UTC's tomorrow).
     """
-    text = " ".join(unicodedata.normalize("NFKC", date_text).split())
+    text = " ".join(_ascii_numbers(unicodedata.normalize("NFKC", date_text)).split())
     first_reason = None
+    read: dict[dt.date, str] = {}
     for parts in _matches(text):
         day, reason = _to_date(parts, date_text, today)
-        if day is not None:
+        if day is not None and not parts.get("other"):
             return day, None
+        if day is not None:
+            read.setdefault(day, parts["locale"] or "")
         first_reason = first_reason or reason
+    if len(read) > 1:  # languages outside DATE_LOCALES disagree: no guess
+        readings = ", ".join(f"{day.isoformat()} ({code})" for day, code in sorted(read.items()))
+        return None, f"ambiguous date {date_text!r}: CLDR languages read it as {readings}"
+    if read:
+        return next(iter(read)), None
     return None, first_reason or _unrecognized(text, date_text)
 
 
+#: A word: letters and the combining marks of scripts that write vowels with them
+#: (Thai `มิถุนายน`, Devanagari `जून`), and a final dot (`sept.`).
+_WORD = re.compile(
+    r"(?:[^\W\d_]|[\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a"
+    r"\u064b-\u065f\u0900-\u0dff\u0e31-\u0e4e\u0eb1-\u0ecd\u1000-\u109f])+\.?"
+)
+
+
+def _unknown_words(text: str) -> list[str]:
+    """The words of `text` that are no month or weekday name of `DATE_LOCALES`."""
+    known = known_names()
+    return [w for w in _WORD.findall(text) if name_key(w) not in known]
+
+
 def _unrecognized(text: str, date_text: str) -> str:
-    """Why no format matched: an unknown month name next to a year, or the shape."""
-    known = {k for code in DATE_LOCALES for kind in ("months", "days") for k in _names(code, kind)}
-    words = [w for w in re.findall(r"[^\W\d_]+\.?", text) if name_key(w) not in known]
-    if re.search(r"\d{4}", text) and len(words) == 1 and words[0] not in _LITERAL_WORDS:
+    """Why no format matched: a script no language read writes, an unknown month
+    name next to a year, or the shape."""
+    words = _unknown_words(text)
+    letters = [c for word in words for c in word if c.isalpha()]
+    if any(not unicodedata.name(c, "").startswith(READ_SCRIPTS) for c in letters):
+        return f"{UNSUPPORTED_LANGUAGE_REASON}: no CLDR date format read here reads {date_text!r}"
+    if re.search(r"\d{4}", text) and len(words) == 1 and words[0] not in LITERAL_WORDS:
         return f"unknown month name {words[0]!r} in date {date_text!r}"
     return f"unrecognized date {date_text!r}"
 
 
 def _matches(text: str) -> list[dict[str, str | None]]:
+    """Every reading of `text` (fields and locale), a parenthesized weekday included."""
+    weekday = PARENTHESIZED_WEEKDAY.fullmatch(text)
+    core = weekday.group("date") if weekday else text
+    found = _core_matches(core)
+    if weekday:
+        found = [{**parts, "weekday": weekday.group("weekday")} for parts in found
+                 if not parts.get("weekday")]  # fmt: skip
+    return found
+
+
+def _core_matches(text: str) -> list[dict[str, str | None]]:
     found = []
-    era = _ERA.match(text)
+    era = ERA_DATE.match(text)
     if era:
         found.append({**era.groupdict(), "locale": "ja"})
     iso = re.fullmatch(r"(?P<year>\d{4})-(?P<month_number>\d{1,2})-(?P<day>\d{1,2})", text)
@@ -297,6 +158,15 @@ def _matches(text: str) -> list[dict[str, str | None]]:
         match = None if form.order == "mdy" else form.regex.fullmatch(text)
         if match:
             found.append({**match.groupdict(), "locale": form.locale})
+    if found:
+        return found
+    words = _unknown_words(text)  # a language outside DATE_LOCALES; a letter may be glued
+    keys = dict.fromkeys(k for w in words for k in (name_key(w), name_key(w)[1:]))  # (`ביוני`)
+    for key in keys:
+        for form in other_formats(key):
+            match = None if form.order == "mdy" else form.regex.fullmatch(text)
+            if match:
+                found.append({**match.groupdict(), "locale": form.locale, "other": "1"})
     return found
 
 
@@ -315,7 +185,7 @@ def _to_date(
 ) -> tuple[dt.date | None, str | None]:
     code = parts["locale"] or ""
     if parts.get("month"):
-        month = _names(code, "months").get(name_key(parts["month"] or ""))
+        month = locale_names(code, "months").get(name_key(parts["month"] or ""))
         if month is None:
             return None, f"unknown month name {parts['month']!r} in date {date_text!r}"
     else:
@@ -358,7 +228,7 @@ def _check_weekday(day: dt.date, parts: dict[str, str | None]) -> str | None:
     if not written:
         return None
     code = parts["locale"] or ""
-    weekday = _names(code, "days").get(name_key(written))
+    weekday = locale_names(code, "days").get(name_key(written))
     if weekday == day.weekday():
         return None
     return f"weekday {written!r} is not that of {day.isoformat()}"

@@ -194,7 +194,15 @@ FORMAT_CHARACTERS = "[\ufeff\u200b-\u200d\u2060\u00ad\u200e\u200f\u202a-\u202e\u
 #: Either kind of character removed from lines.
 _INVISIBLE = f"{CONTROL_CHARACTERS}|{FORMAT_CHARACTERS}"
 
-#: HTML tags pasted around or inside lines (`<p>`, `<br>`, `<li>`…): removed.
+#: Block and break tags (`<br>`, `</div><div>`, `<p>`…): a run of them, with the
+#: spaces around it, becomes one space (`mana.<br>They` reads `mana. They`).
+BLOCK_TAGS = (
+    r"(?i)\s*(?:</?(?:p|br|div|li|ul|ol|h[1-6]|blockquote|pre|td|tr|th|table|tbody|thead|hr)"
+    r"(?:\s[^<>]*)?/?>\s*)+"
+)
+#: Inline tags (`<b>`, `<a href=…>`, `<span>`…): removed (`<b>Flying</b>.` reads `Flying.`).
+INLINE_TAG = r"(?i)</?(?:span|b|i|u|em|strong|a|font|small|big|code|sup|sub)(?:\s[^<>]*)?/?>"
+#: Every HTML tag read: each one counts in markup_count.
 HTML_TAG = (
     r"(?i)</?(?:p|br|div|span|li|ul|ol|b|i|u|em|strong|a|font|small|big|h[1-6]|blockquote"
     r"|code|pre|sup|sub|td|tr|th|table|tbody|thead|hr)(?:\s[^<>]*)?/?>"
@@ -217,7 +225,8 @@ def split_lines(decoded: pl.DataFrame) -> pl.DataFrame:
     line (a file of N newline-terminated lines gives N rows, as `wc -l` counts).
     Then, before any line is classified: control characters
     (CONTROL_CHARACTERS) and invisible format characters (FORMAT_CHARACTERS)
-    are removed and counted; HTML tags (HTML_TAG) are removed and entities
+    are removed and counted; HTML tags (HTML_TAG) are removed, a run of
+    block or break tags (BLOCK_TAGS) leaving one space, and entities
     (HTML_ENTITY) decoded (`html.unescape`; `&nbsp;` to a space); a bullet
     (BULLET) is removed when what follows it starts with a date
     (`parse.starts_with_date`) and the line with it does not (`7. Juni 2024`
@@ -273,9 +282,10 @@ def _remove_markup(lines: pl.DataFrame) -> pl.DataFrame:
     with_ampersand = pl.when(pl.col("line").str.contains("&", literal=True)).then(pl.col("line"))
     untagged = lines.with_columns(
         markup_count=_count(tagged, HTML_TAG) + _count(with_ampersand, HTML_ENTITY),
-        line=pl.coalesce(tagged.str.replace_all(HTML_TAG, ""), pl.col("line")).map_batches(
-            _unescape, pl.String
-        ),
+        line=pl.coalesce(
+            tagged.str.replace_all(BLOCK_TAGS, " ").str.replace_all(INLINE_TAG, ""),
+            pl.col("line"),
+        ).map_batches(_unescape, pl.String),
     ).with_row_index("_row")
     # Dates are looked for only on the few lines with a bullet.
     debulleted = pl.col("line").str.replace(BULLET, "")

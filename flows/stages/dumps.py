@@ -22,18 +22,15 @@ from flows.stages.dates import FUTURE_DATE_REASON, parse_published_dates
 from flows.stages.decode import split_readable_dumps
 from flows.stages.dedupe import assign_variants, normalize_text
 from flows.stages.language import (
+    bilingual_halves,
     label_line_languages,
     mark_translations,
+    split_bilingual_lines,
     with_language,
 )
-from flows.stages.parse import (
-    LINE_KINDS,
-    ParsedFiles,
-    assemble_entries,
-    describe_headers,
-    resolve_entries,
-)
-from flows.stages.shapes import STAT_LINE_PATTERN
+from flows.stages.parse import LINE_KINDS, ParsedFiles, assemble_entries, resolve_entries
+from flows.stages.pastes import count_pastes
+from flows.stages.shapes import STAT_LINE_PATTERN, claimed_language
 from flows.stages.stubs import parse_card_stubs
 
 
@@ -93,12 +90,17 @@ def assemble_dumps(
 
 
 def collect_texts(parsed: ParsedDumps) -> pl.Series:
-    """Every normalized body line, header and stub text whose language is needed (String).
+    """Every normalized body line (and both halves of a line that may hold its
+    translation: `language.bilingual_halves`), header and stub text whose
+    language is needed (String).
 
     Date·source and stat lines are never sent to language detection.
     """
+    halves = bilingual_halves(parsed["resolved"])
     return pl.concat([
         parsed["resolved"]["line_normalized"].drop_nulls(),
+        halves["first_key"],
+        halves["second_key"],
         parsed["headers"].select(normalize_text(pl.col("header_text")))["header_text"],
         parsed["stubs"].select(normalize_text(pl.col("text")))["text"],
     ])  # fmt: skip
@@ -122,7 +124,7 @@ class DumpResults(TypedDict):
 #: Per-dump line counts of the `dumps` table (`count_dump_lines`), in their column order.
 DUMP_COUNT_COLUMNS = (
     "line_count", "entry_count", "translation_count", "stub_count", "rejected_line_count",
-    "control_char_count", "format_char_count", "markup_count",
+    "control_char_count", "format_char_count", "markup_count", "paste_count",
 )  # fmt: skip
 
 
@@ -173,15 +175,13 @@ def build_dump_results(
         per line with its final kind and language).
     """
     headers = describe_dump_headers(parsed["headers"], languages)
-    lines = mark_translations(label_line_languages(parsed["resolved"], languages, headers))
+    split = split_bilingual_lines(parsed["resolved"], languages, headers)
+    lines = mark_translations(label_line_languages(split, languages, headers))
     kinds = lines.group_by("dump_id").agg(
         (pl.col("kind") == kind).sum().alias(f"kind_{kind}") for kind in LINE_KINDS
     )
-    date_bound = (
-        lines.filter(pl.col("reject_reason").str.contains(FUTURE_DATE_REASON, literal=True))
-        .select("dump_id")
-        .unique()
-    )
+    future = pl.col("reject_reason").str.contains(FUTURE_DATE_REASON, literal=True)
+    date_bound = lines.filter(future).select("dump_id").unique()
     counts = (
         headers.select("dump_id")
         .join(count_dump_lines(lines), on="dump_id", how="left")
@@ -201,7 +201,10 @@ def build_dump_results(
     results = DumpResults(
         headers=headers,
         entries=entries,
-        kept_lines=lines.filter(pl.col("kind").is_in(["rejected", "translation"])),
+        kept_lines=lines.filter(  # rejects and translations (on lines of their own or not)
+            pl.col("kind").is_in(["rejected", "translation"])
+            | pl.col("translation_text").is_not_null()
+        ),
         counts=counts,
         card_stubs=card_stubs,
         attribution=attribute_dumps(entries, card_stubs, catalog),  # each dump on its own
@@ -223,6 +226,37 @@ def combine_results(
         for name, order in RESULTS_ORDER.items()
     }
     return DumpResults(**combined)
+
+
+def describe_headers(dumps: pl.DataFrame, resolved: pl.DataFrame) -> pl.DataFrame:
+    """Collect each dump's header and the translation language it claims.
+
+    Needs:
+        dumps: dump_id (String), one row per dump (an empty dump has no line).
+        resolved: dump_id (String), line_number (Int64), line (String), kind (String).
+
+    Returns:
+        One row per row of `dumps`:
+        dump_id (String), header_text (String: header lines joined by "\\n",
+        "" when none), claimed_translation_language (String: lowercased ISO
+        code the header names in a translation context, e.g. "fr" from seed
+        line 1 "La traduction FR", "es" from "(ES)", "zh" from "TW翻譯";
+        null when it names none: see `claimed_language`).
+    """
+    headers = (
+        resolved.filter(pl.col("kind") == "header")
+        .sort("dump_id", "line_number")
+        .group_by("dump_id", maintain_order=True)
+        .agg(header_text=pl.col("line").str.join("\n"))
+    )
+    return (
+        dumps.select("dump_id")
+        .join(headers, on="dump_id", how="left")
+        .with_columns(pl.col("header_text").fill_null(""))
+        .with_columns(
+            claimed_translation_language=claimed_language(pl.col("header_text")),
+        )
+    )
 
 
 def describe_dump_headers(headers: pl.DataFrame, languages: pl.DataFrame) -> pl.DataFrame:
@@ -294,17 +328,21 @@ def count_dump_lines(lines: pl.DataFrame) -> pl.DataFrame:
     """Each dump's line counts, as the `dumps` table publishes them.
 
     Needs:
-        lines: dump_id, kind, line, control_char_count, format_char_count,
-            markup_count (one row per line).
+        lines: dump_id, line_number, kind, line, control_char_count,
+            format_char_count, markup_count (one row per line).
 
     Returns:
-        dump_id (String) and DUMP_COUNT_COLUMNS (Int64); one row per dump with lines.
+        dump_id (String) and DUMP_COUNT_COLUMNS (Int64); one row per dump with
+        lines. paste_count is 1 plus the header blocks that follow other lines
+        (a page pasted after another: `parse.classify_lines`).
     """
     kind = pl.col("kind")
     return lines.group_by("dump_id").agg(
         line_count=pl.len().cast(pl.Int64),
         entry_count=(kind == "date_source").sum().cast(pl.Int64),
-        translation_count=(kind == "translation").sum().cast(pl.Int64),
+        translation_count=((kind == "translation").sum() + pl.col("translation_text").count()).cast(
+            pl.Int64
+        ),
         stub_count=(pl.col("line").str.contains(STAT_LINE_PATTERN) & (kind == "stub"))
         .sum()
         .cast(pl.Int64),
@@ -312,4 +350,5 @@ def count_dump_lines(lines: pl.DataFrame) -> pl.DataFrame:
         control_char_count=pl.col("control_char_count").sum().cast(pl.Int64),
         format_char_count=pl.col("format_char_count").sum().cast(pl.Int64),
         markup_count=pl.col("markup_count").sum().cast(pl.Int64),
+        paste_count=count_pastes(kind, pl.col("line_number")),
     )

@@ -20,7 +20,6 @@ import datetime as dt
 import functools
 import re
 import string
-import unicodedata
 from typing import NamedTuple
 
 import charset_normalizer
@@ -30,6 +29,7 @@ from ftfy import badness
 
 from flows.stages import fast_badness
 from flows.stages.dates import parse_date
+from flows.stages.legacy_text import WESTERN, plausible_legacy, word_evidence
 from flows.stages.shapes import DATE_SOURCE_PATTERN
 
 UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
@@ -58,19 +58,10 @@ MAX_NOISE_SHARE = 0.25
 #: Western (German DOS dumps), Windows Cyrillic, Mac Western.
 PREFERRED_CODE_PAGES: tuple[str, ...] = ("cp1252", "cp850", "cp1251", "mac_roman")
 
-#: Letters and punctuation of the Latin-script languages read (fr, en, de, es,
-#: it, pt) and of the dump format: a line of a legacy paste inside a UTF-8 file
-#: decodes to these (or to Cyrillic or Greek letters) and nothing else.
-#: More than three accented Western letters in a row: damaged bytes, not a word.
-_ACCENTED_RUN = re.compile(r"[À-ÿŒœŸ]{4,}")
-_WESTERN = set(
-    "àâäçéèêëîïôöùûüÿœæÀÂÄÇÉÈÊËÎÏÔÖÙÛÜŸŒÆßáíóúñÁÍÓÚÑãõÃÕìòÌÒ¡¿ºª·«»‘’“”–—…°€\u00a0\u202f"
-)
-
 #: ftfy's badness test runs only near these characters (see `fast_badness`); the
 #: languages' own letters and signs are chosen as triggers only where a pattern
 #: leaves no other choice.
-BADNESS_TRIGGERS = fast_badness.derive_triggers(badness.BADNESS_RE, common="".join(_WESTERN))
+BADNESS_TRIGGERS = fast_badness.derive_triggers(badness.BADNESS_RE, common="".join(WESTERN))
 
 
 #: The same checks for polars (`decode.plain_texts`): the noise characters, a cp1252
@@ -193,8 +184,14 @@ def _decode_mixed(content: bytes) -> DecodedDump | None:
     """A UTF-8 paste and a single-byte legacy paste joined, decoded line by line; else None.
 
     Needs UTF-8 lines with non-ASCII letters, and other lines that hold no
-    valid multi-byte UTF-8 sequence and decode, under the code page they
-    agree on, to letters and punctuation of the languages read.
+    valid multi-byte UTF-8 sequence and decode to letters and punctuation of
+    the languages read under some code page (`legacy_text.plausible_legacy`).
+    Among those pages (PREFERRED_CODE_PAGES first, then charset-normalizer's
+    guess) the one under which the most date·source lines parse wins, then
+    the one whose words are most often real words (`legacy_text.word_evidence`:
+    `d’énergie` in cp1252, not cp850's `dÆÚnergie`), then the first. A legacy
+    line that still reads as more unknown words than real ones under it is
+    decoded with U+FFFD for its non-ASCII bytes: rejected, never published.
     """
     lines = content.splitlines(keepends=True)
     invalid = {i for i, line in enumerate(lines) if not _is_utf8(line)}
@@ -204,13 +201,13 @@ def _decode_mixed(content: bytes) -> DecodedDump | None:
         return None
     best = charset_normalizer.from_bytes(legacy_bytes).best()
     guessed = _ranked_code_pages(best)[:1] if best is not None else []
-    code_page = next(
-        (page for page in [*guessed, "cp1252"] if _plausible_legacy(legacy_bytes, page)), None
-    )
-    if code_page is None:
+    pages = [p for p in dict.fromkeys([*PREFERRED_CODE_PAGES, *guessed])
+             if plausible_legacy(legacy_bytes, p)]  # fmt: skip
+    if not pages:
         return None
+    code_page = max(pages, key=lambda page: _legacy_score(legacy_bytes, page))
     decoded = [
-        line.decode(code_page) if i in invalid else line.decode("utf-8")
+        _legacy_line(line, code_page) if i in invalid else line.decode("utf-8")
         for i, line in enumerate(lines)
     ]
     return _checked(
@@ -218,29 +215,17 @@ def _decode_mixed(content: bytes) -> DecodedDump | None:
     )
 
 
-def _plausible_legacy(legacy_bytes: bytes, code_page: str) -> bool:
-    """`legacy_bytes` decode under `code_page` to text of the languages read.
+def _legacy_score(legacy_bytes: bytes, code_page: str) -> tuple[int, int]:
+    """(date·source lines that parse, real words minus unknown ones) under `code_page`."""
+    known, unknown = word_evidence(legacy_bytes.decode(code_page))
+    return _count_date_lines(legacy_bytes, code_page), known - unknown
 
-    Every character is ASCII, a Western letter or sign (_WESTERN), or a
-    Cyrillic or Greek letter; a line with Cyrillic or Greek letters is mostly
-    in that script (an English line with `яюэьыъщшч` in it is damaged bytes,
-    not a cp1251 paste); and no line has a run of more than three accented
-    letters (`ÿúûü` is damaged bytes, not French).
-    """
-    try:
-        text = legacy_bytes.decode(code_page)
-    except (UnicodeDecodeError, LookupError):
-        return False
-    if not all(c.isascii() or _is_plausible(c) for c in text):
-        return False
-    for line in text.splitlines():
-        letters = [c for c in line if c.isalpha()]
-        other_script = [c for c in letters if not c.isascii() and c not in _WESTERN]
-        if other_script and 2 * len(other_script) < len(letters):
-            return False
-        if _ACCENTED_RUN.search(line):
-            return False
-    return True
+
+def _legacy_line(line: bytes, code_page: str) -> str:
+    """`line` decoded with `code_page`, or with U+FFFD where it reads as mojibake."""
+    text = line.decode(code_page)
+    known, unknown = word_evidence(text)
+    return line.decode("utf-8", errors="replace") if unknown > known else text
 
 
 def _is_utf8(line: bytes) -> bool:
@@ -249,13 +234,6 @@ def _is_utf8(line: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
-
-
-def _is_plausible(char: str) -> bool:
-    if char in _WESTERN:
-        return True
-    name = unicodedata.name(char, "")
-    return name.startswith(("CYRILLIC", "GREEK")) and unicodedata.category(char).startswith("L")
 
 
 def _legacy(content: bytes, replaced: str) -> DecodedDump:

@@ -8,7 +8,8 @@ and a close call between neighbours goes to the dump's language
 another language (`label_line_languages`); a foreign body line of an entry
 that keeps an English original is that ruling's translation
 (`mark_translations`): some sites put their translation of a ruling on its
-own line under (or above) the English original, inside the same entry.
+own line under (or above) the English original, inside the same entry,
+others on the same line after ` / ` (`split_bilingual_lines`).
 """
 
 from __future__ import annotations
@@ -271,3 +272,102 @@ def mark_translations(labelled: pl.DataFrame) -> pl.DataFrame:
         .then(pl.lit("translation"))
         .otherwise(pl.col("kind"))
     ).drop("_is_foreign")
+
+
+#: What a site writes between a ruling and its translation on one line (r06 of the
+#: round-3 cases; no real ruling holds it: 0 of 23,597).
+BILINGUAL_SEPARATOR = " / "
+
+
+def bilingual_halves(resolved: pl.DataFrame) -> pl.DataFrame:
+    """The two halves of each body line holding BILINGUAL_SEPARATOR exactly once, each
+    with a letter.
+
+    Needs:
+        resolved: dump_id, line_number, line, kind (one row per line).
+
+    Returns:
+        dump_id (String), line_number (Int64), first, second (String: as
+        written, trimmed), first_key, second_key (String: `normalize_text`).
+    """
+    parts = pl.col("line").str.split(BILINGUAL_SEPARATOR)
+    return (
+        resolved.filter(
+            (pl.col("kind") == "body")
+            & (pl.col("line").str.count_matches(BILINGUAL_SEPARATOR, literal=True) == 1)
+        )
+        .select(
+            "dump_id",
+            "line_number",
+            first=parts.list.first().str.strip_chars(),
+            second=parts.list.last().str.strip_chars(),
+        )
+        .filter(pl.col("first").str.contains(r"\p{L}") & pl.col("second").str.contains(r"\p{L}"))
+        .with_columns(first_key=normalize_text(pl.col("first")),
+                      second_key=normalize_text(pl.col("second")))
+    )  # fmt: skip
+
+
+def _is_foreign(found: pl.Expr, reliable: pl.Expr, claimed: pl.Expr) -> pl.Expr:
+    """A text detected as `found` is another language than English on positive evidence
+    (reliably, or the language the header claims), as `label_line_languages` decides."""
+    other = ~found.is_in([ORIGINAL_LANGUAGE, UNDETERMINED]).fill_null(True)
+    return other & (reliable.fill_null(False) | (settle_language(found, claimed) == claimed))
+
+
+def split_bilingual_lines(
+    resolved: pl.DataFrame, languages: pl.DataFrame, dumps: pl.DataFrame
+) -> pl.DataFrame:
+    """Split a body line `<original> / <translation>` into its ruling and its translation.
+
+    A line is split only when its first half is English (the entry's
+    original, ORIGINAL_LANGUAGE: no evidence of another language, as
+    `label_line_languages` decides) and its second is in another language on
+    positive evidence (reliably, or the language the header claims);
+    otherwise it is kept whole. The line keeps its kind (body): its text becomes the first half; the
+    second half is its translation, in the language `settle_language` gives
+    in the dump's context.
+
+    Needs:
+        resolved: dump_id, line_number, line, kind, line_normalized.
+        languages: text (normalized), language, is_reliable, for every half of
+            `bilingual_halves` (`dumps.collect_texts`).
+        dumps: dump_id, header_language, claimed_translation_language.
+
+    Adds:
+        translation_text (String), translation_language (String): on split
+        lines, else null.
+    """
+    halves = bilingual_halves(resolved)
+    if halves.is_empty():  # most runs: no line holds ` / `
+        return resolved.with_columns(
+            translation_text=pl.lit(None, pl.String), translation_language=pl.lit(None, pl.String)
+        )
+    lookup = languages.select("text", "language", "is_reliable")
+    first_found = lookup.rename({"text": "first_key", "language": "_first", "is_reliable": "_r1"})
+    second_found = lookup.rename(
+        {"text": "second_key", "language": "_second", "is_reliable": "_r2"}
+    )
+    claimed = pl.col("claimed_translation_language")
+    second = pl.col("_second")
+    split = (
+        halves.join(first_found, on="first_key", how="left")
+        .join(second_found, on="second_key", how="left")
+        .join(dump_context_languages(resolved, dumps), on="dump_id", how="left")
+        .join(dumps.select("dump_id", "claimed_translation_language"), on="dump_id", how="left")
+        .filter(~_is_foreign(pl.col("_first"), pl.col("_r1"), claimed).fill_null(False)
+                & _is_foreign(second, pl.col("_r2"), claimed).fill_null(False))
+        .select(
+            "dump_id", "line_number", "first", "first_key",
+            translation_text="second",
+            translation_language=settle_language(second, pl.col("context_language")),
+        )
+    )  # fmt: skip
+    return (
+        resolved.join(split, on=["dump_id", "line_number"], how="left", maintain_order="left")
+        .with_columns(
+            line=pl.coalesce("first", "line"),
+            line_normalized=pl.coalesce("first_key", "line_normalized"),
+        )
+        .drop("first", "first_key")
+    )

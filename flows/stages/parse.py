@@ -15,9 +15,16 @@ from typing import TypedDict
 
 import polars as pl
 
-from flows.stages.dates import NUMERIC_DAY_MONTH_SHAPE, day_first_languages
+from flows.stages.date_formats import NUMERIC_DAY_MONTH_SHAPE, day_first_languages
 from flows.stages.decode import decode_dumps, split_lines
-from flows.stages.shapes import HEAD_PARTS, STAT_LINE_PATTERN, claimed_language, head_shape
+from flows.stages.pastes import mark_repeated_headers
+from flows.stages.shapes import (
+    HEAD_PARTS,
+    STAT_LINE_PATTERN,
+    claimed_language,
+    is_head,
+    is_malformed_head,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -60,15 +67,18 @@ def _ambiguous_dates(is_head: pl.Expr, claimed: pl.Expr) -> pl.Expr:
 def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) -> pl.DataFrame:
     """Give each line its kind from its shape and its place in the dump.
 
-    An entry starts at each date·source line (`head_shape`), and also at a
-    line that starts with a date but lacks the `· source : x` part (rejected
-    as malformed, so its body is never glued to the entry before). A card
-    stub starts at each stat line and runs to the next entry or the end of
-    the dump.
+    An entry starts at each date·source line (`shapes.is_head`, heads in any
+    script included), and also at a line that starts with a date but lacks
+    the `· source : x` part (rejected as malformed, so its body is never
+    glued to the entry before). A card stub starts at each stat line and
+    runs to the next entry, the next repeated header or the end of the dump.
+    A repeated header (`pastes.mark_repeated_headers`: a second paste's
+    header after entries) runs to the next entry or stat line.
 
     Shapes (in order): a line in a stub is `stub` (or `blank`); an empty or
-    all-space line is `blank`; a line before the first entry is `header`; an
-    entry's first line is `date_source`; any other is `body`. A line longer
+    all-space line is `blank`; a line before the first entry, or in a
+    repeated header, is `header`; an entry's first line is `date_source`;
+    any other is `body`. A line longer
     than `max_line_chars`, holding U+FFFD (undecodable bytes), a malformed
     date·source line outside a stub, or a numeric date whose day/month order
     the dump's language does not fix (`_ambiguous_dates`) is `rejected`; a
@@ -87,11 +97,16 @@ def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) ->
         date_text (String), source (String, lowercased): on date·source lines.
         _shape (String): the kind by shape alone (dropped by `resolve_entries`).
     """
-    date_shape, dated_shape = head_shape(pl.col("line"))
-    in_stub, first_head = _stub_and_first_head()
+    first_head = pl.when(pl.col("_is_date") | pl.col("_looks_dated")).then(pl.col("line_number"))
+    dated = (
+        lines.with_columns(_is_date=is_head(pl.col("line")))
+        .with_columns(_looks_dated=is_malformed_head(pl.col("line"), pl.col("_is_date")))
+        .with_columns(_first_head=first_head.min().over("dump_id"))
+    )
+    in_stub, in_repeat = _stub_and_repeat()
     shaped = (
-        lines.with_columns(_is_date=date_shape, _looks_dated=dated_shape)
-        .with_columns(_in_stub=in_stub, _first_head=first_head)  # once, used twice
+        mark_repeated_headers(dated)
+        .with_columns(_in_stub=in_stub, _in_repeat=in_repeat)  # once, used twice
         .with_columns(  # header lines only: the regexes skip null lines
             _claimed=claimed_language(
                 pl.when(pl.col("line_number") < pl.col("_first_head")).then(pl.col("line"))
@@ -100,23 +115,30 @@ def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) ->
         .with_columns(_shape=_shape_by_place(), reject_reason=_line_reason(max_line_chars))
     )
     return _with_entry_heads(shaped).drop(
-        "_is_date", "_looks_dated", "_in_stub", "_first_head", "_claimed", "_parts"
-    )
+        "_is_date", "_looks_dated", "_in_stub", "_first_head", "_claimed", "_parts",
+        "_repeats_header", "_in_repeat",
+    )  # fmt: skip
 
 
 _BY_LINE = {"order_by": "line_number"}
 
 
-def _stub_and_first_head() -> tuple[pl.Expr, pl.Expr]:
-    """(the line is in a card stub, the line_number of its dump's first head) over
-    `_is_date` and `_looks_dated`."""
+def _stub_and_repeat() -> tuple[pl.Expr, pl.Expr]:
+    """(the line is in a card stub, the line is in a repeated header) over `_is_date`,
+    `_looks_dated` and `_repeats_header`: a stub runs from its stat line, a repeated
+    header from its first line, to the next head, stat line or repeated header."""
     is_head = pl.col("_is_date") | pl.col("_looks_dated")
     is_stat = pl.col("line").str.contains(STAT_LINE_PATTERN)
+    repeats = pl.col("_repeats_header")
     in_stub = (
-        pl.when(is_stat).then(pl.col("line_number")).when(is_head).then(0)
+        pl.when(is_stat).then(pl.col("line_number")).when(is_head | repeats).then(0)
         .forward_fill().over("dump_id", **_BY_LINE).fill_null(0) > 0
     )  # fmt: skip
-    return in_stub, pl.when(is_head).then(pl.col("line_number")).min().over("dump_id")
+    in_repeat = (
+        pl.when(repeats).then(pl.col("line_number")).when(is_head | is_stat).then(0)
+        .forward_fill().over("dump_id", **_BY_LINE).fill_null(0) > 0
+    )  # fmt: skip
+    return in_stub, in_repeat
 
 
 def _shape_by_place() -> pl.Expr:
@@ -127,7 +149,8 @@ def _shape_by_place() -> pl.Expr:
         pl.when(stubbed & is_blank).then(pl.lit("blank"))
         .when(stubbed).then(pl.lit("stub"))
         .when(is_blank).then(pl.lit("blank"))
-        .when(head_at.is_null() | (pl.col("line_number") < head_at)).then(pl.lit("header"))
+        .when(head_at.is_null() | (pl.col("line_number") < head_at) | pl.col("_in_repeat"))
+        .then(pl.lit("header"))
         .when(pl.col("_is_date") | pl.col("_looks_dated")).then(pl.lit("date_source"))
         .otherwise(pl.lit("body"))
     )  # fmt: skip
@@ -230,6 +253,8 @@ def _head_reason() -> pl.Expr:
     return (
         pl.when(is_head & pl.col("reject_reason").is_not_null())
         .then(pl.col("reject_reason"))
+        .when(is_head & pl.col("date_text").is_null())  # no shape gives a head without one
+        .then(pl.lit("malformed date·source line: its date and source could not be told apart"))
         .when(is_head & pl.col("date_reject_reason").is_not_null())
         .then(pl.col("date_reject_reason"))
         .when(is_head & (body_count == 0) & (shaped_bodies > 0))
@@ -316,37 +341,6 @@ def merge_parsed(*parts: ParsedFiles) -> ParsedFiles:
     return ParsedFiles(
         dumps=pl.concat(dumps) if dumps else pl.DataFrame(schema=PARSED_DUMP_SCHEMA),
         lines=pl.concat(lines, how="vertical_relaxed") if lines else pl.DataFrame(),
-    )
-
-
-def describe_headers(dumps: pl.DataFrame, resolved: pl.DataFrame) -> pl.DataFrame:
-    """Collect each dump's header and the translation language it claims.
-
-    Needs:
-        dumps: dump_id (String), one row per dump (an empty dump has no line).
-        resolved: dump_id (String), line_number (Int64), line (String), kind (String).
-
-    Returns:
-        One row per row of `dumps`:
-        dump_id (String), header_text (String: header lines joined by "\\n",
-        "" when none), claimed_translation_language (String: lowercased ISO
-        code the header names in a translation context, e.g. "fr" from seed
-        line 1 "La traduction FR", "es" from "(ES)", "zh" from "TW翻譯";
-        null when it names none: see `claimed_language`).
-    """
-    headers = (
-        resolved.filter(pl.col("kind") == "header")
-        .sort("dump_id", "line_number")
-        .group_by("dump_id", maintain_order=True)
-        .agg(header_text=pl.col("line").str.join("\n"))
-    )
-    return (
-        dumps.select("dump_id")
-        .join(headers, on="dump_id", how="left")
-        .with_columns(pl.col("header_text").fill_null(""))
-        .with_columns(
-            claimed_translation_language=claimed_language(pl.col("header_text")),
-        )
     )
 
 

@@ -235,7 +235,7 @@ def build_dumps(
         dump_id, path, encoding, encoding_repair, byte_count, header_text,
         header_language, header_language_is_inferred, claimed_translation_language, line_count,
         entry_count, translation_count, stub_count, rejected_line_count,
-        control_char_count, format_char_count, markup_count (Int64); sorted by path.
+        control_char_count, format_char_count, markup_count, paste_count (Int64); sorted by path.
     """
     return (
         readable.join(headers, on="dump_id", how="left")
@@ -272,8 +272,11 @@ def build_rejects(lines: pl.DataFrame, *more: pl.DataFrame) -> pl.DataFrame:
 def build_translations(marked: pl.DataFrame, occurrences: pl.DataFrame) -> pl.DataFrame:
     """The `ruling_translations` table: each translation line, linked to its ruling.
 
+    A translation on its ruling's line (`language.split_bilingual_lines`) has that line's number.
+
     Needs:
-        marked: the output of `language.mark_translations`.
+        marked: the output of `language.mark_translations` (translation_text,
+            translation_language on the body lines split in two).
         occurrences: dump_id, line_number (of the date·source line), ruling_id.
 
     Returns:
@@ -281,8 +284,12 @@ def build_translations(marked: pl.DataFrame, occurrences: pl.DataFrame) -> pl.Da
         ruling_id (String), language (String), text (String: as written, trimmed);
         sorted by dump_id, line_number.
     """
+    on_own_line = marked.filter(pl.col("kind") == "translation")
+    on_ruling_line = marked.filter(pl.col("translation_text").is_not_null()).with_columns(
+        line=pl.col("translation_text"), language=pl.col("translation_language")
+    )
     return (
-        marked.filter(pl.col("kind") == "translation")
+        pl.concat([on_own_line, on_ruling_line], how="vertical_relaxed")
         .join(
             occurrences.select("dump_id", "line_number", "ruling_id"),
             left_on=["dump_id", "entry_line"],

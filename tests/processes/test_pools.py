@@ -10,11 +10,22 @@ from tests.conftest import REPO
 #: Starts the forkserver and a pool as a run does; prints the forkserver's blocked
 #: signals (/proc SigBlk), a worker's, and this thread's after the start.
 PROBE = """
-import signal, psutil
+import signal, time, psutil
 from flows.processes.pools import process_pool, start_forkserver
+
+def forkserver():  # once exec'd: its command line names multiprocessing's forkserver
+    for child in psutil.Process().children():
+        try:
+            if "multiprocessing.forkserver" in " ".join(child.cmdline()):
+                return child
+        except psutil.Error:
+            pass
+
 if __name__ == "__main__":
     start_forkserver(["flows.processes.pools"])
-    server = next(c for c in psutil.Process().children() if "forkserver" in " ".join(c.cmdline()))
+    deadline = time.monotonic() + 300  # generous: a busy machine may take long to exec it
+    while (server := forkserver()) is None and time.monotonic() < deadline:
+        time.sleep(0.05)
     status = open(f"/proc/{server.pid}/status").read()
     blocked = int(status.split("SigBlk:")[1].split()[0], 16)
     print("forkserver", bool(blocked & 1 << (signal.SIGINT - 1)))

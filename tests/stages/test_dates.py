@@ -8,7 +8,8 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from flows.stages.dates import day_first_languages, parse_date, parse_published_dates
+from flows.stages.date_formats import day_first_languages
+from flows.stages.dates import parse_date, parse_published_dates
 from tests.conftest import TODAY
 
 FRENCH_MONTHS = [
@@ -163,6 +164,63 @@ def test_cldr_forms(text: str, expected: dt.date) -> None:
     ],
 )
 def test_rejected_cldr_forms_say_why(text: str, reason: str) -> None:
+    assert parse_date(text, TODAY) == (None, reason)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("14 Ιουνίου 2024", dt.date(2024, 6, 14)),  # el, genitive month (case r01)
+        ("3 Μαρτίου 2023", dt.date(2023, 3, 3)),
+        ("١٤ يونيو ٢٠٢٤", dt.date(2024, 6, 14)),  # ar, Arabic-Indic digits
+        ("14 ביוני 2024", dt.date(2024, 6, 14)),  # he `d בMMMM y`
+        ("14 जून 2024", dt.date(2024, 6, 14)),  # hi
+        ("१४ जून २०२४", dt.date(2024, 6, 14)),  # hi, Devanagari digits
+        ("14 มิถุนายน ค.ศ. 2024", dt.date(2024, 6, 14)),  # th `d MMMM G y`
+        ("14 października 2024", dt.date(2024, 10, 14)),  # pl
+        ("二〇二四年六月七日", dt.date(2024, 6, 7)),  # Chinese numerals (case r02)
+        ("二〇二三年十二月三十一日", dt.date(2023, 12, 31)),
+        ("二〇二四年十月二十日", dt.date(2024, 10, 20)),
+        ("二○二四年六月七日", dt.date(2024, 6, 7)),  # the circle ○ typed for 〇
+        ("令和六年六月七日", dt.date(2024, 6, 7)),
+        ("令和元年五月一日", dt.date(2019, 5, 1)),
+        ("2024年6月14日（周五）", dt.date(2024, 6, 14)),  # zh weekday (case r07)
+        ("2024年6月14日(金)", dt.date(2024, 6, 14)),  # ja
+        ("2024년 6월 14일 (금)", dt.date(2024, 6, 14)),  # ko
+        ("令和6年6月14日（金）", dt.date(2024, 6, 14)),
+        ("13 de setiembre de 2024", dt.date(2024, 9, 13)),  # es_PE, es_UY (case r08)
+        ("13 set. 2024", dt.date(2024, 9, 13)),
+    ],
+)
+def test_dates_in_any_script(text: str, expected: dt.date) -> None:
+    assert parse_date(text, TODAY) == (expected, None)
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        (
+            "2024年6月14日（周四）",
+            "weekday '周四' is not that of 2024-06-14 in date '2024年6月14日（周四）'",
+        ),
+        (
+            "14 Ιουνίουυ 2024",
+            "unsupported date language: no CLDR date format read here reads '14 Ιουνίουυ 2024'",
+        ),
+        (
+            "14 ஜூஜூ 2024",
+            "unsupported date language: no CLDR date format read here reads '14 ஜூஜூ 2024'",
+        ),
+        ("二〇二四年十三月七日", "impossible date '二〇二四年十三月七日': month must be in 1..12"),
+        ("7 brumaire 2024", "unknown month name 'brumaire' in date '7 brumaire 2024'"),
+        (  # `taa` is March in Kalenjin, April in Aghem
+            "7 taa 2024",
+            "ambiguous date '7 taa 2024': CLDR languages read it as 2024-03-07 (kln), "
+            "2024-04-07 (agq)",
+        ),
+    ],
+)
+def test_dates_in_any_script_rejected_say_why(text: str, reason: str) -> None:
     assert parse_date(text, TODAY) == (None, reason)
 
 

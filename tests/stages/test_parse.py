@@ -9,11 +9,11 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from flows.stages.dates import parse_published_dates
+from flows.stages.dumps import describe_headers
 from flows.stages.parse import (
     AMBIGUOUS_DATE_REASON,
     assemble_entries,
     classify_lines,
-    describe_headers,
     resolve_entries,
 )
 from tests.conftest import TODAY, dump_of, lines_of
@@ -337,3 +337,76 @@ def test_bulleted_and_html_heads_are_entries_without_markup() -> None:
         (7, JUNE_7, ENERGY),
         (9, JUNE_7, MANA),
     ]
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        "14 Ιουνίου 2024 · πηγή: wotc",  # Greek (case r01)
+        "١٤ يونيو ٢٠٢٤ · المصدر: wotc",  # Arabic, Arabic-Indic digits
+        "14 ביוני 2024 · מקור: scryfall",  # Hebrew
+        "14 มิถุนายน ค.ศ. 2024 · แหล่งที่มา: wotc",  # Thai: the label has combining marks
+        "14 जून 2024 · स्रोत: WOTC",  # Devanagari
+        "二〇二四年六月十四日・来源：wotc",  # Chinese numerals (case r02)
+        "2024年6月14日（周五）・来源：gatherer",  # a weekday in parentheses (case r07)
+        "2024年6月14日･出典：wotc",  # half-width separator (case r09)
+        "2024年6月14日‧來源：wotc",  # Taiwan's U+2027
+        "14 juin 2024 • source : wotc",  # a bullet pasted for the middle dot
+        "二○二四年六月十四日・来源：gatherer",  # the circle typed for 〇, any source
+        "令和六年六月十四日・出典：mtgwiki",  # an era year in Chinese numerals
+        "14 Ιουνίου 2024 · πηγή δεδομένων: wotc",  # a two-word source label
+    ],
+)
+def test_heads_in_any_script_are_entries(head: str) -> None:
+    resolved = _resolve(dump_of(HEADER, head, MANA))
+    assert resolved.select("kind", "published_on").rows() == [
+        ("header", None),
+        ("date_source", dt.date(2024, 6, 14)),
+        ("body", None),
+    ]
+
+
+def test_a_head_in_a_script_no_locale_reads_is_rejected_with_its_body() -> None:
+    kinds = _kinds(HEADER, "14 ஜூஜூ 2024 · மூலம்: wotc", MANA, DATE, ENERGY)
+    assert [kind for kind, _ in kinds] == ["header", "rejected", "rejected", "date_source", "body"]
+    assert kinds[1][1] == (
+        "unsupported date language: no CLDR date format read here reads '14 ஜூஜூ 2024'"
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "kind"),
+    [
+        ("14 Ιουνίου 2024 · πηγή: gatherer", "date_source"),  # a year, a Latin source
+        ("14 Ιουνίου · πηγή: gatherer", "body"),  # no year: only wotc or scryfall say so
+        ("14 Ιουνίου 2024 · πηγή: ιστότοπος", "body"),  # a source in another script
+        ("2024年版のルール・変更点：なし", "body"),  # real Japanese card text
+        ("1个由加拉克·鲁斯操控的效果：该效果结束", "body"),  # real Chinese card text
+    ],
+)
+def test_a_line_in_any_script_is_a_head_by_its_year_and_source(line: str, kind: str) -> None:
+    assert [k for k, _ in _kinds(HEADER, DATE, MANA, line, ENERGY)][3] == kind
+
+
+@pytest.mark.parametrize(
+    "repeat",
+    [
+        HEADER,  # the same page twice (case r04)
+        "Offizielle Erläuterungen von Wizards of the Coast. Die DE-Übersetzung unten.",  # another site
+    ],
+    ids=["same header", "another site's header"],
+)
+def test_a_repeated_header_ends_the_stub_and_starts_a_paste(repeat: str) -> None:
+    lines = [HEADER, DATE, MANA, "CMC 3F/E 2/2", ".", "Quand la Sentinelle entre", repeat]
+    kinds = _kinds(*lines, "Second line of the second header.", DATE, ENERGY)
+    assert [k for k, _ in kinds] == [
+        "header", "date_source", "body", "stub", "stub", "stub", "header", "header",
+        "date_source", "body",
+    ]  # fmt: skip
+
+
+def test_a_repeated_header_after_a_body_is_no_part_of_the_ruling() -> None:
+    resolved = _resolve(dump_of(HEADER, DATE, MANA, "", HEADER, DATE, ENERGY))
+    entries = assemble_entries(resolved)
+    assert entries["text_raw"].to_list() == [MANA, ENERGY]
+    assert resolved["kind"].to_list()[4] == "header"

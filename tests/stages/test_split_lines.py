@@ -61,6 +61,10 @@ def test_bom_of_a_joined_file_is_removed_and_counted() -> None:
         ("- Energy counters aren't mana.", "- Energy counters aren't mana.", 0),  # no head
         ("• Choose one —", "• Choose one —", 0),  # card text keeps its bullet
         ("{X} < 3 and AT&T", "{X} < 3 and AT&T", 0),
+        ("counters.<br>They", "counters. They", 1),  # a break is a space (case r05)
+        ("counters.</div><div>They", "counters. They", 2),
+        ("counters. <br/> <br> They", "counters. They", 2),
+        ("<b>Flying</b>. <i>Trample</i>", "Flying. Trample", 4),  # inline tags leave nothing
     ],
 )
 def test_markup_is_removed_and_counted(written: str, line: str, markup: int) -> None:

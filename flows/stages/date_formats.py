@@ -1,0 +1,313 @@
+"""The CLDR date formats read, as regexes: which texts are dates, and their fields.
+
+Every date shape read comes from the Unicode CLDR date formats that Babel
+ships: for each locale of `DATE_LOCALES`, the full (with the weekday), long,
+medium and short patterns (`Locale.date_formats`), with that locale's month
+and weekday names (format and stand-alone, wide and abbreviated). Three
+additions on top of CLDR: English ordinal days (`June 7th, 2024`), Spanish
+`del` before the year, Russian `года` as well as `г.`; Japanese era years
+(`令和6年6月7日`, `元年` = 1) from `JAPANESE_ERAS`; and a weekday in
+parentheses after the date (`2024年6月14日（周五）`, as the Chinese release
+notes write it). The same shapes give the head recognizer (`shapes`).
+
+A date in a language none of `DATE_LOCALES` writes (Greek `14 Ιουνίου 2024`,
+Arabic, Hindi…) is read with the formats of the CLDR languages whose month
+names it holds (`other_formats`), looked up only when no format of
+`DATE_LOCALES` reads it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import cache
+
+from babel import Locale, localedata
+
+#: Locales whose CLDR date formats are read: the ten languages and the
+#: regional variants whose formats or month names differ (de_AT `Jänner`,
+#: fr_CA `y-MM-dd`, zh_Hant_HK `d/M/y`, en_GB `d MMMM y`, es_PE and es_UY
+#: `setiembre`, `set.`, the RAE's accepted spelling…).
+DATE_LOCALES: tuple[str, ...] = (
+    "fr", "fr_BE", "fr_CA", "fr_CH", "en", "en_AU", "en_CA", "en_GB", "de", "de_AT", "de_CH",
+    "es", "es_MX", "es_PE", "es_UY", "it", "it_CH", "pt", "pt_BR", "pt_PT", "ja",
+    "zh", "zh_Hant", "zh_Hant_HK", "zh_Hant_TW", "ko", "ru",
+)  # fmt: skip
+
+#: CLDR format lengths read (`Locale.date_formats`).
+FORMAT_LENGTHS: tuple[str, ...] = ("full", "long", "medium", "short")
+
+#: Japanese eras since 1926: name, first day. From CLDR `supplementalData.xml`
+#: `<calendar type="japanese">` (era 232 start 1926-12-25, 233 start
+#: 1989-01-08, 234 start 2019-05-01) with the names of CLDR `ja.xml`; Babel
+#: loads only the Gregorian calendar, so the table is here.
+JAPANESE_ERAS: tuple[tuple[str, dt.date], ...] = (
+    ("昭和", dt.date(1926, 12, 25)),
+    ("平成", dt.date(1989, 1, 8)),
+    ("令和", dt.date(2019, 5, 1)),
+)
+
+#: Day suffixes a language writes: English ordinals, French `1er`, `1º`
+#: (NFKC: `1o`). Checked against the day in `parse_date`.
+DAY_SUFFIXES = {
+    "en": ("st", "nd", "rd", "th"),
+    "fr": ("er",),
+    "es": ("º", "ª", "°", "o", "a"),
+    "pt": ("º", "ª", "°", "o", "a"),
+    "it": ("º", "°", "o"),
+}
+
+#: CLDR quoted literals and what is also written for them (optional when a whole word).
+LITERAL_WORDS = {"de": r"del?", "г": r"(?:года|г)"}
+
+
+@dataclass(frozen=True)
+class DateFormat:
+    """One CLDR date format of one locale, as a regex."""
+
+    locale: str
+    length: str
+    pattern: str  # the CLDR pattern, e.g. "EEEE, d. MMMM y"
+    regex: re.Pattern[str]  # named groups: year, year2, month, month_number, day, suffix, weekday
+    order: str  # field order, e.g. "dmy"; "" unless the month is a number
+    skeleton: str  # the regex with every locale's names: for the polars recognizer
+
+
+@cache
+def locale_names(code: str, kind: str) -> dict[str, int]:
+    """Lowercased, dot-stripped month (1-12) or weekday (0 = Monday) names of a locale's
+    language: those of every `DATE_LOCALES` locale of that language, so en's `MMM d, y`
+    reads en_GB's and en_AU's `Sept.` (CLDR en writes `Sep`); a locale of another
+    language (`other_formats`) has its own names."""
+    language = Locale.parse(code).language
+    same = [other for other in DATE_LOCALES if Locale.parse(other).language == language]
+    names: dict[str, int] = {}
+    for other in same or [code]:
+        data = getattr(Locale.parse(other), kind)
+        for context in ("format", "stand-alone"):
+            for width in ("wide", "abbreviated"):
+                for number, name in data[context][width].items():
+                    key = name_key(name)
+                    if names.setdefault(key, number) != number:
+                        raise ValueError(f"CLDR {kind} name {name!r} ({other}) is ambiguous")
+    return names
+
+
+def name_key(name: str) -> str:
+    """A month or weekday name as looked up: NFKC, lowercased, no final dot."""
+    return unicodedata.normalize("NFKC", name).strip().lower().rstrip(".")
+
+
+def _alternation(names: set[str]) -> str:
+    escaped = sorted({re.escape(n) for n in names}, key=lambda n: (-len(n), n))
+    return rf"(?i:{'|'.join(escaped)})\.?"
+
+
+@cache
+def _all_names(kind: str) -> str:
+    names: set[str] = set()
+    for code in DATE_LOCALES:
+        names |= set(locale_names(code, kind))
+    return _alternation(names)
+
+
+_TOKEN = re.compile(r"'(?:[^']|'')*'|([A-Za-z])\1*|.", re.S)
+
+
+def _field(token: str, code: str, named: bool, numeric: bool) -> tuple[str, str]:
+    """(regex, order letter) of one CLDR pattern field."""
+
+    def group(name: str, body: str) -> str:
+        return f"(?P<{name}>{body})" if named else f"(?:{body})"
+
+    letter, width = token[0], len(token)
+    if letter in "yu":
+        return (group("year2", r"\d{2}") if width == 2 else group("year", r"\d{4}")), "y"
+    if letter in "ML" and width <= 2:
+        return group("month_number", r"\d{1,2}"), "m"
+    if letter in "ML":
+        names = _alternation(set(locale_names(code, "months"))) if named else _all_names("months")
+        return group("month", names), "M"
+    if letter == "d":
+        suffixes = sorted({s for v in DAY_SUFFIXES.values() for s in v}, key=len, reverse=True)
+        if named:
+            suffixes = list(DAY_SUFFIXES.get(Locale.parse(code).language, ()))
+        suffix = "" if numeric or not suffixes else group("suffix", "|".join(suffixes)) + "?"
+        return group("day", r"\d{1,2}") + suffix, "d"
+    if letter in "Ec":
+        names = _alternation(set(locale_names(code, "days"))) if named else _all_names("days")
+        return group("weekday", names), ""
+    if letter == "G":  # the era (Thai `d MMMM G y`): optional, any width
+        eras = Locale.parse(code).eras
+        return f"(?:{_alternation({e for w in eras.values() for e in w.values()})})?", ""
+    raise ValueError(
+        f"CLDR date pattern field {token!r} ({code}) is not read; add it to dates._field"
+    )
+
+
+def _literal(token: str, last: bool, numeric: bool) -> str:
+    if token.startswith("'"):
+        word = token[1:-1].replace("''", "'")
+        return f"(?:{LITERAL_WORDS.get(word, re.escape(word))})?"
+    if token.isspace():
+        return ""
+    if token == ",":
+        return ",?"
+    if token == "." and (last or not numeric):
+        return r"\.?"
+    return re.escape(token)
+
+
+def _compile(code: str, length: str, named: bool) -> tuple[str, str]:
+    """(regex, numeric field order) of one locale's format."""
+    pattern = Locale.parse(code).date_formats[length].pattern
+    tokens = [m.group(0) for m in _TOKEN.finditer(pattern)]
+    numeric = not any(t[0] in "ML" and len(t) >= 3 for t in tokens)
+    pieces, order = [], ""
+    for index, token in enumerate(tokens):
+        if token[0].isalpha() and token[0].isascii():
+            piece, letter = _field(token, code, named, numeric)
+            order += letter
+        else:
+            piece = _literal(token, index == len(tokens) - 1, numeric)
+        pieces.append(piece)
+    return r"\s*".join(p for p in pieces if p), order if "m" in order else ""
+
+
+@cache
+def date_formats() -> tuple[DateFormat, ...]:
+    """Every (locale, length) CLDR date format of `DATE_LOCALES`, in that order.
+
+    Raises:
+        ValueError: a CLDR pattern holds a field this module does not read, or a
+            locale gives one month or weekday name two numbers (a CLDR change).
+    """
+    formats = []
+    for code in DATE_LOCALES:
+        for length in FORMAT_LENGTHS:
+            regex, order = _compile(code, length, named=True)
+            skeleton, _ = _compile(code, length, named=False)
+            pattern = Locale.parse(code).date_formats[length].pattern
+            formats.append(
+                DateFormat(code, length, pattern, re.compile(regex, re.I), order, skeleton)
+            )
+    return tuple(formats)
+
+
+#: `令和6年6月7日`, `平成元年1月8日`, optionally with the weekday (`金曜日`).
+_ERA_SHAPE = (
+    rf"(?:{'|'.join(name for name, _ in JAPANESE_ERAS)})\s*(?:\d{{1,2}}|元)\s*年"
+    r"\s*\d{1,2}\s*月\s*\d{1,2}\s*日(?:\s*[日月火水木金土]曜日)?"
+)
+ERA_DATE = re.compile(
+    rf"^(?P<era>{'|'.join(name for name, _ in JAPANESE_ERAS)})\s*(?P<era_year>\d{{1,2}}|元)\s*年"
+    r"\s*(?P<month_number>\d{1,2})\s*月\s*(?P<day>\d{1,2})\s*日\s*(?P<weekday>\S*)$"
+)
+_ISO_SHAPE = r"\d{4}-\d{1,2}-\d{1,2}"
+#: `二〇二四年六月七日`, `令和六年六月七日`: year, month and day in Chinese numerals.
+_CHINESE_NUMERAL = "[〇○零一二三四五六七八九十]"
+_CHINESE_NUMERAL_SHAPE = (
+    rf"(?:(?:{'|'.join(name for name, _ in JAPANESE_ERAS)})\s*(?:{_CHINESE_NUMERAL}{{1,3}}|元)"
+    rf"|{_CHINESE_NUMERAL}{{4}})\s*年\s*{_CHINESE_NUMERAL}{{1,3}}\s*月\s*{_CHINESE_NUMERAL}{{1,3}}\s*日"
+)
+
+
+@cache
+def numeric_orders() -> dict[str, set[str]]:
+    """Language -> field orders of its CLDR formats that write the month as a
+    number and do not start with the year (e.g. en: {"mdy", "dmy"} from en
+    `M/d/yy` and en_GB `dd/MM/y`)."""
+    orders: dict[str, set[str]] = {}
+    for form in date_formats():
+        if form.order and not form.order.startswith("y"):
+            orders.setdefault(Locale.parse(form.locale).language, set()).add(form.order)
+    return orders
+
+
+def day_first_languages() -> tuple[str, ...]:
+    """Languages all of whose CLDR numeric formats put the day first, year last.
+
+    A numeric date such as `07/06/2024` is read (day first) only in a dump of
+    one of these languages: fr, de, es, it, pt, ru, zh (zh_Hant_HK `d/M/y`).
+    English is not one (en `M/d/yy`, en_GB `dd/MM/y`).
+    """
+    return tuple(sorted(lang for lang, found in numeric_orders().items() if found == {"dmy"}))
+
+
+#: A date whose order depends on the locale: day or month first, month a number.
+NUMERIC_DAY_MONTH_SHAPE = r"^\s*\d{1,2}\s*[./-]\s*\d{1,2}\s*[./-]\s*\d{2,4}\b"
+
+
+@cache
+def date_pattern() -> str:
+    """A polars regex (no anchors, no groups) for every date `parse_date` reads.
+
+    Built from the same CLDR formats, with every locale's month and weekday
+    names (case-insensitive), plus the Japanese era, ISO and Chinese-numeral
+    (`二〇二四年六月七日`) shapes, and a
+    weekday in parentheses after any of them (`2024年6月14日（周五）`, `(金)`).
+    """
+    skeletons = dict.fromkeys(form.skeleton for form in date_formats())
+    dates = "(?:" + "|".join([*skeletons, _ERA_SHAPE, _ISO_SHAPE, _CHINESE_NUMERAL_SHAPE]) + ")"
+    return dates + rf"(?:\s*[(（]\s*{_all_names('days')}\s*[)）])?"
+
+
+def dated_line_pattern() -> str:
+    """A polars regex for a line that starts with a date of a shape `parse_date` reads.
+
+    The date ends the line or is followed by no digit and no `.` and digit
+    (`1. 01.01.2000`, a bulleted date, does not start with `1. 01.01`).
+    """
+    return rf"^\s*{date_pattern()}(?:$|[^\d.]|\.(?:\D|$))"
+
+
+#: A weekday in parentheses after a date (`2024年6月14日 (周五)`, NFKC): date, weekday.
+PARENTHESIZED_WEEKDAY = re.compile(r"(?P<date>.+?)\s*\(\s*(?P<weekday>[^()]+?)\s*\)")
+
+
+@cache
+def _other_months() -> dict[str, tuple[str, ...]]:
+    """Month name key -> the CLDR languages (Babel's locales without a region) that
+    write it, for every language none of `DATE_LOCALES` is in (about 300; a second
+    to load, once per process, only when a date is in none of them)."""
+    read = {Locale.parse(code).language for code in DATE_LOCALES}
+    months: dict[str, list[str]] = {}
+    for code in sorted(localedata.locale_identifiers()):
+        if "_" in code or code == "root" or code in read:
+            continue
+        data = Locale.parse(code).months
+        for context in ("format", "stand-alone"):
+            for width in ("wide", "abbreviated"):
+                for name in data[context][width].values():
+                    found = months.setdefault(name_key(name), [])
+                    found.extend([] if code in found else [code])
+    return {name: tuple(codes) for name, codes in months.items()}
+
+
+def known_names() -> frozenset[str]:
+    """Every month and weekday name key of `DATE_LOCALES`."""
+    return frozenset(
+        k for code in DATE_LOCALES for kind in ("months", "days") for k in locale_names(code, kind)
+    )
+
+
+@cache
+def other_formats(word: str) -> tuple[DateFormat, ...]:
+    """The CLDR date formats of the languages outside `DATE_LOCALES` that write the
+    month name `word` (a `name_key`), each with its own month and weekday names.
+
+    A format holding a field no rule reads, or a language giving one name two
+    numbers, is left out. Empty when no CLDR language writes `word`.
+    """
+    formats = []
+    for code in _other_months().get(word, ()):
+        for length in FORMAT_LENGTHS:
+            try:
+                regex, order = _compile(code, length, named=True)
+            except ValueError:
+                continue
+            pattern = Locale.parse(code).date_formats[length].pattern
+            formats.append(DateFormat(code, length, pattern, re.compile(regex, re.I), order, ""))
+    return tuple(formats)

@@ -1,0 +1,94 @@
+"""Does a code page's reading of a legacy paste read as text of the languages read?
+
+`encodings` decodes the lines of a legacy paste inside a UTF-8 dump (a line
+saved by an old editor in cp1252, `’` = 0x92) with the code page under which
+they read as real text: only letters and signs of the languages read
+(`plausible_legacy`), and words found in their word lists
+(`word_evidence`, wordfreq).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+
+#: The languages whose words are looked up (wordfreq): the Latin- and
+#: Cyrillic-script languages read.
+WORD_LANGUAGES = ("en", "fr", "de", "es", "it", "pt", "ru")
+
+#: A word at or above this Zipf frequency in one of WORD_LANGUAGES is real
+#: (1.0: once per 100 million words; `æther` is 1.1 in English).
+REAL_WORD_ZIPF = 1.0
+
+_WORD = re.compile(r"[^\W\d_]+")
+
+#: More than three accented Western letters in a row: damaged bytes, not a word.
+ACCENTED_RUN = re.compile(r"[À-ÿŒœŸ]{4,}")
+
+#: Letters and punctuation of the Latin-script languages read (fr, en, de, es,
+#: it, pt) and of the dump format: a line of a legacy paste inside a UTF-8 file
+#: decodes to these (or to Cyrillic or Greek letters) and nothing else.
+WESTERN = set("àâäçéèêëîïôöùûüÿœæÀÂÄÇÉÈÊËÎÏÔÖÙÛÜŸŒÆßáíóúñÁÍÓÚÑãõÃÕìòÌÒ¡¿ºª·«»‘’“”–—…°€\u00a0\u202f")
+
+
+def plausible_legacy(legacy_bytes: bytes, code_page: str) -> bool:
+    """`legacy_bytes` decode under `code_page` to text of the languages read.
+
+    Every character is ASCII, a Western letter or sign (WESTERN), or a
+    Cyrillic or Greek letter; a line with Cyrillic or Greek letters is mostly
+    in that script (an English line with `яюэьыъщшч` in it is damaged bytes,
+    not a cp1251 paste); and no line has a run of more than three accented
+    letters (`ÿúûü` is damaged bytes, not French).
+    """
+    try:
+        text = legacy_bytes.decode(code_page)
+    except (UnicodeDecodeError, LookupError):
+        return False
+    if not all(c.isascii() or is_plausible(c) for c in text):
+        return False
+    for line in text.splitlines():
+        letters = [c for c in line if c.isalpha()]
+        other_script = [c for c in letters if not c.isascii() and c not in WESTERN]
+        if other_script and 2 * len(other_script) < len(letters):
+            return False
+        if ACCENTED_RUN.search(line):
+            return False
+    return True
+
+
+def is_plausible(char: str) -> bool:
+    """`char` is a WESTERN letter or sign, or a Cyrillic or Greek letter."""
+    if char in WESTERN:
+        return True
+    name = unicodedata.name(char, "")
+    return name.startswith(("CYRILLIC", "GREEK")) and unicodedata.category(char).startswith("L")
+
+
+def word_evidence(text: str) -> tuple[int, int]:
+    """(real words, unknown words) among the words of `text` with a non-ASCII letter.
+
+    A word is a run of letters; it is real when its lowercase form is at or
+    above REAL_WORD_ZIPF in one of WORD_LANGUAGES (`dÆÚnergie` is not,
+    `énergie` is). Words of ASCII letters only are no evidence either way.
+    """
+    known = unknown = 0
+    for word in _WORD.findall(text):
+        if word.isascii():
+            continue
+        if is_real_word(word.lower()):
+            known += 1
+        else:
+            unknown += 1
+    return known, unknown
+
+
+@functools.lru_cache(maxsize=65_536)
+def is_real_word(word: str) -> bool:
+    """`word` (lowercase) is at or above REAL_WORD_ZIPF in one of WORD_LANGUAGES (wordfreq).
+
+    Each distinct word is looked up once (a paste repeats its words).
+    """
+    from wordfreq import zipf_frequency  # here: the command line's checks load no word list
+
+    return any(zipf_frequency(word, lang) >= REAL_WORD_ZIPF for lang in WORD_LANGUAGES)

@@ -1,0 +1,53 @@
+"""Pastes: a file may hold two pages pasted one after the other (`cat` of two pages).
+
+The second page's header comes again after the first page's entries (and its
+stub): `mark_repeated_headers` finds where, `parse.classify_lines` makes those
+lines header lines, and `count_pastes` counts the pages (`dumps.paste_count`).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from flows.stages.shapes import MAY_CLAIM, names_a_translation
+
+
+def mark_repeated_headers(dated: pl.DataFrame) -> pl.DataFrame:
+    """Add _repeats_header (Boolean): the line starts a repeated header.
+
+    That is a line after the dump's first head that repeats its header (the
+    text of one of its header lines, with a letter) or names a translation
+    language as a header does (`shapes.names_a_translation`): the start of a
+    second paste (`cat` of two pages: r04 of the round-3 cases).
+
+    Needs:
+        dump_id (String), line_number (Int64), line (String), _first_head
+        (Int64: the line_number of the dump's first head, null when none).
+    """
+    before = pl.col("line_number") < pl.col("_first_head")
+    after = pl.col("line_number") > pl.col("_first_head")
+    # (dump, text) as one 64-bit hash: a set lookup over every line, no join (a
+    # join on dump_id and text cost 0.4 s of CPU at a million lines); two
+    # different pairs share a hash once in ~10^9 runs of that size.
+    keyed = dated.with_columns(_key=pl.col("line").hash() + pl.col("dump_id").hash())
+    header_keys = keyed.filter(before).filter(pl.col("line").str.contains(r"\p{L}"))["_key"]
+    claims = pl.when(after).then(pl.col("line")).str.contains(MAY_CLAIM)
+    return (
+        keyed.with_columns(_claims=claims.fill_null(False))
+        .with_columns(
+            _repeats_header=after
+            & (
+                pl.col("_key").is_in(header_keys.implode())
+                | (pl.col("_claims") & names_a_translation(pl.when("_claims").then(pl.col("line"))))
+            )
+        )
+        .drop("_key", "_claims")
+    )
+
+
+def count_pastes(kind: pl.Expr, line_number: pl.Expr) -> pl.Expr:
+    """The pages pasted in one dump's lines (an aggregation: Int64): 1, plus one for each
+    header line that follows a line of another kind (blank lines left out); 1 for a
+    dump with no header after its entries."""
+    shown = kind.sort_by(line_number).filter(kind.sort_by(line_number) != "blank")
+    return (1 + ((shown == "header") & (shown.shift(1) != "header")).sum()).cast(pl.Int64)

@@ -1,0 +1,127 @@
+"""The round-3 field-fault cases (../shared/cases/round3): each right value of its
+CASES.md is asserted here, on one run of the nine dumps together (so "the same
+ruling as A elsewhere" is checked across them)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import polars as pl
+import pytest
+
+from tests.conftest import ROUND3_DIR, Run, needs_round3, run_contents
+
+pytestmark = needs_round3
+A = (
+    "Energy counters are a kind of counter that a player may have. "
+    "They're not associated with any specific permanents."
+)
+B = (
+    "An Equipment creature can never become attached to itself. "
+    "If an effect tries to do this, nothing happens."
+)
+C = "If the copied creature has {X} in its mana cost, X is 0."
+FR_A = (
+    "Les marqueurs d’énergie sont un type de marqueur qu’un joueur peut avoir. "
+    "Ils ne sont associés à aucun permanent."
+)
+JUNE_14, JUNE_7, MARCH_3 = dt.date(2024, 6, 14), dt.date(2024, 6, 7), dt.date(2023, 3, 3)
+
+
+@pytest.fixture(scope="module")
+def round3() -> Run:
+    """The product's run of every round-3 dump, together."""
+    return run_contents({path.name: path.read_bytes() for path in ROUND3_DIR.glob("*.txt")})
+
+
+def _dump_id(run: Run, name: str) -> str:
+    return run.tables["dumps"].filter(pl.col("path") == name)["dump_id"].item()
+
+
+def _of(run: Run, table: str, name: str) -> pl.DataFrame:
+    return run.tables[table].filter(pl.col("dump_id") == _dump_id(run, name))
+
+
+def _entries(run: Run, name: str) -> list[tuple[dt.date, str]]:
+    return _of(run, "ruling_occurrences", name).select("published_on", "text_raw").rows()
+
+
+def _kinds(run: Run, name: str) -> list[str]:
+    lines = run.lines.filter(pl.col("dump_id") == _dump_id(run, name)).sort("line_number")
+    return lines["kind"].to_list()
+
+
+def test_r01_greek_heads_are_entries_and_the_header_is_line_one(round3: Run) -> None:
+    name = "r01_greek_site.txt"
+    assert _entries(round3, name) == [(JUNE_14, A), (MARCH_3, B)]
+    assert _kinds(round3, name) == ["header", "date_source", "body", "date_source", "body"]
+    header = (ROUND3_DIR / name).read_text("utf-8").splitlines()[0]
+    assert _of(round3, "dumps", name)["header_text"].to_list() == [header]
+    assert _of(round3, "rejects", name).height == 0
+
+
+def test_r02_chinese_numeral_date_is_an_entry_never_a_translation(round3: Run) -> None:
+    name = "r02_zh_numeral_date.txt"
+    assert _entries(round3, name) == [(JUNE_14, A), (JUNE_7, B), (MARCH_3, C)]
+    assert _of(round3, "ruling_translations", name).height == 0
+    assert _of(round3, "rejects", name).height == 0
+
+
+def test_r03_cp1252_line_is_the_french_translation(round3: Run) -> None:
+    name = "r03_utf8_with_cp1252_line.txt"
+    assert _entries(round3, name) == [(JUNE_7, A), (JUNE_7, B)]
+    translations = _of(round3, "ruling_translations", name)
+    assert translations.select("line_number", "language", "text").rows() == [(4, "fr", FR_A)]
+    assert _of(round3, "dumps", name)["encoding"].to_list() == ["utf-8+cp1252"]
+
+
+def test_r04_two_pastes_the_repeated_header_ends_the_stub(round3: Run) -> None:
+    name = "r04_two_pastes_one_file.txt"
+    assert _entries(round3, name) == [(JUNE_7, A), (JUNE_7, B), (dt.date(2024, 3, 8), C)]
+    stubs = _of(round3, "card_stubs", name)
+    assert stubs.select("mana_value", "power", "toughness", "language", "text").rows() == [
+        (3.0, "2", "2", "fr", "Quand la Sentinelle entre sur le champ de bataille, vous obtenez")
+    ]
+    assert _kinds(round3, name)[8] == "header"  # line 9, the repeated disclaimer
+    dump = _of(round3, "dumps", name)
+    assert dump.select("paste_count", "entry_count", "stub_count").rows() == [(2, 3, 1)]
+    assert _of(round3, "ruling_translations", name).height == 0
+
+
+def test_r05_a_break_tag_inside_a_line_is_a_space(round3: Run) -> None:
+    name = "r05_br_inside_line.txt"
+    assert _entries(round3, name) == [(JUNE_14, A), (JUNE_14, B)]
+    assert _of(round3, "dumps", name)["markup_count"].to_list() == [1]
+
+
+def test_r06_ruling_and_translation_on_one_line_are_split(round3: Run) -> None:
+    name = "r06_same_line_translation.txt"
+    assert _entries(round3, name) == [(JUNE_7, A), (JUNE_7, B)]
+    occurrences = _of(round3, "ruling_occurrences", name)
+    assert occurrences["language"].to_list() == ["en", "en"]
+    translations = _of(round3, "ruling_translations", name)
+    assert translations.select("line_number", "language", "text").rows() == [(3, "fr", FR_A)]
+    assert translations["ruling_id"].to_list() == occurrences["ruling_id"].head(1).to_list()
+    assert _of(round3, "dumps", name)["translation_count"].to_list() == [1]
+
+
+def test_ruling_a_is_one_ruling_in_every_dump(round3: Run) -> None:
+    """r05 (`<br>` inside A) and r06 (A with its translation on its line) give A's ruling."""
+    a = round3.tables["ruling_occurrences"].filter(pl.col("text_raw") == A)
+    assert a["dump_id"].n_unique() == 9
+    assert a["ruling_id"].n_unique() == 1
+    assert round3.tables["rulings"].filter(pl.col("text") == A)["occurrence_count"].item() == 9
+
+
+@pytest.mark.parametrize(
+    ("name", "dates"),
+    [
+        ("r07_zh_weekday_in_parens.txt", [JUNE_14, MARCH_3]),
+        ("r08_es_setiembre.txt", [dt.date(2024, 9, 13), JUNE_7]),
+        ("r09_ja_halfwidth_separator.txt", [JUNE_14, MARCH_3]),
+    ],
+    ids=["r07 zh weekday in parentheses", "r08 es setiembre", "r09 ja half-width separator"],
+)
+def test_readable_heads_are_read(round3: Run, name: str, dates: list[dt.date]) -> None:
+    assert _entries(round3, name) == list(zip(dates, [A, B], strict=True))
+    assert _of(round3, "rejects", name).height == 0
