@@ -205,6 +205,30 @@ def test_a_legacy_line_that_reads_as_no_words_is_rejected() -> None:
     assert "undecodable" in rejects["reason"].item()
 
 
+def test_legacy_lines_of_two_editors_each_take_their_code_page() -> None:
+    # A fresh review: one code page for both, and the Spanish cp850 line was published
+    # as `Los contadores de energ¡a son un tipo de contador; as¡, …`.
+    spanish = "Los contadores de energía son un tipo de contador; así, un jugador puede tenerlos."
+    french = "Les marqueurs d’énergie ne sont associés à aucun permanent."
+    head = "Aclaraciones oficiales. La traducción ES.\n7 de junio de 2024 · fuente: wotc\n"
+    content = (head + "Energy counters aren't mana.\n").encode()
+    tables = _run(content + spanish.encode("cp850") + b"\n" + french.encode("cp1252") + b"\n")
+    assert tables["dumps"]["encoding"].to_list() == ["utf-8+cp850+cp1252"]
+    assert tables["ruling_translations"]["text"].to_list() == [spanish, french]
+
+
+def test_a_legacy_line_is_not_read_in_a_script_the_dump_does_not_write() -> None:
+    # A fresh review: these bytes were read as cp1251 `дц ск гщ зл оы` (three Russian
+    # words) and published as a ruling in an English dump.
+    head = (
+        "Official rulings from Wizards of the Coast, as published.\n07 June 2024 · source: wotc\n"
+    )
+    content = head.encode() + bytes.fromhex("e4f620f1ea20e3f920e7eb20eefb") + b"\n"
+    tables = _run("Énergie first. ".encode() + content)
+    assert tables["ruling_occurrences"].height == 0
+    assert tables["rejects"].filter(pl.col("stage") == "parse")["line_number"].to_list() == [2, 3]
+
+
 def test_one_good_line_against_one_damaged_line_stays_utf8() -> None:
     # A fresh review: the tie went to mac_roman and `If a spell ˇ˛˝¸˚˙ has targets, pay.`
     # was published as an English ruling with no reject.

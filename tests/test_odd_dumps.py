@@ -82,3 +82,12 @@ def test_a_short_ruling_and_its_claimed_translation_on_one_line_are_split() -> N
     assert translations.select("line_number", "language", "text").rows() == [
         (3, "fr", "X peut valoir zéro.")
     ]
+
+
+def test_a_rule_number_or_a_card_name_after_the_slash_is_no_translation() -> None:
+    """Each half of a split line is a sentence of 3 words or more (a fresh review split
+    `See rule 702.19 / 702.19c.` into a ruling and an fr translation)."""
+    lines = ["See rule 702.19 / 702.19c.", "Liliana / Liliana, dernier espoir."]
+    tables = _tables("Traduction FR.", DATE, lines[0], DATE, lines[1])
+    assert tables["ruling_occurrences"]["text_raw"].to_list() == lines
+    assert tables["ruling_translations"].height == 0

@@ -95,6 +95,18 @@ def locale_names(code: str, kind: str) -> dict[str, int]:
     return names
 
 
+@cache
+def narrow_day_names(code: str) -> dict[str, int]:
+    """A locale's narrow weekday names (format and stand-alone, `name_key`) -> weekday
+    (0 = Monday), those that name one day only: Taiwan's `（五）` after a date;
+    English `T` (Tuesday, Thursday) is none."""
+    found: dict[str, set[int]] = {}
+    for context in ("format", "stand-alone"):
+        for number, name in Locale.parse(code).days[context]["narrow"].items():
+            found.setdefault(name_key(name), set()).add(number)
+    return {name: days.pop() for name, days in found.items() if len(days) == 1}
+
+
 def name_key(name: str) -> str:
     """A month or weekday name as looked up: NFKC, lowercased, no final dot."""
     return unicodedata.normalize("NFKC", name).strip().lower().rstrip(".")

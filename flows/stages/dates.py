@@ -26,6 +26,7 @@ from flows.stages.date_formats import (
     known_names,
     locale_names,
     name_key,
+    narrow_day_names,
     other_formats,
 )
 
@@ -141,8 +142,8 @@ def _matches(text: str) -> list[dict[str, str | None]]:
     core = weekday.group("date") if weekday else text
     found = _core_matches(core)
     if weekday:
-        found = [{**parts, "weekday": weekday.group("weekday")} for parts in found
-                 if not parts.get("weekday")]  # fmt: skip
+        found = [{**parts, "weekday": weekday.group("weekday"), "parenthesized": "1"}
+                 for parts in found if not parts.get("weekday")]  # fmt: skip
     return found
 
 
@@ -229,6 +230,8 @@ def _check_weekday(day: dt.date, parts: dict[str, str | None]) -> str | None:
         return None
     code = parts["locale"] or ""
     weekday = locale_names(code, "days").get(name_key(written))
+    if weekday is None and parts.get("parenthesized"):  # `（五）`: a narrow name
+        weekday = narrow_day_names(code).get(name_key(written))
     if weekday == day.weekday():
         return None
     return f"weekday {written!r} is not that of {day.isoformat()}"

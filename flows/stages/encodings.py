@@ -16,7 +16,6 @@ paste and a legacy one is decoded line by line.
 from __future__ import annotations
 
 import codecs
-import datetime as dt
 import functools
 import re
 import string
@@ -24,13 +23,19 @@ from typing import NamedTuple
 
 import charset_normalizer
 import ftfy
-import polars as pl
 from ftfy import badness
 
 from flows.stages import fast_badness
-from flows.stages.dates import parse_date
-from flows.stages.legacy_text import WESTERN, plausible_legacy, word_evidence
-from flows.stages.shapes import DATE_SOURCE_PATTERN
+from flows.stages.legacy_text import (
+    WESTERN,
+    count_heads,
+    fits_scripts,
+    line_page,
+    other_scripts,
+    plausible_legacy,
+    read_line,
+    word_score,
+)
 
 UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 
@@ -189,9 +194,14 @@ def _decode_mixed(content: bytes) -> DecodedDump | None:
     Among those pages (PREFERRED_CODE_PAGES first, then charset-normalizer's
     guess) the one under which the most date·source lines parse wins, then
     the one whose words are most often real words (`legacy_text.word_evidence`:
-    `d’énergie` in cp1252, not cp850's `dÆÚnergie`), then the first. A legacy
-    line that still reads as more unknown words than real ones under it is
-    decoded with U+FFFD for its non-ASCII bytes: rejected, never published.
+    `d’énergie` in cp1252, not cp850's `dÆÚnergie`), then the first; a page
+    that reads them in a script the UTF-8 lines do not write needs clearly
+    real words (`legacy_text.fits_scripts`: not `дц ск гщ зл оы` in an
+    English dump). Each legacy line takes the page
+    under which it reads best (the dump's page on a tie: one line may come
+    from another editor). A legacy line that still reads as more unknown
+    words than real ones is decoded with U+FFFD for its non-ASCII bytes:
+    rejected, never published.
     """
     lines = content.splitlines(keepends=True)
     invalid = {i for i, line in enumerate(lines) if not _is_utf8(line)}
@@ -201,31 +211,28 @@ def _decode_mixed(content: bytes) -> DecodedDump | None:
         return None
     best = charset_normalizer.from_bytes(legacy_bytes).best()
     guessed = _ranked_code_pages(best)[:1] if best is not None else []
-    pages = [p for p in dict.fromkeys([*PREFERRED_CODE_PAGES, *guessed])
-             if plausible_legacy(legacy_bytes, p)]  # fmt: skip
+    scripts = other_scripts("".join(line.decode("utf-8") for line in lines if _is_utf8(line)))
+    candidates = dict.fromkeys([*PREFERRED_CODE_PAGES, *guessed])
+    pages = [p for p in candidates if plausible_legacy(legacy_bytes, p)]
+    pages = [p for p in pages if fits_scripts(legacy_bytes.decode(p), scripts)]
     if not pages:
         return None
-    code_page = max(pages, key=lambda page: _legacy_score(legacy_bytes, page))
-    decoded = [
-        _legacy_line(line, code_page) if i in invalid else line.decode("utf-8")
-        for i, line in enumerate(lines)
-    ]
-    return _checked(
-        "".join(decoded), f"utf-8+{code_page}", REPAIR_PER_LINE.format(code_page=code_page)
+    first = max(
+        pages, key=lambda page: (count_heads(legacy_bytes, page), word_score(legacy_bytes, page))
     )
-
-
-def _legacy_score(legacy_bytes: bytes, code_page: str) -> tuple[int, int]:
-    """(date·source lines that parse, real words minus unknown ones) under `code_page`."""
-    known, unknown = word_evidence(legacy_bytes.decode(code_page))
-    return _count_date_lines(legacy_bytes, code_page), known - unknown
-
-
-def _legacy_line(line: bytes, code_page: str) -> str:
-    """`line` decoded with `code_page`, or with U+FFFD where it reads as mojibake."""
-    text = line.decode(code_page)
-    known, unknown = word_evidence(text)
-    return line.decode("utf-8", errors="replace") if unknown > known else text
+    ranked = [first, *(page for page in pages if page != first)]
+    decoded, used = [], {}
+    for i, line in enumerate(lines):
+        if i not in invalid:
+            decoded.append(line.decode("utf-8"))
+            continue
+        page = line_page(line, ranked)
+        used[page] = None
+        decoded.append(read_line(line, page))
+    code_pages = "+".join(used)
+    return _checked(
+        "".join(decoded), f"utf-8+{code_pages}", REPAIR_PER_LINE.format(code_page=code_pages)
+    )
 
 
 def _is_utf8(line: bytes) -> bool:
@@ -293,23 +300,8 @@ def _pick_code_page(content: bytes, matches: charset_normalizer.CharsetMatches) 
     """
     candidates = [name for match in matches for name in _ranked_code_pages(match)] or ["cp1252"]
     sample = content[:_RANKING_BYTES]
-    scores = [_count_date_lines(sample, name) for name in candidates]
+    scores = [count_heads(sample, name) for name in candidates]
     return candidates[scores.index(max(scores))]
-
-
-def _count_date_lines(sample: bytes, code_page: str) -> int:
-    """How many lines of `sample`, decoded with `code_page`, are date·source lines that parse."""
-    try:
-        text = sample.decode(code_page, errors="replace")
-    except LookupError:
-        return -1
-    date_texts = (
-        pl.Series(text.splitlines(), dtype=pl.String)
-        .str.extract(DATE_SOURCE_PATTERN, 1)
-        .drop_nulls()
-    )
-    far_future = dt.date(9000, 1, 1)  # only the shape matters here
-    return sum(parse_date(d, far_future)[0] is not None for d in date_texts)
 
 
 def repair_mojibake(text: str) -> tuple[str, str | None]:

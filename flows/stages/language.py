@@ -279,9 +279,19 @@ def mark_translations(labelled: pl.DataFrame) -> pl.DataFrame:
 BILINGUAL_SEPARATOR = " / "
 
 
+#: Words each half of a split line needs: a sentence, not a rule number or a card
+#: name (`See rule 702.19 / 702.19c.`, `Liliana / Liliana, dernier espoir.` stay whole).
+MIN_HALF_WORDS = 3
+
+
+def _words(text: pl.Expr) -> pl.Expr:
+    """The words (runs of letters) of `text` (UInt32)."""
+    return text.str.count_matches(r"\p{L}+")
+
+
 def bilingual_halves(resolved: pl.DataFrame) -> pl.DataFrame:
     """The two halves of each body line holding BILINGUAL_SEPARATOR exactly once, each
-    with a letter.
+    of MIN_HALF_WORDS words or more.
 
     Needs:
         resolved: dump_id, line_number, line, kind (one row per line).
@@ -302,7 +312,8 @@ def bilingual_halves(resolved: pl.DataFrame) -> pl.DataFrame:
             first=parts.list.first().str.strip_chars(),
             second=parts.list.last().str.strip_chars(),
         )
-        .filter(pl.col("first").str.contains(r"\p{L}") & pl.col("second").str.contains(r"\p{L}"))
+        .filter(_words(pl.col("first")) >= MIN_HALF_WORDS)
+        .filter(_words(pl.col("second")) >= MIN_HALF_WORDS)
         .with_columns(first_key=normalize_text(pl.col("first")),
                       second_key=normalize_text(pl.col("second")))
     )  # fmt: skip

@@ -3,15 +3,21 @@
 `encodings` decodes the lines of a legacy paste inside a UTF-8 dump (a line
 saved by an old editor in cp1252, `’` = 0x92) with the code page under which
 they read as real text: only letters and signs of the languages read
-(`plausible_legacy`), and words found in their word lists
-(`word_evidence`, wordfreq).
+(`plausible_legacy`), words found in their word lists (`word_evidence`,
+wordfreq), and date·source lines that parse (`count_heads`).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import re
 import unicodedata
+
+import polars as pl
+
+from flows.stages.dates import parse_date
+from flows.stages.shapes import DATE_SOURCE_PATTERN
 
 #: The languages whose words are looked up (wordfreq): the Latin- and
 #: Cyrillic-script languages read.
@@ -65,6 +71,24 @@ def is_plausible(char: str) -> bool:
     return name.startswith(("CYRILLIC", "GREEK")) and unicodedata.category(char).startswith("L")
 
 
+def fits_scripts(text: str, scripts: set[str]) -> bool:
+    """`text` (a legacy paste as a code page reads it) is in the scripts of the
+    dump's UTF-8 lines (`scripts`, from `other_scripts`), or in another one
+    with words clearly real (at least 4, 4 real for each unknown one: a
+    Russian line, not `дц ск гщ зл оы` in an English dump)."""
+    if other_scripts(text) <= scripts:
+        return True
+    known, unknown = word_evidence(text)
+    return known >= 4 and 4 * unknown <= known
+
+
+def other_scripts(text: str) -> set[str]:
+    """The scripts other than Latin of `text`'s letters ("CYRILLIC", "GREEK"…)."""
+    return {
+        unicodedata.name(c, "?").split()[0] for c in text if c.isalpha() and not c.isascii()
+    } - {"LATIN"}
+
+
 def word_evidence(text: str) -> tuple[int, int]:
     """(real words, unknown words) among the words of `text` with a non-ASCII letter.
 
@@ -92,3 +116,45 @@ def is_real_word(word: str) -> bool:
     from wordfreq import zipf_frequency  # here: the command line's checks load no word list
 
     return any(zipf_frequency(word, lang) >= REAL_WORD_ZIPF for lang in WORD_LANGUAGES)
+
+
+def count_heads(sample: bytes, code_page: str) -> int:
+    """How many lines of `sample`, decoded with `code_page`, are date·source lines that parse
+    (-1 for a code page Python does not know)."""
+    try:
+        text = sample.decode(code_page, errors="replace")
+    except LookupError:
+        return -1
+    date_texts = (
+        pl.Series(text.splitlines(), dtype=pl.String)
+        .str.extract(DATE_SOURCE_PATTERN, 1)
+        .drop_nulls()
+    )
+    far_future = dt.date(9000, 1, 1)  # only the shape matters here
+    return sum(parse_date(d, far_future)[0] is not None for d in date_texts)
+
+
+def word_score(legacy_bytes: bytes, code_page: str) -> int:
+    """Real words minus unknown ones (`word_evidence`) under `code_page`."""
+    known, unknown = word_evidence(legacy_bytes.decode(code_page))
+    return known - unknown
+
+
+def line_page(line: bytes, ranked: list[str]) -> str:
+    """The code page of `ranked` (the dump's first) under which one legacy line reads
+    best: more real words, and no fewer heads (cp850 reads cp1252's `·` as `À`, a
+    French word, and the head no more: the head keeps cp1252)."""
+    best, best_score = ranked[0], word_score(line, ranked[0])
+    for page in ranked[1:]:
+        score = word_score(line, page)
+        if score > best_score and count_heads(line, page) >= count_heads(line, best):
+            best, best_score = page, score
+    return best
+
+
+def read_line(line: bytes, code_page: str) -> str:
+    """`line` decoded with `code_page`, or with U+FFFD where it reads as mojibake (more
+    unknown words than real ones)."""
+    text = line.decode(code_page)
+    known, unknown = word_evidence(text)
+    return line.decode("utf-8", errors="replace") if unknown > known else text

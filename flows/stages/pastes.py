@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from flows.stages.shapes import MAY_CLAIM, names_a_translation
+from flows.stages.shapes import MAY_CLAIM, STAT_LINE_PATTERN, names_a_translation
 
 
 def mark_repeated_headers(dated: pl.DataFrame) -> pl.DataFrame:
@@ -20,9 +20,13 @@ def mark_repeated_headers(dated: pl.DataFrame) -> pl.DataFrame:
     language as a header does (`shapes.names_a_translation`): the start of a
     second paste (`cat` of two pages: r04 of the round-3 cases).
 
+    A line of a card stub that names the site's source (SITE_NAMES) starts one
+    too.
+
     Needs:
-        dump_id (String), line_number (Int64), line (String), _first_head
-        (Int64: the line_number of the dump's first head, null when none).
+        dump_id (String), line_number (Int64), line (String), _is_date,
+        _looks_dated (Boolean: a head, a malformed head), _first_head (Int64:
+        the line_number of the dump's first head, null when none).
     """
     before = pl.col("line_number") < pl.col("_first_head")
     after = pl.col("line_number") > pl.col("_first_head")
@@ -32,7 +36,7 @@ def mark_repeated_headers(dated: pl.DataFrame) -> pl.DataFrame:
     keyed = dated.with_columns(_key=pl.col("line").hash() + pl.col("dump_id").hash())
     header_keys = keyed.filter(before).filter(pl.col("line").str.contains(r"\p{L}"))["_key"]
     claims = pl.when(after).then(pl.col("line")).str.contains(MAY_CLAIM)
-    return (
+    marked = (
         keyed.with_columns(_claims=claims.fill_null(False))
         .with_columns(
             _repeats_header=after
@@ -42,6 +46,32 @@ def mark_repeated_headers(dated: pl.DataFrame) -> pl.DataFrame:
             )
         )
         .drop("_key", "_claims")
+    )
+    return _site_names_in_stubs(marked)
+
+
+#: Names a site's header gives and no card text holds (0 of 536,020 real card
+#: text lines; rulings may: 4 of 23,597 name them, so only a stub's line counts).
+SITE_NAMES = r"Wizards of the Coast|威世智|Scryfall"
+
+
+def _site_names_in_stubs(marked: pl.DataFrame) -> pl.DataFrame:
+    """Also mark (`_repeats_header`) a line of a card stub that names the site's
+    source (SITE_NAMES): another site's header after a stub (`cat` of a French
+    page and an English one), never the stub's card text."""
+    named = pl.col("line").str.contains(SITE_NAMES) & (
+        pl.col("line_number") > pl.col("_first_head")
+    )
+    if not marked.select(named.any()).item():
+        return marked  # most runs: no line after a head names a site
+    is_head = pl.col("_is_date") | pl.col("_looks_dated")
+    is_stat = pl.col("line").str.contains(STAT_LINE_PATTERN)
+    in_stub = (
+        pl.when(is_stat).then(1).when(is_head | pl.col("_repeats_header")).then(0)
+        .forward_fill().over("dump_id", order_by="line_number").fill_null(0) > 0
+    )  # fmt: skip
+    return marked.with_columns(
+        _repeats_header=pl.col("_repeats_header") | (named & in_stub & ~is_stat)
     )
 
 

@@ -188,6 +188,8 @@ def test_rejected_cldr_forms_say_why(text: str, reason: str) -> None:
         ("2024年6月14日(金)", dt.date(2024, 6, 14)),  # ja
         ("2024년 6월 14일 (금)", dt.date(2024, 6, 14)),  # ko
         ("令和6年6月14日（金）", dt.date(2024, 6, 14)),
+        ("2024/6/14（五）", dt.date(2024, 6, 14)),  # a narrow weekday (zh_Hant)
+        ("June 14, 2024 (F)", dt.date(2024, 6, 14)),
         ("13 de setiembre de 2024", dt.date(2024, 9, 13)),  # es_PE, es_UY (case r08)
         ("13 set. 2024", dt.date(2024, 9, 13)),
     ],
@@ -212,6 +214,10 @@ def test_dates_in_any_script(text: str, expected: dt.date) -> None:
             "unsupported date language: no CLDR date format read here reads '14 ஜூஜூ 2024'",
         ),
         ("二〇二四年十三月七日", "impossible date '二〇二四年十三月七日': month must be in 1..12"),
+        (  # `T` names Tuesday and Thursday: no narrow name for one day
+            "June 13, 2024 (T)",
+            "weekday 'T' is not that of 2024-06-13 in date 'June 13, 2024 (T)'",
+        ),
         ("7 brumaire 2024", "unknown month name 'brumaire' in date '7 brumaire 2024'"),
         (  # `taa` is March in Kalenjin, April in Aghem
             "7 taa 2024",

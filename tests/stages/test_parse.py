@@ -378,14 +378,23 @@ def test_a_head_in_a_script_no_locale_reads_is_rejected_with_its_body() -> None:
     ("line", "kind"),
     [
         ("14 Ιουνίου 2024 · πηγή: gatherer", "date_source"),  # a year, a Latin source
-        ("14 Ιουνίου · πηγή: gatherer", "body"),  # no year: only wotc or scryfall say so
-        ("14 Ιουνίου 2024 · πηγή: ιστότοπος", "body"),  # a source in another script
+        # no year (only wotc or scryfall say so), a source in another script, a time,
+        # a dash, two words: shaped like a head, read by none, rejected with the body
+        ("14 Ιουνίου · πηγή: gatherer", "rejected"),
+        ("14 Ιουνίου 2024 · πηγή: ιστότοπος", "rejected"),
+        ("3 Μαρτίου 2023 15:30 · πηγή: wotc", "rejected"),
+        ("7 Ιουνίου 2024 - πηγή: wotc", "rejected"),
+        ("7 Ιουνίου 2024 · πηγή: Scryfall (EN)", "rejected"),
+        ("٧ يونيو، ٢٠٢٤ · المصدر: ويزاردز", "rejected"),
+        ("πηγή: wotc · 14 Ιουνίου 2024", "rejected"),  # the source first
+        ("source: wotc · June 14, 2024", "rejected"),
         ("2024年版のルール・変更点：なし", "body"),  # real Japanese card text
         ("1个由加拉克·鲁斯操控的效果：该效果结束", "body"),  # real Chinese card text
     ],
 )
 def test_a_line_in_any_script_is_a_head_by_its_year_and_source(line: str, kind: str) -> None:
-    assert [k for k, _ in _kinds(HEADER, DATE, MANA, line, ENERGY)][3] == kind
+    kinds = [k for k, _ in _kinds(HEADER, DATE, MANA, line, ENERGY)]
+    assert kinds[3:] == ([kind, "body"] if kind == "date_source" else [kind, kind])
 
 
 @pytest.mark.parametrize(
@@ -403,6 +412,19 @@ def test_a_repeated_header_ends_the_stub_and_starts_a_paste(repeat: str) -> None
         "header", "date_source", "body", "stub", "stub", "stub", "header", "header",
         "date_source", "body",
     ]  # fmt: skip
+
+
+def test_another_sites_header_after_a_stub_ends_it() -> None:
+    """A stub's line naming the site's source (Wizards of the Coast, Scryfall) is no card
+    text: another site's header (a fresh review's `cat` of a French and an English page)."""
+    other = "Official rulings from Wizards of the Coast, as published."
+    lines = [HEADER, DATE, MANA, "CMC 3F/E 2/2", ".", "Quand la Sentinelle entre", other]
+    kinds = _kinds(*lines, "June 7, 2024 · source: wotc", ENERGY)
+    assert [k for k, _ in kinds] == [
+        "header", "date_source", "body", "stub", "stub", "stub", "header", "date_source", "body",
+    ]  # fmt: skip
+    preview = "This card preview was provided to Scryfall courtesy of Wizards of the Coast."
+    assert [k for k, _ in _kinds(HEADER, DATE, preview)] == ["header", "date_source", "body"]
 
 
 def test_a_repeated_header_after_a_body_is_no_part_of_the_ruling() -> None:
