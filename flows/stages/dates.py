@@ -36,6 +36,11 @@ logger = logging.getLogger(__name__)
 #: later run may accept it (`reuse.reusable_dumps` rebuilds such a dump).
 FUTURE_DATE_REASON = "is in the future"
 
+#: Thai dates count years from the Buddha (2567 is 2024 CE); CLDR th's
+#: Gregorian formats, read here, do not: such a year is rejected, not read
+#: as a date in the future (which a later run would try again).
+BUDDHIST_ERA_OFFSET = 543
+
 #: The start of the reason for a date in a script no CLDR language read here writes.
 UNSUPPORTED_LANGUAGE_REASON = "unsupported date language"
 
@@ -208,6 +213,9 @@ def _check(
     reason = next((r for r in checks if r), None)
     if reason:
         return None, f"{reason} in date {date_text!r}"
+    if day > today + dt.timedelta(days=1) and (parts["locale"] or "").startswith("th"):
+        year = f"year {day.year} is of the Buddhist era ({day.year - BUDDHIST_ERA_OFFSET} CE)"
+        return None, f"{year}, not read, in date {date_text!r}"
     if day > today + dt.timedelta(days=1):  # a site east of UTC may already be a day ahead
         return None, f"date {date_text!r} ({day.isoformat()}) {FUTURE_DATE_REASON}"
     return day, None

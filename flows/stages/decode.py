@@ -12,6 +12,7 @@ from __future__ import annotations
 import codecs
 import hashlib
 import html
+import re
 
 import polars as pl
 
@@ -311,10 +312,15 @@ def _remove_markup(lines: pl.DataFrame) -> pl.DataFrame:
 
 
 def _unescape(lines: pl.Series) -> pl.Series:
-    """`html.unescape` on the lines holding an HTML entity (String in, String out)."""
+    """`html.unescape` on the lines holding an HTML entity, invisible characters it
+    gives removed (String in, String out)."""
     with_ampersand = lines.str.contains("&", literal=True).fill_null(False).arg_true()
     indices = with_ampersand.filter(lines.gather(with_ampersand).str.contains(HTML_ENTITY))
     if indices.is_empty():
         return lines
     texts = lines.gather(indices).str.replace_all(NO_BREAK_SPACE_ENTITY, " ").to_list()
-    return lines.scatter(indices, [html.unescape(t) for t in texts])
+    # an entity for an invisible character (`&shy;`, `&#8203;`) leaves none behind
+    return lines.scatter(indices, [_INVISIBLE_RE.sub("", html.unescape(t)) for t in texts])
+
+
+_INVISIBLE_RE = re.compile(_INVISIBLE)

@@ -214,6 +214,10 @@ def test_dates_in_any_script(text: str, expected: dt.date) -> None:
             "unsupported date language: no CLDR date format read here reads '14 ஜூஜூ 2024'",
         ),
         ("二〇二四年十三月七日", "impossible date '二〇二四年十三月七日': month must be in 1..12"),
+        (  # a Thai year of the Buddhist era: rejected, not a date in the future
+            "14 มิถุนายน 2567",
+            "year 2567 is of the Buddhist era (2024 CE), not read, in date '14 มิถุนายน 2567'",
+        ),
         (  # `T` names Tuesday and Thursday: no narrow name for one day
             "June 13, 2024 (T)",
             "weekday 'T' is not that of 2024-06-13 in date 'June 13, 2024 (T)'",

@@ -65,6 +65,7 @@ def test_bom_of_a_joined_file_is_removed_and_counted() -> None:
         ("counters.</div><div>They", "counters. They", 2),
         ("counters. <br/> <br> They", "counters. They", 2),
         ("<b>Flying</b>. <i>Trample</i>", "Flying. Trample", 4),  # inline tags leave nothing
+        ("Equip&shy;ment and&#8203;more", "Equipment andmore", 2),  # invisible ones too
     ],
 )
 def test_markup_is_removed_and_counted(written: str, line: str, markup: int) -> None:
