@@ -205,16 +205,30 @@ def test_a_legacy_line_that_reads_as_no_words_is_rejected() -> None:
     assert "undecodable" in rejects["reason"].item()
 
 
-def test_legacy_lines_of_two_editors_each_take_their_code_page() -> None:
-    # A fresh review: one code page for both, and the Spanish cp850 line was published
-    # as `Los contadores de energ¡a son un tipo de contador; as¡, …`.
-    spanish = "Los contadores de energía son un tipo de contador; así, un jugador puede tenerlos."
-    french = "Les marqueurs d’énergie ne sont associés à aucun permanent."
+SPANISH = "Los contadores de energía son un tipo de contador; así, un jugador puede tenerlos."
+SPANISH_2 = "Un jugador no puede pagar más energía de la que tiene; así lo dicen las reglas."
+FRENCH = "Les marqueurs d'énergie ne sont associés à aucun permanent, même après."
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "encoding"),
+    [
+        ((SPANISH, "cp850"), (FRENCH, "cp1252"), "utf-8+cp850+cp1252"),
+        ((SPANISH, "cp1252"), (FRENCH, "cp850"), "utf-8+cp1252+cp850"),
+        ((SPANISH, "cp1252"), (SPANISH_2, "cp850"), "utf-8+cp1252+cp850"),
+    ],
+)
+def test_legacy_lines_of_two_editors_each_take_their_code_page(
+    first: tuple[str, str], second: tuple[str, str], encoding: str
+) -> None:
+    # Reviews: one code page for both (the Spanish cp850 line published as
+    # `energ¡a … as¡`), then mac_roman for both when neither page read both lines.
     head = "Aclaraciones oficiales. La traducción ES.\n7 de junio de 2024 · fuente: wotc\n"
     content = (head + "Energy counters aren't mana.\n").encode()
-    tables = _run(content + spanish.encode("cp850") + b"\n" + french.encode("cp1252") + b"\n")
-    assert tables["dumps"]["encoding"].to_list() == ["utf-8+cp850+cp1252"]
-    assert tables["ruling_translations"]["text"].to_list() == [spanish, french]
+    legacy = b"".join(text.encode(page) + b"\n" for text, page in (first, second))
+    tables = _run(content + legacy)
+    assert tables["dumps"]["encoding"].to_list() == [encoding]
+    assert tables["ruling_translations"]["text"].to_list() == [first[0], second[0]]
 
 
 def test_a_legacy_line_is_not_read_in_a_script_the_dump_does_not_write() -> None:

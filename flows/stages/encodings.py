@@ -212,23 +212,28 @@ def _decode_mixed(content: bytes) -> DecodedDump | None:
     best = charset_normalizer.from_bytes(legacy_bytes).best()
     guessed = _ranked_code_pages(best)[:1] if best is not None else []
     scripts = other_scripts("".join(line.decode("utf-8") for line in lines if _is_utf8(line)))
-    candidates = dict.fromkeys([*PREFERRED_CODE_PAGES, *guessed])
-    pages = [p for p in candidates if plausible_legacy(legacy_bytes, p)]
-    pages = [p for p in pages if fits_scripts(legacy_bytes.decode(p), scripts)]
+    candidates = list(dict.fromkeys([*PREFERRED_CODE_PAGES, *guessed]))
+    fitting = {  # per legacy line: the code pages it reads as text in under the dump's scripts
+        i: [p for p in candidates if plausible_legacy(lines[i], p)
+            and fits_scripts(lines[i].decode(p), scripts)]
+        for i in invalid
+    }  # fmt: skip
+    pages = [p for p in candidates if any(p in found for found in fitting.values())]
     if not pages:
         return None
-    first = max(
-        pages, key=lambda page: (count_heads(legacy_bytes, page), word_score(legacy_bytes, page))
+    pages.sort(
+        key=lambda p: (count_heads(legacy_bytes, p), word_score(legacy_bytes, p)), reverse=True
     )
-    ranked = [first, *(page for page in pages if page != first)]
     decoded, used = [], {}
     for i, line in enumerate(lines):
         if i not in invalid:
             decoded.append(line.decode("utf-8"))
-            continue
-        page = line_page(line, ranked)
-        used[page] = None
-        decoded.append(read_line(line, page))
+        elif not fitting[i]:  # no page reads it as text: U+FFFD, rejected
+            decoded.append(line.decode("utf-8", errors="replace"))
+        else:
+            page = line_page(line, [p for p in pages if p in fitting[i]])
+            used[page] = None
+            decoded.append(read_line(line, page))
     code_pages = "+".join(used)
     return _checked(
         "".join(decoded), f"utf-8+{code_pages}", REPAIR_PER_LINE.format(code_page=code_pages)

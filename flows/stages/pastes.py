@@ -52,7 +52,9 @@ def mark_repeated_headers(dated: pl.DataFrame) -> pl.DataFrame:
 
 #: Names a site's header gives and no card text holds (0 of 536,020 real card
 #: text lines; rulings may: 4 of 23,597 name them, so only a stub's line counts).
-SITE_NAMES = r"Wizards of the Coast|威世智|Scryfall"
+SITE_NAMES = (
+    r"(?i)wizards\s+of\s+the\s+coast|\bwotc\b|scryfall|威世智|ウィザーズ・オブ・ザ・コースト"
+)
 
 
 def _site_names_in_stubs(marked: pl.DataFrame) -> pl.DataFrame:

@@ -22,8 +22,8 @@ from flows.stages.date_formats import date_pattern, dated_line_pattern
 #: The separators between date and source: `·` (seed line 2 of every dump),
 #: Japanese `・` and its half-width `･` (U+FF65, written 84 times in the real
 #: Japanese card texts), Taiwan's `‧` (U+2027), and the dots pasted for them:
-#: bullet `•`, bullet operator `∙`, dot operator `⋅`.
-SEPARATORS = "·・･‧•∙⋅"
+#: bullet `•`, bullet operator `∙`, dot operator `⋅`, Greek ano teleia (U+0387).
+SEPARATORS = "·・･‧•∙⋅\u0387"
 
 #: A source label: one to three words of letters and marks (`source`, `出典`,
 #: Thai `แหล่งที่มา`, `πηγή δεδομένων`).
@@ -42,17 +42,19 @@ KNOWN_SOURCES = ("wotc", "scryfall")
 #: or a Chinese numeral) and no separator or colon, a separator, a source
 #: label, a colon, a known source. `14 Ιουνίου 2024 · πηγή: wotc`, `١٤ يونيو ٢٠٢٤ · المصدر: wotc`,
 #: `二〇二四年六月七日・来源：wotc`: its date is read or rejected with its body.
-#: With a four-digit year (`2024`, `二〇二四`), any source of Latin letters
+#: With a four-digit year (`2024`) and no CJK, any source of Latin letters
 #: (`14 Ιουνίου 2024 · πηγή: gatherer`). No line of 650,531 real texts (card
 #: texts in ten languages, rulings, the Chinese release notes) matches either.
 #: (Unbounded: `{0,40}` of a Unicode class cost 0.6 s of CPU per million lines.)
 _NOT_SEPARATOR = rf"[^{SEPARATORS}:：]"
+#: (CJK dates are read by their CLDR shapes: `2024年版・セット：MH3` is card text.)
+_NOT_SEPARATOR_OR_CJK = rf"[^{SEPARATORS}:：\p{{Han}}\p{{Hiragana}}\p{{Katakana}}\p{{Hangul}}]"
 _ANY_SOURCE_PART = rf"\s*[{SEPARATORS}]\s*{_LABEL}\s*[:：]\s*"
 _LATIN_SOURCE = r"[A-Za-z][A-Za-z0-9._-]{1,30}"
 ANY_SCRIPT_HEAD_PATTERN = (
     rf"^\s*{_NOT_SEPARATOR}*?[\d〇○零一二三四五六七八九十]{_NOT_SEPARATOR}*?"
     rf"{_ANY_SOURCE_PART}(?i:{'|'.join(KNOWN_SOURCES)})\s*$"
-    rf"|^\s*{_NOT_SEPARATOR}*?(?:\d{{4}}|[〇○零一二三四五六七八九]{{4}}){_NOT_SEPARATOR}*?"
+    rf"|^\s*{_NOT_SEPARATOR_OR_CJK}*?\d{{4}}{_NOT_SEPARATOR_OR_CJK}*?"
     rf"{_ANY_SOURCE_PART}{_LATIN_SOURCE}\s*$"
 )
 
@@ -99,30 +101,53 @@ def is_head(line: pl.Expr) -> pl.Expr:
     )
 
 
-#: Lines shaped like a head in any script that no head pattern reads: a day, a
-#: word and a four-digit year first (`3 Μαρτίου 2023 15:30 · …`, `٧ يونيو، ٢٠٢٤`);
-#: a number and a space first, and a separator (or a dash, a bar), a label, a colon and one
-#: or two words last (`3 Μαρτίου · πηγή: gatherer`, `… - πηγή: wotc`,
-#: `… · πηγή: Scryfall (EN)`, a source in another script); a known source
-#: first (`source: wotc · June 14, 2024`). Each is a malformed head, rejected
-#: with its body, never glued to the entry before. No line of 650,531 real
-#: texts (card texts in ten languages, rulings, the Chinese release notes)
-#: has one of these shapes.
+#: Letters of the scripts no format of `date_formats.DATE_LOCALES` writes
+#: (Greek, Arabic, Hebrew, Thai, Devanagari…; not the Japanese `ー`, of no script).
+_OTHER_LETTER = (
+    r"[\p{L}--[\p{Latin}\p{Cyrillic}\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\p{Common}]]"
+)
+#: A separator between date and source: one of SEPARATORS, `]`, or a dash or bar
+#: between spaces.
+_ANY_SEPARATOR = rf"(?:[{SEPARATORS}\]]|\s[\-–—|]\s)"
+_SOURCE_WORDS = r"\S+(?:\s+\S+){0,4}"
+#: Lines shaped like a head that no head pattern reads, each a malformed head,
+#: rejected with its body, never glued to the entry before: with a letter of
+#: another script, a four-digit year (a time allowed) then a separator, a
+#: label, a colon and up to five words (`Παρασκευή, 3 Μαρτίου 2023, 15:30 ·
+#: πηγή: wotc`, `[14 Ιουνίου 2024] πηγή: wotc`, `… · المصدر: ويزاردز`), or a
+#: day and a word first with no year (`3 Μαρτίου · πηγή: gatherer`); in any
+#: script, the source first and a year last (`source: gatherer · June 14,
+#: 2024`), or a year and a known source last (`Published June 14, 2024 -
+#: source: wotc`). No line of 650,531 real texts (card texts in ten
+#: languages, rulings, the Chinese release notes) has one of these shapes, nor
+#: ordinary lines such as `10 damage - Result: you lose.` or `Selon WotC - les
+#: 2 capacités…` (tests/stages/test_parse.py).
+OTHER_SCRIPT_DATED_PATTERNS = (
+    rf"^(?:[^:：]|\d:\d){{0,60}}\d{{4}}(?:[^:：]|\d:\d){{0,30}}{_ANY_SEPARATOR}\s*{_LABEL}"
+    rf"\s*[:：]\s*{_SOURCE_WORDS}\s*$",
+    rf"^\s*(?:{_OTHER_LETTER}+[,،]?\s+){{0,2}}\d{{1,2}}\.?\s+{_OTHER_LETTER}+[^:：]{{0,30}}"
+    rf"{_ANY_SEPARATOR}\s*{_LABEL}\s*[:：]\s*{_SOURCE_WORDS}\s*$",
+)
 ANY_SCRIPT_DATED_PATTERNS = (
-    r"^\s*\d{1,2}\.?\s+[\p{L}\p{M}]+\.?[,،]?\s+\d{4}(?:\D|$)",
-    rf"^\s*\d{{1,4}}\s[^{SEPARATORS}:：]{{0,40}}[{SEPARATORS}\-–—|]\s*{_LABEL}"
-    r"\s*[:：]\s*\S+(?:\s+\S+)?\s*$",
-    rf"(?i:{'|'.join(KNOWN_SOURCES)})\s*[{SEPARATORS}\-–—|][^\d:：]{{0,30}}\d",
+    rf"^\s*{_LABEL}\s*[:：]\s*{_SOURCE_WORDS}\s*{_ANY_SEPARATOR}\s*[^:：]{{0,40}}\d{{4}}\s*$",
+    rf"^[^:：]{{0,60}}\d{{4}}[^:：]{{0,30}}{_ANY_SEPARATOR}\s*{_LABEL}\s*[:：]\s*"
+    rf"(?i:{'|'.join(KNOWN_SOURCES)})\s*$",
 )
 
 
 def is_malformed_head(line: pl.Expr, head: pl.Expr) -> pl.Expr:
     """`line` is no head (`head`: `is_head`) but starts with a date
-    (DATED_LINE_PATTERN) or has the shape of a head in any script
-    (ANY_SCRIPT_DATED_PATTERNS)."""
-    dated = line.str.contains(DATED_LINE_PATTERN)
-    for pattern in ANY_SCRIPT_DATED_PATTERNS:
-        dated = dated | line.str.contains(pattern)
+    (DATED_LINE_PATTERN) or has the shape of a head (OTHER_SCRIPT_DATED_PATTERNS
+    with a letter of another script, ANY_SCRIPT_DATED_PATTERNS)."""
+    other = line.str.contains(OTHER_SCRIPT_DATED_PATTERNS[0]) | line.str.contains(
+        OTHER_SCRIPT_DATED_PATTERNS[1]
+    )
+    dated = (
+        line.str.contains(DATED_LINE_PATTERN)
+        | (other & line.str.contains(_OTHER_LETTER))
+        | line.str.contains(ANY_SCRIPT_DATED_PATTERNS[0])
+        | line.str.contains(ANY_SCRIPT_DATED_PATTERNS[1])
+    )
     return dated & ~head
 
 

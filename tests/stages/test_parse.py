@@ -388,6 +388,17 @@ def test_a_head_in_a_script_no_locale_reads_is_rejected_with_its_body() -> None:
         ("٧ يونيو، ٢٠٢٤ · المصدر: ويزاردز", "rejected"),
         ("πηγή: wotc · 14 Ιουνίου 2024", "rejected"),  # the source first
         ("source: wotc · June 14, 2024", "rejected"),
+        # a second review's variants: a weekday and a time, brackets, a word first,
+        # a source of words in another script, the source first in any script
+        ("Παρασκευή, 3 Μαρτίου 2023, 15:30 · πηγή: wotc", "rejected"),
+        ("[14 Ιουνίου 2024] πηγή: wotc", "rejected"),
+        ("Δημοσιεύθηκε 14 Ιουνίου 2024 - πηγή: wotc", "rejected"),
+        ("יום שישי, 14 ביוני 2024 · מקור: ויזארדס", "rejected"),
+        ("3 Μαρτίου · πηγή: Wizards of the Coast", "rejected"),
+        ("Ιούνιος 14, 2024 — Πηγή: Wizards of the Coast", "rejected"),
+        ("Source : Wizards of the Coast · 7 juin 2024", "rejected"),
+        ("Published June 14, 2024 - source: wotc", "rejected"),
+        ("14 Ιουνίου 2024 \u0387 πηγή: wotc", "date_source"),  # Greek ano teleia
         ("2024年版のルール・変更点：なし", "body"),  # real Japanese card text
         ("1个由加拉克·鲁斯操控的效果：该效果结束", "body"),  # real Chinese card text
     ],
@@ -414,10 +425,19 @@ def test_a_repeated_header_ends_the_stub_and_starts_a_paste(repeat: str) -> None
     ]  # fmt: skip
 
 
-def test_another_sites_header_after_a_stub_ends_it() -> None:
+@pytest.mark.parametrize(
+    "other",
+    [
+        "Official rulings from Wizards of the Coast, as published.",
+        "OFFICIAL RULINGS FROM WIZARDS OF THE COAST, AS PUBLISHED.",
+        "Official rulings from WotC, as published.",
+        "Rulings provided by scryfall.com, as published.",
+        "ウィザーズ・オブ・ザ・コースト社の公式裁定。",
+    ],
+)
+def test_another_sites_header_after_a_stub_ends_it(other: str) -> None:
     """A stub's line naming the site's source (Wizards of the Coast, Scryfall) is no card
     text: another site's header (a fresh review's `cat` of a French and an English page)."""
-    other = "Official rulings from Wizards of the Coast, as published."
     lines = [HEADER, DATE, MANA, "CMC 3F/E 2/2", ".", "Quand la Sentinelle entre", other]
     kinds = _kinds(*lines, "June 7, 2024 · source: wotc", ENERGY)
     assert [k for k, _ in kinds] == [
@@ -432,3 +452,29 @@ def test_a_repeated_header_after_a_body_is_no_part_of_the_ruling() -> None:
     entries = assemble_entries(resolved)
     assert entries["text_raw"].to_list() == [MANA, ENERGY]
     assert resolved["kind"].to_list()[4] == "header"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Rulings via WotC · 2024 edition. Official.",
+        "Rulings mirrored from Scryfall - 2 languages.",
+        "This was confirmed by WotC - see the 2 rulings above.",
+        "Selon WotC - les 2 capacités se résolvent séparément.",
+        "Voir WotC – 3 juin : annonce.",
+        "2 - Chapter II: Scry 2.",
+        "4 Two-Headed Giant players: see below.",
+        "10 damage - Result: you lose.",
+        "2 Kreaturen – Beispiel: Grizzlybären",
+        "1 fois par tour - Coût : {2}",
+        "3 · 关键字：飞行",
+        "1 ・ 追加コスト：なし",
+        "1 in 1000 games will see this interaction, but it works.",
+        "3 Zombies 2000 fois",
+        "2024年版・セット：MH3",
+    ],
+)
+def test_ordinary_lines_are_no_malformed_heads(line: str) -> None:
+    """Lines a second review found rejected as malformed heads: body lines, header lines."""
+    assert [k for k, _ in _kinds(HEADER, DATE, MANA, line, ENERGY)][3] == "body"
+    assert [k for k, _ in _kinds(line, DATE, MANA)] == ["header", "date_source", "body"]
