@@ -50,17 +50,20 @@ def mark_repeated_headers(dated: pl.DataFrame) -> pl.DataFrame:
     return _site_names_in_stubs(marked)
 
 
-#: Names a site's header gives and no card text holds (0 of 536,020 real card
-#: text lines; rulings may: 4 of 23,597 name them, so only a stub's line counts).
+#: Names a site's header gives: rulings may hold them (4 of 23,597), and one
+#: real card (Unhinged's The Ultimate Nightmare of Wizards of the Coast®
+#: Customer Service), so only a stub's line after its card text counts.
 SITE_NAMES = (
     r"(?i)wizards\s+of\s+the\s+coast|\bwotc\b|scryfall|威世智|ウィザーズ・オブ・ザ・コースト"
 )
 
 
 def _site_names_in_stubs(marked: pl.DataFrame) -> pl.DataFrame:
-    """Also mark (`_repeats_header`) a line of a card stub that names the site's
-    source (SITE_NAMES): another site's header after a stub (`cat` of a French
-    page and an English one), never the stub's card text."""
+    """Also mark (`_repeats_header`) a line of a card stub after its first text line
+    that names the site's source (SITE_NAMES): another site's header after a stub
+    (`cat` of a French page and an English one). The first text line is the card's
+    (Unhinged's real `The Ultimate Nightmare of Wizards of the Coast® Customer
+    Service deals X damage…`)."""
     named = pl.col("line").str.contains(SITE_NAMES) & (
         pl.col("line_number") > pl.col("_first_head")
     )
@@ -68,12 +71,19 @@ def _site_names_in_stubs(marked: pl.DataFrame) -> pl.DataFrame:
         return marked  # most runs: no line after a head names a site
     is_head = pl.col("_is_date") | pl.col("_looks_dated")
     is_stat = pl.col("line").str.contains(STAT_LINE_PATTERN)
-    in_stub = (
-        pl.when(is_stat).then(1).when(is_head | pl.col("_repeats_header")).then(0)
-        .forward_fill().over("dump_id", order_by="line_number").fill_null(0) > 0
+    stub = (  # the stub's stat line number, 0 outside stubs
+        pl.when(is_stat).then(pl.col("line_number")).when(is_head | pl.col("_repeats_header"))
+        .then(0).forward_fill().over("dump_id", order_by="line_number").fill_null(0)
     )  # fmt: skip
-    return marked.with_columns(
-        _repeats_header=pl.col("_repeats_header") | (named & in_stub & ~is_stat)
+    text = pl.col("line").str.contains(r"\p{L}") & ~is_stat  # not the stat line, `.` or blank
+    texts_so_far = text.cast(pl.Int64).cum_sum().over("dump_id", "_stub", order_by="line_number")
+    return (
+        marked.with_columns(_stub=stub)
+        .with_columns(
+            _repeats_header=pl.col("_repeats_header")
+            | (named & (pl.col("_stub") > 0) & text & (texts_so_far >= 2))
+        )
+        .drop("_stub")
     )
 
 

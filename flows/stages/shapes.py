@@ -109,14 +109,15 @@ _OTHER_LETTER = (
 #: A separator between date and source: one of SEPARATORS, `]`, or a dash or bar
 #: between spaces.
 _ANY_SEPARATOR = rf"(?:[{SEPARATORS}\]]|\s[\-–—|]\s)"
-_SOURCE_WORDS = r"\S+(?:\s+\S+){0,4}"
+#: A source of one to four words, not a sentence (no final `.`, `!`, `?`, `…`).
+_SOURCE_WORDS = r"(?:\S+\s+){0,3}\S*[^\s.!?…。]"
 #: Lines shaped like a head that no head pattern reads, each a malformed head,
 #: rejected with its body, never glued to the entry before: with a letter of
 #: another script, a four-digit year (a time allowed) then a separator, a
-#: label, a colon and up to five words (`Παρασκευή, 3 Μαρτίου 2023, 15:30 ·
+#: label, a colon and a source of up to four words, no sentence (`Παρασκευή, 3 Μαρτίου 2023, 15:30 ·
 #: πηγή: wotc`, `[14 Ιουνίου 2024] πηγή: wotc`, `… · المصدر: ويزاردز`), or a
 #: day and a word first with no year (`3 Μαρτίου · πηγή: gatherer`); in any
-#: script, the source first and a year last (`source: gatherer · June 14,
+#: script, the source first, a dot and a year last (`source: gatherer · June 14,
 #: 2024`), or a year and a known source last (`Published June 14, 2024 -
 #: source: wotc`). No line of 650,531 real texts (card texts in ten
 #: languages, rulings, the Chinese release notes) has one of these shapes, nor
@@ -129,7 +130,7 @@ OTHER_SCRIPT_DATED_PATTERNS = (
     rf"{_ANY_SEPARATOR}\s*{_LABEL}\s*[:：]\s*{_SOURCE_WORDS}\s*$",
 )
 ANY_SCRIPT_DATED_PATTERNS = (
-    rf"^\s*{_LABEL}\s*[:：]\s*{_SOURCE_WORDS}\s*{_ANY_SEPARATOR}\s*[^:：]{{0,40}}\d{{4}}\s*$",
+    rf"^\s*{_LABEL}\s*[:：]\s*{_SOURCE_WORDS}\s*[{SEPARATORS}]\s*[^:：]{{0,40}}\d{{4}}\s*$",
     rf"^[^:：]{{0,60}}\d{{4}}[^:：]{{0,30}}{_ANY_SEPARATOR}\s*{_LABEL}\s*[:：]\s*"
     rf"(?i:{'|'.join(KNOWN_SOURCES)})\s*$",
 )

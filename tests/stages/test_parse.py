@@ -472,9 +472,24 @@ def test_a_repeated_header_after_a_body_is_no_part_of_the_ruling() -> None:
         "1 in 1000 games will see this interaction, but it works.",
         "3 Zombies 2000 fois",
         "2024年版・セット：MH3",
+        # a third review's translations and notes: a sentence after the colon
+        "2 πλάσματα – Παράδειγμα: ένα Goblin και ένα Elf.",
+        "Αν έχεις 1000 ή περισσότερες ζωές - αποτέλεσμα: κερδίζεις το παιχνίδι.",
+        "3 ضرر - النتيجة: تخسر 3 نقاط حياة.",
+        "החל מ-2024 - הערה: הכלל השתנה.",
+        "Note: see the article - June 2024",
+        "Hinweis: siehe Artikel – Juni 2024",
     ],
 )
 def test_ordinary_lines_are_no_malformed_heads(line: str) -> None:
     """Lines a second review found rejected as malformed heads: body lines, header lines."""
     assert [k for k, _ in _kinds(HEADER, DATE, MANA, line, ENERGY)][3] == "body"
     assert [k for k, _ in _kinds(line, DATE, MANA)] == ["header", "date_source", "body"]
+
+
+def test_a_cards_own_text_naming_wizards_stays_in_its_stub() -> None:
+    """Unhinged's real card text names Wizards of the Coast: the stub's first text line is
+    the card's, not another site's header (a third review)."""
+    card = "The Ultimate Nightmare of Wizards of the Coast® Customer Service deals X damage"
+    kinds = [k for k, _ in _kinds(HEADER, DATE, MANA, "CMC 6R/F 6/6", card, DATE, ENERGY)]
+    assert kinds == ["header", "date_source", "body", "stub", "stub", "date_source", "body"]
