@@ -45,3 +45,7 @@ class WorkerDiedError(RulingsError):
             f"a worker process ended abruptly while {work} (killed, or out of memory?); "
             "nothing was published"
         )
+
+
+class OutputDirError(RulingsError):
+    """A path the run writes under the output dir is a symlink: nothing is read or written."""

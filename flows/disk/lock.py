@@ -10,14 +10,15 @@ started any other way (a served deployment, a test) is covered too.
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import fcntl
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from flows.disk.paths import OutputPaths
-from flows.errors import RunLockedError
+from flows.disk.paths import OutputPaths, foreign_links
+from flows.errors import OutputDirError, RunLockedError
 
 #: Lock files this process holds (resolved path -> depth): re-entering is a no-op.
 _HELD: dict[Path, int] = {}
@@ -27,9 +28,14 @@ _HELD: dict[Path, int] = {}
 def hold_run_lock(output_dir: Path) -> Iterator[None]:
     """Hold the output dir's run lock for the `with` block (re-entrant in one process).
 
+    Before anything is read or written, the output dir's own paths are checked
+    (`paths.foreign_links`), and the lock file is opened without following a
+    link (O_NOFOLLOW: a link put there between the check and the open).
+
     Raises:
         RunLockedError: another process holds it; the message names its pid
             and start time, read from the lock file.
+        OutputDirError: a path the run writes under the output dir is a symlink.
     """
     output_dir.mkdir(parents=True, exist_ok=True)
     path = OutputPaths(output_dir).lock
@@ -41,7 +47,22 @@ def hold_run_lock(output_dir: Path) -> Iterator[None]:
         finally:
             _HELD[key] -= 1
         return
-    with path.open("a+", encoding="utf-8") as lock:
+    links = foreign_links(output_dir)
+    if links:
+        shown = ", ".join(str(link) for link in links[:3]) + (" …" if len(links) > 3 else "")
+        raise OutputDirError(
+            f"{len(links)} path(s) the run writes under {output_dir} are symlinks ({shown}); "
+            "a run never follows them: remove them, then run again"
+        )
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        raise OutputDirError(  # a link put there since the check
+            f"the run lock {path} became a symlink; a run never follows it: remove it"
+        ) from None
+    with os.fdopen(fd, "a+", encoding="utf-8") as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

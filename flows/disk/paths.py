@@ -22,6 +22,7 @@ from it instead of joining folder names themselves:
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,6 +84,31 @@ class OutputPaths:
     def catalog_cache(self) -> Path:
         """The catalog's cached tables, one folder per catalog sha256."""
         return self.state / "catalog"
+
+
+def foreign_links(output_dir: Path) -> list[Path]:
+    """The symlinks where a run writes its own files and folders under `output_dir`.
+
+    The run lock, `snapshots/`, `state/` and everything under them, the staged
+    `latest` links: a run writes, renames and deletes there, and must never
+    follow a link out (`ln -s raw/000.txt output/.lock` made a run write its pid
+    into a raw dump, then empty it). `latest` is a link by design; it is one
+    of these only when it leads outside `snapshots/`. Sorted; [] for an output
+    dir that does not exist yet.
+    """
+    paths = OutputPaths(output_dir)
+    found = [p for p in (paths.lock, paths.snapshots, paths.state) if p.is_symlink()]
+    found += [p for p in output_dir.glob(".latest.*.tmp") if p.is_symlink()]
+    if paths.latest.is_symlink():
+        target = (output_dir / os.readlink(paths.latest)).resolve()
+        if not target.is_relative_to(paths.snapshots.resolve()):
+            found.append(paths.latest)
+    for folder in (paths.snapshots, paths.state):
+        if not folder.is_dir() or folder.is_symlink():
+            continue
+        for parent, dirs, files in os.walk(folder):  # never into a link
+            found += [Path(parent) / n for n in [*dirs, *files] if (Path(parent) / n).is_symlink()]
+    return sorted(found)
 
 
 def state_file(state_dir: Path, kind: str, generation: str, suffix: str = "parquet") -> Path:
