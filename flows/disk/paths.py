@@ -92,17 +92,13 @@ def foreign_links(output_dir: Path) -> list[Path]:
     The run lock, `snapshots/`, `state/` and everything under them, the staged
     `latest` links: a run writes, renames and deletes there, and must never
     follow a link out (`ln -s raw/000.txt output/.lock` made a run write its pid
-    into a raw dump, then empty it). `latest` is a link by design; it is one
-    of these only when it leads outside `snapshots/`. Sorted; [] for an output
-    dir that does not exist yet.
+    into a raw dump, then empty it). `latest` is a link by design, replaced,
+    never written through: not one of these. Sorted; [] for an output dir that
+    does not exist yet.
     """
     paths = OutputPaths(output_dir)
     found = [p for p in (paths.lock, paths.snapshots, paths.state) if p.is_symlink()]
     found += [p for p in output_dir.glob(".latest.*.tmp") if p.is_symlink()]
-    if paths.latest.is_symlink():
-        target = (output_dir / os.readlink(paths.latest)).resolve()
-        if not target.is_relative_to(paths.snapshots.resolve()):
-            found.append(paths.latest)
     for folder in (paths.snapshots, paths.state):
         if not folder.is_dir() or folder.is_symlink():
             continue
