@@ -145,6 +145,8 @@ REVIEW_HEAD = (
     "07 juin 2024 · source : wotc\nEnergy counters are not mana.\n"
     "07 juin 2024 · source : wotc\n"
 ).encode()
+#: Its first line: a French header.
+REVIEW_HEADER = REVIEW_HEAD.split(b"\n")[0] + b"\n"
 
 
 @pytest.mark.parametrize(
@@ -168,7 +170,7 @@ def test_french_cp1252_lines_after_utf8_ones_are_decoded_line_by_line() -> None:
         "Le jeton créé entre sur le champ de bataille engagé et attaquant.",
     ]
     utf8 = "".join(f"07 juin 2024 · source : wotc\n{e}\n" for e in entries)
-    header = REVIEW_HEAD.split(b"\n")[0] + b"\n"
+    header = REVIEW_HEADER
     tables = _run(header + utf8.encode() + utf8.encode("cp1252"))
     dump = tables["dumps"].row(0, named=True)
     assert dump["encoding"] == "utf-8+cp1252"
@@ -189,7 +191,7 @@ def test_french_cp1252_lines_after_utf8_ones_are_decoded_line_by_line() -> None:
 def test_a_legacy_line_is_read_in_the_code_page_of_real_words(code_page: str, line: str) -> None:
     # cp850 read as hp_roman8 published `nóo estóo`; cp1252 read as cp850 `dÆÚnergie`.
     head = "07 juin 2024 · source : wotc\nEnergy counters aren't mana.\n".encode()
-    tables = _run(REVIEW_HEAD.split(b"\n")[0] + b"\n" + head + line.encode(code_page) + b"\n")
+    tables = _run(REVIEW_HEADER + head + line.encode(code_page) + b"\n")
     assert tables["dumps"]["encoding"].to_list() == [f"utf-8+{code_page}"]
     assert tables["ruling_translations"]["text"].to_list() == [line]
 
@@ -198,7 +200,7 @@ def test_a_legacy_line_that_reads_as_no_words_is_rejected() -> None:
     head = "07 juin 2024 · source : wotc\nEnergy counters aren't mana.\n".encode()
     good = "Les marqueurs d’énergie ne sont associés à aucun permanent.\n".encode("cp1252")
     junk = "Xqéàv ñôwü ÆÆkÆ.\n".encode("cp1252")  # no word of any language read
-    tables = _run(REVIEW_HEAD.split(b"\n")[0] + b"\n" + head + good + junk)
+    tables = _run(REVIEW_HEADER + head + good + junk)
     assert tables["dumps"]["encoding"].to_list() == ["utf-8+cp1252"]
     rejects = tables["rejects"].filter(pl.col("stage") == "parse")
     assert rejects["line_number"].to_list() == [5]

@@ -208,21 +208,24 @@ def date_formats() -> tuple[DateFormat, ...]:
     return tuple(formats)
 
 
+_ERA_NAMES = "|".join(name for name, _ in JAPANESE_ERAS)
 #: `令和6年6月7日`, `平成元年1月8日`, optionally with the weekday (`金曜日`).
 _ERA_SHAPE = (
-    rf"(?:{'|'.join(name for name, _ in JAPANESE_ERAS)})\s*(?:\d{{1,2}}|元)\s*年"
+    rf"(?:{_ERA_NAMES})\s*(?:\d{{1,2}}|元)\s*年"
     r"\s*\d{1,2}\s*月\s*\d{1,2}\s*日(?:\s*[日月火水木金土]曜日)?"
 )
 ERA_DATE = re.compile(
-    rf"^(?P<era>{'|'.join(name for name, _ in JAPANESE_ERAS)})\s*(?P<era_year>\d{{1,2}}|元)\s*年"
+    rf"^(?P<era>{_ERA_NAMES})\s*(?P<era_year>\d{{1,2}}|元)\s*年"
     r"\s*(?P<month_number>\d{1,2})\s*月\s*(?P<day>\d{1,2})\s*日\s*(?P<weekday>\S*)$"
 )
 _ISO_SHAPE = r"\d{4}-\d{1,2}-\d{1,2}"
+#: A Chinese numeral as dates write it: the digits, 〇 and 零 for zero (and the
+#: circle ○ often typed for 〇), 十 ten.
+CHINESE_NUMERAL = "[〇○零一二三四五六七八九十]"
 #: `二〇二四年六月七日`, `令和六年六月七日`: year, month and day in Chinese numerals.
-_CHINESE_NUMERAL = "[〇○零一二三四五六七八九十]"
 _CHINESE_NUMERAL_SHAPE = (
-    rf"(?:(?:{'|'.join(name for name, _ in JAPANESE_ERAS)})\s*(?:{_CHINESE_NUMERAL}{{1,3}}|元)"
-    rf"|{_CHINESE_NUMERAL}{{4}})\s*年\s*{_CHINESE_NUMERAL}{{1,3}}\s*月\s*{_CHINESE_NUMERAL}{{1,3}}\s*日"
+    rf"(?:(?:{_ERA_NAMES})\s*(?:{CHINESE_NUMERAL}{{1,3}}|元)"
+    rf"|{CHINESE_NUMERAL}{{4}})\s*年\s*{CHINESE_NUMERAL}{{1,3}}\s*月\s*{CHINESE_NUMERAL}{{1,3}}\s*日"
 )
 
 
@@ -285,7 +288,7 @@ def _other_months() -> dict[str, tuple[str, ...]]:
     write it, for every language none of `DATE_LOCALES` is in (about 300; a second
     to load, once per process, only when a date is in none of them)."""
     read = {Locale.parse(code).language for code in DATE_LOCALES}
-    months: dict[str, list[str]] = {}
+    months: dict[str, dict[str, None]] = {}  # name -> languages, in order, once each
     for code in sorted(localedata.locale_identifiers()):
         if "_" in code or code == "root" or code in read:
             continue
@@ -293,11 +296,11 @@ def _other_months() -> dict[str, tuple[str, ...]]:
         for context in ("format", "stand-alone"):
             for width in ("wide", "abbreviated"):
                 for name in data[context][width].values():
-                    found = months.setdefault(name_key(name), [])
-                    found.extend([] if code in found else [code])
+                    months.setdefault(name_key(name), {})[code] = None
     return {name: tuple(codes) for name, codes in months.items()}
 
 
+@cache
 def known_names() -> frozenset[str]:
     """Every month and weekday name key of `DATE_LOCALES`."""
     return frozenset(

@@ -17,11 +17,13 @@ import unicodedata
 import polars as pl
 
 from flows.stages.date_formats import (
+    CHINESE_NUMERAL,
     DAY_SUFFIXES,
     ERA_DATE,
     JAPANESE_ERAS,
     LITERAL_WORDS,
     PARENTHESIZED_WEEKDAY,
+    DateFormat,
     date_formats,
     known_names,
     locale_names,
@@ -52,7 +54,7 @@ READ_SCRIPTS = ("LATIN", "CYRILLIC", "CJK", "HIRAGANA", "KATAKANA", "HANGUL")
 #: 〇; 十 ten) as written in dates.
 CHINESE_DIGITS = {c: n for n, c in enumerate("〇一二三四五六七八九")} | {"零": 0, "○": 0}
 #: A year, month or day in Chinese numerals (`二〇二四年`, `十二月`, `三十一日`).
-_CHINESE_UNIT = re.compile(r"([〇○零一二三四五六七八九十]+)([年月日])")
+_CHINESE_UNIT = re.compile(rf"({CHINESE_NUMERAL}+)([年月日])")
 
 
 def _chinese_number(numeral: str) -> int | None:
@@ -160,20 +162,24 @@ def _core_matches(text: str) -> list[dict[str, str | None]]:
     iso = re.fullmatch(r"(?P<year>\d{4})-(?P<month_number>\d{1,2})-(?P<day>\d{1,2})", text)
     if iso:
         found.append({**iso.groupdict(), "locale": "en"})
-    for form in date_formats():
-        match = None if form.order == "mdy" else form.regex.fullmatch(text)
-        if match:
-            found.append({**match.groupdict(), "locale": form.locale})
+    found += _read_with(date_formats(), text)
     if found:
         return found
     words = _unknown_words(text)  # a language outside DATE_LOCALES; a letter may be glued
     keys = dict.fromkeys(k for w in words for k in (name_key(w), name_key(w)[1:]))  # (`ביוני`)
-    for key in keys:
-        for form in other_formats(key):
-            match = None if form.order == "mdy" else form.regex.fullmatch(text)
-            if match:
-                found.append({**match.groupdict(), "locale": form.locale, "other": "1"})
-    return found
+    return [parts for key in keys for parts in _read_with(other_formats(key), text, other="1")]
+
+
+def _read_with(
+    forms: tuple[DateFormat, ...], text: str, **extra: str
+) -> list[dict[str, str | None]]:
+    """The fields each of `forms` reads in the whole `text` (month-first `mdy` ones
+    left out: `parse.classify_lines` decides the order), with its locale and `extra`."""
+    return [
+        {**match.groupdict(), "locale": form.locale, **extra}
+        for form in forms
+        if form.order != "mdy" and (match := form.regex.fullmatch(text))
+    ]
 
 
 def _year(parts: dict[str, str | None], date_text: str) -> tuple[int | None, str | None]:

@@ -197,17 +197,14 @@ _INVISIBLE = f"{CONTROL_CHARACTERS}|{FORMAT_CHARACTERS}"
 
 #: Block and break tags (`<br>`, `</div><div>`, `<p>`…): a run of them, with the
 #: spaces around it, becomes one space (`mana.<br>They` reads `mana. They`).
-BLOCK_TAGS = (
-    r"(?i)\s*(?:</?(?:p|br|div|li|ul|ol|h[1-6]|blockquote|pre|td|tr|th|table|tbody|thead|hr)"
-    r"(?:\s[^<>]*)?/?>\s*)+"
-)
+_BLOCK_NAMES = "p|br|div|li|ul|ol|h[1-6]|blockquote|pre|td|tr|th|table|tbody|thead|hr"
 #: Inline tags (`<b>`, `<a href=…>`, `<span>`…): removed (`<b>Flying</b>.` reads `Flying.`).
-INLINE_TAG = r"(?i)</?(?:span|b|i|u|em|strong|a|font|small|big|code|sup|sub)(?:\s[^<>]*)?/?>"
-#: Every HTML tag read: each one counts in markup_count.
-HTML_TAG = (
-    r"(?i)</?(?:p|br|div|span|li|ul|ol|b|i|u|em|strong|a|font|small|big|h[1-6]|blockquote"
-    r"|code|pre|sup|sub|td|tr|th|table|tbody|thead|hr)(?:\s[^<>]*)?/?>"
-)
+_INLINE_NAMES = "span|b|i|u|em|strong|a|font|small|big|code|sup|sub"
+_TAG_END = r"(?:\s[^<>]*)?/?>"
+BLOCK_TAGS = rf"(?i)\s*(?:</?(?:{_BLOCK_NAMES}){_TAG_END}\s*)+"
+INLINE_TAG = rf"(?i)</?(?:{_INLINE_NAMES}){_TAG_END}"
+#: Every HTML tag read, of either kind: each one counts in markup_count.
+HTML_TAG = rf"(?i)</?(?:{_BLOCK_NAMES}|{_INLINE_NAMES}){_TAG_END}"
 
 #: HTML entities (`&nbsp;`, `&amp;`, `&#183;`): decoded with `html.unescape`.
 HTML_ENTITY = r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});"

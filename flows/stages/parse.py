@@ -24,6 +24,7 @@ from flows.stages.shapes import (
     claimed_language,
     is_head,
     is_malformed_head,
+    stub_number,
 )
 
 logger = logging.getLogger(__name__)
@@ -130,10 +131,7 @@ def _stub_and_repeat() -> tuple[pl.Expr, pl.Expr]:
     is_head = pl.col("_is_date") | pl.col("_looks_dated")
     is_stat = pl.col("line").str.contains(STAT_LINE_PATTERN)
     repeats = pl.col("_repeats_header")
-    in_stub = (
-        pl.when(is_stat).then(pl.col("line_number")).when(is_head | repeats).then(0)
-        .forward_fill().over("dump_id", **_BY_LINE).fill_null(0) > 0
-    )  # fmt: skip
+    in_stub = stub_number(is_head | repeats) > 0
     in_repeat = (
         pl.when(repeats).then(pl.col("line_number")).when(is_head | is_stat).then(0)
         .forward_fill().over("dump_id", **_BY_LINE).fill_null(0) > 0

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from flows.stages.shapes import MAY_CLAIM, STAT_LINE_PATTERN, names_a_translation
+from flows.stages.shapes import MAY_CLAIM, STAT_LINE_PATTERN, names_a_translation, stub_number
 
 
 def mark_repeated_headers(dated: pl.DataFrame) -> pl.DataFrame:
@@ -71,10 +71,7 @@ def _site_names_in_stubs(marked: pl.DataFrame) -> pl.DataFrame:
         return marked  # most runs: no line after a head names a site
     is_head = pl.col("_is_date") | pl.col("_looks_dated")
     is_stat = pl.col("line").str.contains(STAT_LINE_PATTERN)
-    stub = (  # the stub's stat line number, 0 outside stubs
-        pl.when(is_stat).then(pl.col("line_number")).when(is_head | pl.col("_repeats_header"))
-        .then(0).forward_fill().over("dump_id", order_by="line_number").fill_null(0)
-    )  # fmt: skip
+    stub = stub_number(is_head | pl.col("_repeats_header"))
     text = pl.col("line").str.contains(r"\p{L}") & ~is_stat  # not the stat line, `.` or blank
     texts_so_far = text.cast(pl.Int64).cum_sum().over("dump_id", "_stub", order_by="line_number")
     return (
@@ -91,5 +88,6 @@ def count_pastes(kind: pl.Expr, line_number: pl.Expr) -> pl.Expr:
     """The pages pasted in one dump's lines (an aggregation: Int64): 1, plus one for each
     header line that follows a line of another kind (blank lines left out); 1 for a
     dump with no header after its entries."""
-    shown = kind.sort_by(line_number).filter(kind.sort_by(line_number) != "blank")
+    ordered = kind.sort_by(line_number)
+    shown = ordered.filter(ordered != "blank")
     return (1 + ((shown == "header") & (shown.shift(1) != "header")).sum()).cast(pl.Int64)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from flows.stages.date_formats import date_pattern, dated_line_pattern
+from flows.stages.date_formats import CHINESE_NUMERAL, date_pattern, dated_line_pattern
 
 #: The separators between date and source: `·` (seed line 2 of every dump),
 #: Japanese `・` and its half-width `･` (U+FF65, written 84 times in the real
@@ -52,7 +52,7 @@ _NOT_SEPARATOR_OR_CJK = rf"[^{SEPARATORS}:：\p{{Han}}\p{{Hiragana}}\p{{Katakana
 _ANY_SOURCE_PART = rf"\s*[{SEPARATORS}]\s*{_LABEL}\s*[:：]\s*"
 _LATIN_SOURCE = r"[A-Za-z][A-Za-z0-9._-]{1,30}"
 ANY_SCRIPT_HEAD_PATTERN = (
-    rf"^\s*{_NOT_SEPARATOR}*?[\d〇○零一二三四五六七八九十]{_NOT_SEPARATOR}*?"
+    rf"^\s*{_NOT_SEPARATOR}*?(?:\d|{CHINESE_NUMERAL}){_NOT_SEPARATOR}*?"
     rf"{_ANY_SOURCE_PART}(?i:{'|'.join(KNOWN_SOURCES)})\s*$"
     rf"|^\s*{_NOT_SEPARATOR_OR_CJK}*?\d{{4}}{_NOT_SEPARATOR_OR_CJK}*?"
     rf"{_ANY_SOURCE_PART}{_LATIN_SOURCE}\s*$"
@@ -111,7 +111,7 @@ _OTHER_LETTER = (
 _ANY_SEPARATOR = rf"(?:[{SEPARATORS}\]]|\s[\-–—|]\s)"
 #: A source of one to four words, not a sentence (no final `.`, `!`, `?`, `…`).
 _SOURCE_WORDS = r"(?:\S+\s+){0,3}\S*[^\s.!?…。]"
-#: Lines shaped like a head that no head pattern reads, each a malformed head,
+#: Lines shaped like a head that no head pattern reads (two patterns), each a malformed head,
 #: rejected with its body, never glued to the entry before: with a letter of
 #: another script, a four-digit year (a time allowed) then a separator, a
 #: label, a colon and a source of up to four words, no sentence (`Παρασκευή, 3 Μαρτίου 2023, 15:30 ·
@@ -123,33 +123,41 @@ _SOURCE_WORDS = r"(?:\S+\s+){0,3}\S*[^\s.!?…。]"
 #: languages, rulings, the Chinese release notes) has one of these shapes, nor
 #: ordinary lines such as `10 damage - Result: you lose.` or `Selon WotC - les
 #: 2 capacités…` (tests/stages/test_parse.py).
-OTHER_SCRIPT_DATED_PATTERNS = (
+OTHER_SCRIPT_DATED_PATTERN = (
     rf"^(?:[^:：]|\d:\d){{0,60}}\d{{4}}(?:[^:：]|\d:\d){{0,30}}{_ANY_SEPARATOR}\s*{_LABEL}"
-    rf"\s*[:：]\s*{_SOURCE_WORDS}\s*$",
-    rf"^\s*(?:{_OTHER_LETTER}+[,،]?\s+){{0,2}}\d{{1,2}}\.?\s+{_OTHER_LETTER}+[^:：]{{0,30}}"
-    rf"{_ANY_SEPARATOR}\s*{_LABEL}\s*[:：]\s*{_SOURCE_WORDS}\s*$",
+    rf"\s*[:：]\s*{_SOURCE_WORDS}\s*$"
+    rf"|^\s*(?:{_OTHER_LETTER}+[,،]?\s+){{0,2}}\d{{1,2}}\.?\s+{_OTHER_LETTER}+[^:：]{{0,30}}"
+    rf"{_ANY_SEPARATOR}\s*{_LABEL}\s*[:：]\s*{_SOURCE_WORDS}\s*$"
 )
-ANY_SCRIPT_DATED_PATTERNS = (
-    rf"^\s*{_LABEL}\s*[:：]\s*{_SOURCE_WORDS}\s*[{SEPARATORS}]\s*[^:：]{{0,40}}\d{{4}}\s*$",
-    rf"^[^:：]{{0,60}}\d{{4}}[^:：]{{0,30}}{_ANY_SEPARATOR}\s*{_LABEL}\s*[:：]\s*"
-    rf"(?i:{'|'.join(KNOWN_SOURCES)})\s*$",
+ANY_SCRIPT_DATED_PATTERN = (
+    rf"^\s*{_LABEL}\s*[:：]\s*{_SOURCE_WORDS}\s*[{SEPARATORS}]\s*[^:：]{{0,40}}\d{{4}}\s*$"
+    rf"|^[^:：]{{0,60}}\d{{4}}[^:：]{{0,30}}{_ANY_SEPARATOR}\s*{_LABEL}\s*[:：]\s*"
+    rf"(?i:{'|'.join(KNOWN_SOURCES)})\s*$"
 )
 
 
 def is_malformed_head(line: pl.Expr, head: pl.Expr) -> pl.Expr:
     """`line` is no head (`head`: `is_head`) but starts with a date
-    (DATED_LINE_PATTERN) or has the shape of a head (OTHER_SCRIPT_DATED_PATTERNS
-    with a letter of another script, ANY_SCRIPT_DATED_PATTERNS)."""
-    other = line.str.contains(OTHER_SCRIPT_DATED_PATTERNS[0]) | line.str.contains(
-        OTHER_SCRIPT_DATED_PATTERNS[1]
-    )
+    (DATED_LINE_PATTERN) or has the shape of a head (OTHER_SCRIPT_DATED_PATTERN
+    with a letter of another script, ANY_SCRIPT_DATED_PATTERN)."""
+    other_script = line.str.contains(OTHER_SCRIPT_DATED_PATTERN) & line.str.contains(_OTHER_LETTER)
     dated = (
         line.str.contains(DATED_LINE_PATTERN)
-        | (other & line.str.contains(_OTHER_LETTER))
-        | line.str.contains(ANY_SCRIPT_DATED_PATTERNS[0])
-        | line.str.contains(ANY_SCRIPT_DATED_PATTERNS[1])
+        | other_script
+        | line.str.contains(ANY_SCRIPT_DATED_PATTERN)
     )
     return dated & ~head
+
+
+def stub_number(ends: pl.Expr) -> pl.Expr:
+    """The line_number of the stat line (STAT_LINE_PATTERN) of the card stub each line
+    is in, 0 outside stubs (Int64): a stub runs from its stat line to the next line
+    where `ends` holds (a head, a repeated header). Needs dump_id, line_number, line."""
+    is_stat = pl.col("line").str.contains(STAT_LINE_PATTERN)
+    return (
+        pl.when(is_stat).then(pl.col("line_number")).when(ends).then(0)
+        .forward_fill().over("dump_id", order_by="line_number").fill_null(0)
+    )  # fmt: skip
 
 
 def starts_with_date(line: pl.Expr) -> pl.Expr:
