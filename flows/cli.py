@@ -27,11 +27,10 @@ from rich.table import Table
 from flows.disk.cache_keys import cache_keys
 from flows.disk.catalog import checked_catalog, load_catalog
 from flows.disk.lock import hold_run_lock
-from flows.disk.paths import OutputPaths
+from flows.disk.paths import OutputPaths, check_raw_output_overlap
 from flows.disk.raw import MAX_FILE_BYTES, list_dump_paths
 from flows.disk.snapshot import (
     check_output_dir,
-    check_raw_output_overlap,
     latest_target,
     resolve_latest,
     verify_snapshot,

@@ -6,7 +6,8 @@ disk) or `flows.stages` (pure), referenced here and executed by a runner
 (`processes.runner`): plainly in this process (`run_direct`), or as Prefect
 tasks (`prefect_flow`), the `flows.disk` ones retried on transient OS errors.
 
-Under the output dir's run lock (`disk.lock`):
+Under the output dir's run lock (`disk.lock`), after committing the state of a
+snapshot an earlier run left published uncommitted (`generation.roll_forward`):
 1. the catalog (with `--catalog`): hashed, read or taken from its cache, indexed;
 2. the inputs: the raw dir's listing, the state of earlier runs, the published manifest;
 3. every file stat'ed; those whose metadata changed are read and parsed in
@@ -35,8 +36,8 @@ from flows import __version__
 from flows.disk import catalog, generation, raw, snapshot, state
 from flows.disk.files import remove_tree
 from flows.disk.lock import hold_run_lock
-from flows.disk.paths import OutputPaths
-from flows.errors import RulingsError
+from flows.disk.paths import OutputPaths, check_raw_output_overlap
+from flows.errors import PublishError, RulingsError
 from flows.processes import pools
 from flows.processes.hooks import pause_point
 from flows.processes.runner import DirectRunner, Runner, results_of
@@ -95,7 +96,7 @@ def run_steps(runner: Runner, run: RunSettings) -> RunResult:
             f"max_file_bytes ({run.max_file_bytes}) and retention ({run.retention}) must be "
             "at least 1: nothing was read"
         )
-    snapshot.check_raw_output_overlap(run.raw_dir, run.output.root)  # before anything is read
+    check_raw_output_overlap(run.raw_dir, run.output.root)  # before anything is read
     with hold_run_lock(run.output.root):
         return _sequence(runner, run)
 
@@ -124,6 +125,7 @@ class _Built(TypedDict):
 def _sequence(runner: Runner, run: RunSettings) -> RunResult:
     out = run.output
     snapshot.check_new_run_id(out.root, run.run_id)  # before a rollback could remove its folder
+    runner.call(generation.roll_forward, out)  # a publish a failed rollback left uncommitted
     index, catalog_cached, catalog_key = _load_catalog(runner, run)
     inputs = runner.call(state.load_inputs, run.raw_dir, out)
     parsed = _parse(runner, run, inputs, catalog_key)
@@ -157,11 +159,17 @@ def _sequence(runner: Runner, run: RunSettings) -> RunResult:
         pause_point("snapshot_staged")
         written = runner.call(snapshot.complete_snapshot, out.root, run.run_id)
         _publish(runner, run, written, inputs["state"], parsed, built)
-    except BaseException:  # a Ctrl-C between two steps too: nothing is left half-published
-        if not generation.is_committed(out.state, run.run_id):  # committed: latest and state agree
-            generation.roll_back(out, previous, run.run_id)
-        raise
-    _prune(runner, out, run.retention)
+    except BaseException as exc:  # a Ctrl-C between two steps too: nothing is left half-published
+        if generation.is_committed(out.state, run.run_id):  # committed: latest and state agree
+            raise
+        left = generation.roll_back(out, previous, run.run_id)
+        if left is None or not isinstance(exc, Exception):
+            raise
+        raise PublishError(f"{exc}; {left}") from exc
+    try:  # retention, best effort (the run is published); `previous` is kept
+        runner.call(snapshot.prune_snapshots, out.root, max(1, run.retention), previous)
+    except Exception as exc:
+        logger.warning("retention skipped (the run is published): %s", exc)
     rows = run_manifest["rows"]
     logger.info("published %s (%d tables, %s rows)", written, len(rows), f"{sum(rows.values()):,}")
     return RunResult(
@@ -352,16 +360,8 @@ def _publish(
     pause_point("state_staged")
     runner.call(snapshot.switch_latest, out.root, written)
     pause_point("latest_switched")
-    runner.call(generation.commit_state, out.state, record, loaded["generation"])
+    runner.call(generation.commit_state, out.state, record, loaded["generation"], run.raw_dir)
     pause_point("state_committed")
-
-
-def _prune(runner: Runner, out: OutputPaths, retention: int) -> None:
-    """Delete snapshots beyond the newest `retention`; best effort (the run is published)."""
-    try:
-        runner.call(snapshot.prune_snapshots, out.root, max(1, retention))
-    except Exception as exc:
-        logger.warning("retention skipped (the run is published): %s", exc)
 
 
 def run_direct(

@@ -420,13 +420,11 @@ def test_only_transient_os_errors_are_retried(
     calls: list[str] = []
 
     @functools.wraps(real_commit)  # a step of flows.disk: the flow retries its transient errors
-    def commit_fails_once(
-        state_dir: Path, record: state.StateRecord, used: str | None = None
-    ) -> None:
+    def commit_fails_once(state_dir: Path, record: state.StateRecord, *rest: Any) -> None:
         calls.append(record["generation"])
         if len(calls) == 1:
             raise OSError(errno.EIO, "Input/output error")
-        real_commit(state_dir, record, used)
+        real_commit(state_dir, record, *rest)
 
     monkeypatch.setattr(generation, "commit_state", commit_fails_once)
     run_id = _run(raw, output)["run_id"]
@@ -437,10 +435,7 @@ def test_only_transient_os_errors_are_retried(
 
         @functools.wraps(real_commit)
         def commit_denied(
-            state_dir: Path,
-            record: state.StateRecord,
-            used: str | None = None,
-            exc: OSError = denied,
+            state_dir: Path, record: state.StateRecord, *rest: Any, exc: OSError = denied
         ) -> None:
             calls.append(record["generation"])
             raise exc

@@ -11,9 +11,9 @@ import pytest
 from typer.testing import CliRunner
 
 from flows.cli import app
-from flows.disk.paths import escape_path, unescape_path
+from flows.disk.paths import check_raw_output_overlap, escape_path, unescape_path
 from flows.disk.raw import list_dump_paths, load_raw_dumps
-from flows.disk.snapshot import check_raw_output_overlap, prune_snapshots
+from flows.disk.snapshot import prune_snapshots
 from flows.errors import RawDirError
 from tests.conftest import SEED_DIR, run_raw
 

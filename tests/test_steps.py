@@ -18,9 +18,10 @@ import pytest
 
 from flows import run as run_module
 from flows.disk import raw as raw_files
+from flows.disk.generation import roll_forward
 from flows.disk.paths import OutputPaths
 from flows.disk.state import load_state
-from flows.errors import RulingsError, WorkerDiedError
+from flows.errors import PublishError, RulingsError, WorkerDiedError
 from flows.run import DirectRunner, RunResult, RunSettings, new_run_id, run_direct, run_steps
 from tests.conftest import SEED_DIR
 
@@ -389,10 +390,29 @@ def test_a_rollback_that_cannot_restore_latest_keeps_the_snapshot_it_names(
     monkeypatch.setattr(os, "symlink", no_restore)
     no_space = OSError(28, "No space left on device")
     monkeypatch.setattr(run_module.generation, "commit_state", _failing(no_space))
-    with pytest.raises(OSError, match="No space left"):
+    # issue 23: the line says what the output holds, and the next run repairs it first
+    with pytest.raises(PublishError) as failed:
         run_direct(SEED_DIR, output, started_at=dt.datetime(2026, 11, 30, 13, tzinfo=dt.UTC))
+    assert str(failed.value) == (
+        "[Errno 28] No space left on device; the rollback failed too ([Errno 28] No space left "
+        "on device): latest -> snapshots/20261130T130000000000Z, this run's complete, validated "
+        "snapshot, with its state staged but not committed; the next run commits that state "
+        "first and goes on from it"
+    )
     assert (output / "latest").resolve().name == "20261130T130000000000Z"
     assert ((output / "latest") / "manifest.json").is_file()
+    committed = json.loads((output / "state" / "state.json").read_text())
+    assert committed["current"]["generation"] == "20261130T120000000000Z"
     monkeypatch.undo()
+    assert roll_forward(OutputPaths(output)) == (
+        "latest -> snapshots/20261130T130000000000Z had its state uncommitted: committed it "
+        "(rolled forward)"
+    )
+    committed = json.loads((output / "state" / "state.json").read_text())
+    assert committed["current"]["generation"] == "20261130T130000000000Z"
+    assert committed["previous"]["generation"] == "20261130T120000000000Z"
+    assert roll_forward(OutputPaths(output)) is None  # repaired: nothing more to do
     third = run_direct(SEED_DIR, output, started_at=dt.datetime(2026, 11, 30, 14, tzinfo=dt.UTC))
     assert (output / "latest").resolve() == Path(third["snapshot"]).resolve()
+    assert third["manifest"]["state_recovered"] is None
+    assert third["manifest"]["since_previous"]["previous_run_id"] == "20261130T130000000000Z"

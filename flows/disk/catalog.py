@@ -29,6 +29,7 @@ import ijson
 import polars as pl
 
 from flows.disk.cache_keys import cache_keys
+from flows.disk.files import make_folder, open_new
 from flows.errors import CatalogError
 from flows.stages.cards import TABLES, Catalog, extract_set
 
@@ -123,9 +124,10 @@ def load_catalog(path: Path, cache_dir: Path, digest: str | None = None) -> tupl
     catalog = read_catalog(path)
     staging = cache_dir / f".{digest}.{os.getpid()}.partial"
     shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
+    make_folder(staging, cache_dir.parent)  # no link at <output>/state/catalog
     for name in TABLES:
-        catalog[name].write_parquet(staging / f"{name}.parquet", compression="zstd")  # type: ignore[literal-required]
+        with open_new(staging / f"{name}.parquet") as out:
+            catalog[name].write_parquet(out, compression="zstd")  # type: ignore[literal-required]
     shutil.rmtree(cached, ignore_errors=True)
     os.rename(staging, cached)
     logger.info(

@@ -11,6 +11,7 @@ error the one a write one file after the other would meet first.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -18,11 +19,12 @@ import shutil
 from collections.abc import Sequence
 from concurrent.futures import Future, wait
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
 import polars as pl
 
 from flows.disk.paths import staged_file
+from flows.errors import OutputDirError
 
 #: Files written at once: polars writes (and sha256, file reads) release the GIL.
 IO_THREADS = 2
@@ -54,7 +56,8 @@ def write_parquet(frame: pl.DataFrame, path: Path) -> None:
         OSError: the write failed (`path` is as it was).
     """
     staged = staged_file(path)
-    frame.write_parquet(staged, compression="lz4")
+    with open_new(staged) as out:
+        frame.write_parquet(out, compression="lz4")
     fsync_path(staged)
     os.replace(staged, path)
     fsync_path(path.parent)
@@ -67,10 +70,55 @@ def write_json(value: Any, path: Path) -> None:
         OSError: the write failed (`path` is as it was).
     """
     staged = staged_file(path)
-    staged.write_text(json.dumps(value, indent=2) + "\n", encoding="utf-8")
+    with open_new(staged) as out:
+        out.write((json.dumps(value, indent=2) + "\n").encode())
     fsync_path(staged)
     os.replace(staged, path)
     fsync_path(path.parent)
+
+
+def open_new(path: Path) -> IO[bytes]:
+    """`path` opened for writing from its start, never through a symlink (O_NOFOLLOW).
+
+    Every file a run writes under the output dir is opened here: a link put
+    where the run writes (`ln -s raw/000.txt output/state/state.json.tmp`)
+    stops the write instead of overwriting the link's target.
+
+    Raises:
+        OutputDirError: `path` is a symlink (its target is left untouched).
+        OSError: the file could not be opened.
+    """
+    try:
+        fd = os.open(
+            path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644
+        )
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        raise OutputDirError(
+            f"{path} is a symlink; a run never writes through one: remove it"
+        ) from None
+    return os.fdopen(fd, "wb")
+
+
+def make_folder(path: Path, root: Path) -> None:
+    """Create `path` (and its parents) under `root`; refuse one that leads out through a link.
+
+    The folders a run writes into (`snapshots/.<run_id>.partial`, `state/`,
+    `state/parts/<run_id>`) are checked after they exist: their real path must
+    be `root`'s real path joined with their relative path.
+
+    Raises:
+        OutputDirError: `path` or a folder between `root` and it is a symlink.
+        OSError: the folder could not be made.
+    """
+    path.mkdir(parents=True, exist_ok=True)
+    relative = os.path.relpath(path, root)
+    if os.path.realpath(path) != os.path.join(os.path.realpath(root), relative):
+        raise OutputDirError(
+            f"{path} leads out of {root} through a symlink; a run never writes through one: "
+            "remove the link"
+        )
 
 
 def sha256_file(path: Path) -> str:

@@ -1,7 +1,7 @@
 """Writing a state generation: its files and record staged, then committed, or discarded.
 
 A generation is what one run (its run id) keeps for the next: the files of
-`state.STATE_FILES` and its record `generation.<run_id>.json` (each file's
+`state_files.STATE_FILES` and its record `generation.<run_id>.json` (each file's
 name and sha256, and the cache keys). `stage_parse_cache` and `stage_state`
 write them, flushed, not yet current; `commit_state` makes the generation
 current by replacing `state.json` (whose `previous` is the fallback) and
@@ -13,6 +13,7 @@ unpublished run wrote, and `roll_back` undoes a publish that failed halfway.
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -22,6 +23,7 @@ import polars as pl
 from flows.disk.cache_keys import cache_keys
 from flows.disk.files import (
     IO_THREADS,
+    make_folder,
     remove_tree,
     results_in_order,
     sha256_file,
@@ -29,15 +31,16 @@ from flows.disk.files import (
     write_parquet,
 )
 from flows.disk.paths import OutputPaths, state_file
-from flows.disk.snapshot import restore_latest
-from flows.disk.state import (
-    RESULT_FRAMES,
+from flows.disk.records import (
     StateCorruptError,
     StateRecord,
-    generation_of,
+    committed_generations,
+    committed_text,
     read_committed,
     read_record,
 )
+from flows.disk.snapshot import own_latest, restore_latest
+from flows.disk.state_files import RESULT_FRAMES, generation_of
 from flows.stages.detector import LANGUAGE_SCHEMA
 from flows.stages.parse import ParsedFiles
 
@@ -113,7 +116,7 @@ def stage_files(
     Raises:
         OSError: a write failed (the first in order).
     """
-    state_dir.mkdir(parents=True, exist_ok=True)
+    make_folder(state_dir, state_dir.parent)  # the output dir
     with ThreadPoolExecutor(IO_THREADS) as pool:  # polars writes and sha256 release the GIL
         written = [
             pool.submit(_write_state_file, frame, state_file(state_dir, kind, generation))
@@ -122,7 +125,9 @@ def stage_files(
         return dict(zip(frames, results_in_order(written), strict=True))
 
 
-def commit_state(state_dir: Path, record: StateRecord, used: str | None = None) -> None:
+def commit_state(
+    state_dir: Path, record: StateRecord, used: str | None = None, raw_dir: Path | None = None
+) -> None:
     """Make a staged generation current (replace `state.json`, flushed); tidy the rest.
 
     Args:
@@ -130,6 +135,7 @@ def commit_state(state_dir: Path, record: StateRecord, used: str | None = None) 
             it becomes `previous`, the fallback, so a generation the run skipped
             as broken is never kept as one. None (a cold start, or unknown): the
             committed current generation becomes `previous`.
+        raw_dir: the raw dir the run read, recorded (`records.committed_text`).
 
     Files of any other generation and `*.tmp` leftovers of killed runs are
     deleted, best effort: what cannot be deleted is logged and left (the new
@@ -141,7 +147,9 @@ def commit_state(state_dir: Path, record: StateRecord, used: str | None = None) 
         previous = _record_of(state_dir, used) or previous
     if previous and previous["generation"] == record["generation"]:  # a retried commit
         previous = committed.get("previous")
-    write_json({"current": record, "previous": previous}, state_dir / "state.json")
+    write_json(
+        committed_text(record, previous, state_dir.parent, raw_dir), state_dir / "state.json"
+    )
     keep = {record["generation"], *([previous["generation"]] if previous else [])}
     for path in state_dir.iterdir():
         generation = generation_of(path)
@@ -180,8 +188,7 @@ def discard_state(state_dir: Path, generation: str) -> None:
     """
     if not state_dir.is_dir():
         return
-    committed = {r["generation"] for r in read_committed(state_dir).values() if r}
-    if generation in committed:
+    if generation in committed_generations(read_committed(state_dir)):
         return
     for path in state_dir.iterdir():
         if generation_of(path.with_name(path.name.removesuffix(".tmp"))) == generation:
@@ -219,18 +226,65 @@ def discard_run(output: OutputPaths, run_id: str) -> None:
     discard_state(output.state, run_id)
 
 
-def roll_back(output: OutputPaths, previous: str | None, run_id: str) -> None:
+def roll_back(output: OutputPaths, previous: str | None, run_id: str) -> str | None:
     """Undo a publish that failed halfway: `latest` back to `previous` (where it pointed,
-    `snapshot.latest_target`), then the run's snapshot and staged state removed. A failure
-    is logged, not raised; when `latest` cannot be restored, the snapshot and the staged
-    state are kept (`latest` may name them: the next run rolls that generation forward,
-    `state.load_inputs`)."""
+    `snapshot.latest_target`), then the run's snapshot and staged state removed.
+
+    Returns:
+        None when `latest` is back where it was (a failure to remove the run's
+        files is logged: the next run's retention and commit tidy them). When
+        `latest` cannot be switched back (a read-only output dir), a line saying
+        what the output holds: `latest` on this run's snapshot, complete and
+        validated, and its state staged, not committed, which the next run
+        commits first (`roll_forward`); both are kept.
+    """
     try:
         restore_latest(output.root, previous)
-    except OSError as exc:  # `latest` may name this run's snapshot: keep it and its state
-        logger.warning("rollback step failed: %s; the run's snapshot is kept", exc)
-        return
+    except OSError as exc:
+        left = (
+            f"the rollback failed too ({exc}): latest -> {os.readlink(output.latest)}, this "
+            "run's complete, validated snapshot, with its state staged but not committed; "
+            "the next run commits that state first and goes on from it"
+        )
+        logger.warning("rollback step failed: %s", left)
+        return left
     try:
         discard_run(output, run_id)
     except OSError as exc:
         logger.warning("rollback step failed: %s", exc)
+    return None
+
+
+def roll_forward(output: OutputPaths) -> str | None:
+    """Commit the state of a snapshot left published uncommitted; first thing of a run.
+
+    A run that switched `latest` and then failed to commit its state and to
+    switch `latest` back (`roll_back`), or was killed between the switch and
+    the commit, leaves `latest` on its complete snapshot with its generation
+    staged. When `latest` points at one of this output's snapshots whose
+    generation is not `state.json`'s current and whose record is on disk, that
+    generation is committed: the output's state follows what readers see
+    (`state.load_state` checks its files; a broken one falls back as ever).
+
+    Returns:
+        What was done (also logged as a warning), or None when nothing was to do.
+
+    Raises:
+        OSError: the commit failed (the run stops; nothing changed).
+    """
+    published = own_latest(output.root)
+    record_path = state_file(output.state, "generation", published or "", "json")
+    if published is None or not record_path.is_file():
+        return None
+    if (read_committed(output.state).get("current") or {}).get("generation") == published:
+        return None
+    try:
+        record = read_record(record_path)
+    except StateCorruptError:
+        return None  # the load falls back from it, loudly
+    commit_state(output.state, record)
+    done = (
+        f"latest -> snapshots/{published} had its state uncommitted: committed it (rolled forward)"
+    )
+    logger.warning("repaired: %s", done)
+    return done

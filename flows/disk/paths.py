@@ -27,6 +27,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from flows.errors import RawDirError
+
 
 @dataclass(frozen=True)
 class OutputPaths:
@@ -105,6 +107,37 @@ def foreign_links(output_dir: Path) -> list[Path]:
         for parent, dirs, files in os.walk(folder):  # never into a link
             found += [Path(parent) / n for n in [*dirs, *files] if (Path(parent) / n).is_symlink()]
     return sorted(found)
+
+
+#: Folders under the output dir that a run writes, deletes or prunes.
+OUTPUT_WORK_FOLDERS: tuple[str, ...] = (
+    OutputPaths(Path()).snapshots.name,
+    OutputPaths(Path()).state.name,
+)
+
+
+def check_raw_output_overlap(raw_dir: Path, output_dir: Path) -> None:
+    """Refuse a raw dir and an output dir that share files a run would write or delete.
+
+    A run writes and prunes `output_dir/snapshots/` and `output_dir/state/`.
+    When the raw dir contains one of them (`--raw d --output d`), or lies
+    inside one of them, retention or a state save could delete raw dumps,
+    and a run could read its own output. Paths are compared after resolving
+    symlinks, whether or not the folders exist yet. An output dir that merely
+    contains the raw dir elsewhere (`output/raw`) is allowed.
+
+    Raises:
+        RawDirError: the folders overlap (the message names both and the fix).
+    """
+    raw = raw_dir.resolve()
+    for name in OUTPUT_WORK_FOLDERS:
+        work = (output_dir / name).resolve()
+        if work == raw or raw in work.parents or work in raw.parents:
+            raise RawDirError(
+                f"raw dir {raw_dir} and output folder {output_dir / name} overlap: "
+                "a run writes and prunes that folder and would delete or read raw dumps; "
+                "keep raw and output in separate folders"
+            )
 
 
 def state_file(state_dir: Path, kind: str, generation: str, suffix: str = "parquet") -> Path:

@@ -22,6 +22,7 @@ from typing import Any, TypedDict
 
 import polars as pl
 
+from flows.disk.files import make_folder, open_new
 from flows.disk.paths import escape_path, staged_file, unescape_path
 from flows.errors import RawDirError, WorkerDiedError
 from flows.stages.decode import hash_dumps
@@ -361,12 +362,13 @@ def write_parts(parts_dir: Path, name: str, frames: dict[str, pl.DataFrame]) -> 
     Returns:
         {key: path} to hand to `read_parts` (on the driver, which must see `parts_dir`).
     """
-    parts_dir.mkdir(parents=True, exist_ok=True)
+    make_folder(parts_dir, parts_dir.parents[2])  # <output>/state/parts/<run_id>
     paths = {}
     for key, frame in frames.items():
         path = parts_dir / f"{name}.{key}.parquet"
         staged = staged_file(path)
-        frame.write_parquet(staged, compression="lz4")  # a local cache: speed over size
+        with open_new(staged) as out:
+            frame.write_parquet(out, compression="lz4")  # a local cache: speed over size
         os.replace(staged, path)
         paths[key] = str(path)
     return paths

@@ -35,11 +35,13 @@ from flows.disk.files import (
     IO_THREADS,
     fsync_path,
     indented_json,
+    make_folder,
+    open_new,
     results_in_order,
     sha256_file,
 )
 from flows.disk.paths import OutputPaths
-from flows.errors import PublishError, RawDirError, RulingsError
+from flows.errors import PublishError, RulingsError
 
 # `flows.stages.tables` is imported where used (`verify_snapshot`): it loads every stage
 # the tables are built from (the detector's profiles, wordfreq), and the command line
@@ -74,7 +76,7 @@ def stage_snapshot(
     staging = OutputPaths(output_dir).snapshot_staging(run_id)
     if staging.exists():  # a retried write starts afresh
         shutil.rmtree(staging)
-    staging.mkdir(parents=True)
+    make_folder(staging, output_dir)
     jobs = [
         *(
             (_write_table, table, staging / f"{name}.{ext}")
@@ -90,7 +92,8 @@ def stage_snapshot(
         head = _manifest_head(manifest)  # meanwhile (it holds the GIL, the writes do not)
         files = results_in_order([pending[i] for i in range(len(jobs))])
     manifest_path = staging / "manifest.json"
-    manifest_path.write_text(_manifest_text(manifest, files, head) + "\n", encoding="utf-8")
+    with open_new(manifest_path) as out:
+        out.write((_manifest_text(manifest, files, head) + "\n").encode())
     fsync_path(manifest_path)
     fsync_path(staging)
     return staging
@@ -119,16 +122,18 @@ def complete_snapshot(output_dir: Path, run_id: str) -> Path:
 
 def _write_table(table: pl.DataFrame, path: Path) -> dict[str, Any]:
     """Write `table` as Parquet (zstd) or JSON Lines, by `path`'s suffix; flush; describe it."""
-    if path.suffix == ".parquet":
-        table.write_parquet(path, compression=PARQUET_COMPRESSION)
-    else:
-        table.write_ndjson(path)
+    with open_new(path) as out:
+        if path.suffix == ".parquet":
+            table.write_parquet(out, compression=PARQUET_COMPRESSION)
+        else:
+            table.write_ndjson(out)
     fsync_path(path)
     return _describe_file(path)
 
 
 def _write_document(text: str, path: Path) -> dict[str, Any]:
-    path.write_text(text, encoding="utf-8")
+    with open_new(path) as out:
+        out.write(text.encode())
     fsync_path(path)
     return _describe_file(path)
 
@@ -246,10 +251,38 @@ def resolve_latest(output_dir: Path) -> Path:
     return latest.resolve()
 
 
-def read_latest_manifest(output_dir: Path) -> dict[str, Any] | None:
-    """The manifest `output_dir/latest` points at, or None before the first publish."""
-    path = OutputPaths(output_dir).latest_manifest
-    if not path.is_file():
+def own_latest(output_dir: Path) -> str | None:
+    """The run id of the snapshot `output_dir/latest` points at, when it is one of this output's.
+
+    None before the first publish, and (with a warning) when `latest` leads
+    anywhere but a snapshot folder under `output_dir/snapshots/` (another
+    output's snapshot, a folder elsewhere, a dangling link): a run then has no
+    previous snapshot to compare with (`since_previous`) and uses no state
+    generation by it.
+    """
+    paths = OutputPaths(output_dir)
+    target = latest_target(output_dir)
+    if target is None:
+        return None
+    real = os.path.realpath(paths.latest)
+    name = os.path.basename(real)
+    own = os.path.join(os.path.realpath(paths.snapshots), name)
+    if real == own and os.path.isdir(real) and not os.path.islink(paths.snapshot(name)):
+        return name
+    logger.warning(
+        "latest -> %s is not one of this output's snapshots: taken as no previous snapshot",
+        target,
+    )
+    return None
+
+
+def read_manifest(path: Path | None) -> dict[str, Any] | None:
+    """A snapshot's manifest (`path`: its manifest.json); None when `path` is None or absent.
+
+    Raises:
+        ValueError: the file is not JSON.
+    """
+    if path is None or not path.is_file():
         return None
     manifest: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return manifest
@@ -260,8 +293,12 @@ def read_latest_manifest(output_dir: Path) -> dict[str, Any] | None:
 RUN_ID_PATTERN = re.compile(r"\d{8}T\d{12}Z")
 
 
-def prune_snapshots(output_dir: Path, keep: int) -> list[str]:
+def prune_snapshots(output_dir: Path, keep: int, previous: str | None = None) -> list[str]:
     """Delete all but the `keep` newest snapshots, and leftovers of killed runs.
+
+    `previous`: where `latest` pointed before this run (`latest_target`): that
+    snapshot is kept too, whatever `keep` says, so a reader who resolved
+    `latest` before the run can read it to the end of the next run.
 
     Only folders this product wrote are candidates: `snapshots/<run_id>/`
     (a name matching RUN_ID_PATTERN) and `snapshots/.<run_id>.partial/`;
@@ -277,10 +314,12 @@ def prune_snapshots(output_dir: Path, keep: int) -> list[str]:
     snapshots = OutputPaths(output_dir).snapshots
     if not snapshots.is_dir():
         return []
-    latest = OutputPaths(output_dir).latest.resolve()
+    kept = {OutputPaths(output_dir).latest.resolve()}
+    if previous is not None:
+        kept.add((output_dir / previous).resolve())
     folders = [p for p in snapshots.iterdir() if p.is_dir() and not p.is_symlink()]
     complete = sorted(p for p in folders if RUN_ID_PATTERN.fullmatch(p.name))
-    doomed = [p for p in complete[: max(0, len(complete) - keep)] if p.resolve() != latest]
+    doomed = [p for p in complete[: max(0, len(complete) - keep)] if p.resolve() not in kept]
     doomed += [
         p
         for p in folders
@@ -296,37 +335,6 @@ def prune_snapshots(output_dir: Path, keep: int) -> list[str]:
     if doomed:
         logger.info("retention: deleted %d old snapshot folders", len(doomed))
     return sorted(p.name for p in doomed)
-
-
-#: Folders under the output dir that a run writes, deletes or prunes.
-OUTPUT_WORK_FOLDERS: tuple[str, ...] = (
-    OutputPaths(Path()).snapshots.name,
-    OutputPaths(Path()).state.name,
-)
-
-
-def check_raw_output_overlap(raw_dir: Path, output_dir: Path) -> None:
-    """Refuse a raw dir and an output dir that share files a run would write or delete.
-
-    A run writes and prunes `output_dir/snapshots/` and `output_dir/state/`.
-    When the raw dir contains one of them (`--raw d --output d`), or lies
-    inside one of them, retention or a state save could delete raw dumps,
-    and a run could read its own output. Paths are compared after resolving
-    symlinks, whether or not the folders exist yet. An output dir that merely
-    contains the raw dir elsewhere (`output/raw`) is allowed.
-
-    Raises:
-        RawDirError: the folders overlap (the message names both and the fix).
-    """
-    raw = raw_dir.resolve()
-    for name in OUTPUT_WORK_FOLDERS:
-        work = (output_dir / name).resolve()
-        if work == raw or raw in work.parents or work in raw.parents:
-            raise RawDirError(
-                f"raw dir {raw_dir} and output folder {output_dir / name} overlap: "
-                "a run writes and prunes that folder and would delete or read raw dumps; "
-                "keep raw and output in separate folders"
-            )
 
 
 def _is_complete_snapshot(folder: Path, run_id: str) -> bool:

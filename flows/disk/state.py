@@ -37,8 +37,8 @@ state, the raw dir's listing and the published manifest, at once.
 from __future__ import annotations
 
 import contextvars
-import json
 import logging
+import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypedDict
@@ -49,34 +49,32 @@ from flows.disk.cache_keys import cache_keys
 from flows.disk.files import IO_THREADS, results_in_order, sha256_file
 from flows.disk.paths import OutputPaths, state_file
 from flows.disk.raw import list_dump_paths
-from flows.disk.snapshot import latest_target, read_latest_manifest
-from flows.stages.dedupe import REGISTRY_SCHEMA, complete_registry
+from flows.disk.records import (
+    StateCorruptError,
+    StateRecord,
+    committed_generations,
+    read_committed,
+    read_record,
+)
+from flows.disk.snapshot import own_latest, read_manifest
+from flows.disk.state_files import (
+    CACHE_OF,
+    REQUIRED,
+    RESULT_FRAMES,
+    STATE_FILES,
+    checked_frame,
+    generation_of,
+    state_schemas,
+)
+from flows.stages.dedupe import REGISTRY_SCHEMA
 from flows.stages.detector import LANGUAGE_SCHEMA
-from flows.stages.dumps import RESULTS_ORDER
-from flows.stages.parse import PARSED_DUMP_SCHEMA, ParsedFiles
-from flows.stages.reuse import FILE_INDEX_SCHEMA, usable_caches
+from flows.stages.parse import ParsedFiles
+from flows.stages.reuse import (
+    FILE_INDEX_SCHEMA,
+    usable_caches,
+)
 
 logger = logging.getLogger(__name__)
-
-#: The frames of `dumps.DumpResults`, each kept as state file `results_<name>`.
-RESULT_FRAMES = tuple(RESULTS_ORDER)
-
-#: Columns each state file must have (with these dtypes) to be read back; an
-#: older registry without is_representative / merge_rules_version is completed.
-_REQUIRED: dict[str, dict[str, Any]] = {
-    "parsed_dumps": PARSED_DUMP_SCHEMA,
-    "parsed_lines": {"dump_id": pl.String},
-    "languages": LANGUAGE_SCHEMA,
-    "ruling_ids": {"variant_id": pl.String, "ruling_id": pl.String},
-}
-#: State files a generation may lack (written by older code): read as empty.
-_OPTIONAL: dict[str, dict[str, Any]] = {
-    "file_index": FILE_INDEX_SCHEMA,
-    **{f"results_{name}": {"dump_id": pl.String} for name in RESULT_FRAMES},
-    "results_counts": {"dump_id": pl.String, "built_on": pl.Date, "depends_on_date": pl.Boolean},
-    "clusters": {"variant_id": pl.String, "block": pl.String},
-}
-STATE_FILES = (*_REQUIRED, *_OPTIONAL)
 
 
 class RunState(TypedDict):
@@ -92,18 +90,6 @@ class RunState(TypedDict):
     clusters: pl.DataFrame | None
     generation: str | None  # the generation read (a run id); None on a cold start
     recovered: str | None  # what was broken and what was used instead; None when all was sound
-
-
-class StateRecord(TypedDict):
-    """One generation's record (`generation.<run_id>.json`)."""
-
-    generation: str
-    cache_keys: dict[str, str]  # "parsed", "languages", "results": `cache_keys.cache_keys`
-    files: dict[str, dict[str, str]]  # state file kind -> {"file": name, "sha256": hex}
-
-
-class StateCorruptError(Exception):
-    """A state generation cannot be used (a file missing, altered or unreadable)."""
 
 
 class Inputs(TypedDict):
@@ -125,18 +111,22 @@ def load_inputs(raw_dir: Path, output: OutputPaths) -> Inputs:
         RawDirError: see `raw.list_dump_paths`.
         OSError: a read failed.
     """
-    target = latest_target(output.root)
-    published = Path(target).name if target else None
+    published = own_latest(output.root)  # None: no `latest`, or one of another output's
+    manifest = output.snapshot(published) / "manifest.json" if published else None
     with ThreadPoolExecutor(2) as pool:
         # Each in a copy of this context: their log lines belong to the run (Prefect).
-        loaded = pool.submit(contextvars.copy_context().run, load_state, output.state, published)
-        previous = pool.submit(contextvars.copy_context().run, read_latest_manifest, output.root)
+        loaded = pool.submit(
+            contextvars.copy_context().run, load_state, output.state, published, (output, raw_dir)
+        )
+        previous = pool.submit(contextvars.copy_context().run, read_manifest, manifest)
         paths = list_dump_paths(raw_dir)  # on an error, the pool ends before it is raised
         loaded_state, previous_manifest = results_in_order([loaded, previous])
     return Inputs(paths=paths, state=loaded_state, previous_manifest=previous_manifest)
 
 
-def load_state(state_dir: Path, published: str | None = None) -> RunState:
+def load_state(
+    state_dir: Path, published: str | None = None, owner: tuple[OutputPaths, Path] | None = None
+) -> RunState:
     """Read the state kept under `state_dir`; outdated caches come back empty.
 
     Tries, in order: the generation of the published snapshot `published` (a
@@ -148,20 +138,34 @@ def load_state(state_dir: Path, published: str | None = None) -> RunState:
     keeps the id registry of the first of them whose `ruling_ids` file is
     sound: the caches can be rebuilt from `raw/`, the registry cannot.
 
+    `owner`: the output and the raw dir of the run reading it. A state that
+    belongs to another output dir (`foreign_state`) is not used at all: a
+    cold start with an empty registry, said in `recovered`. A state last
+    committed by a run reading another raw dir is used without its file index
+    (every file is read and hashed again), with a warning.
+
     Returns:
         The state, with `recovered` set (and a warning logged) when a
         generation was skipped as broken; a cold start (empty caches, and an
         empty id registry when no generation's registry was sound either)
         when nothing whole was left.
+
+    Raises:
+        StateFormatError: `state.json` was written by newer code.
     """
     problems: list[str] = []
-    candidates = _candidate_records(state_dir, published, problems)
+    foreign = foreign_state(state_dir, owner[0]) if owner else None
+    candidates = [] if foreign else _candidate_records(state_dir, published, problems)
+    if foreign:
+        problems.append(f"{foreign}: not used")
     for record in candidates:
         try:
             loaded = _read_generation(state_dir, record)
         except StateCorruptError as exc:
             problems.append(f"generation {record['generation']}: {exc}")
             continue
+        if owner is not None:
+            _check_raw_dir(state_dir, owner[1], loaded)
         if problems:
             loaded["recovered"] = "; ".join([*problems, f"used generation {record['generation']}"])
             logger.warning("state recovered: %s", loaded["recovered"])
@@ -171,7 +175,7 @@ def load_state(state_dir: Path, published: str | None = None) -> RunState:
         return cold
     for record in candidates:  # the caches are lost; the ids need only the registry
         try:
-            cold["registry"] = complete_registry(_read_state_file(state_dir, record, "ruling_ids"))
+            cold["registry"] = _read_state_file(state_dir, record, "ruling_ids")
         except StateCorruptError:
             continue
         cold["recovered"] = "; ".join(
@@ -188,6 +192,47 @@ def load_state(state_dir: Path, published: str | None = None) -> RunState:
     )
     logger.warning("STATE LOST: %s", cold["recovered"])
     return cold
+
+
+def foreign_state(state_dir: Path, output: OutputPaths) -> str | None:
+    """Why the state under `state_dir` belongs to another output dir; None when it is `output`'s.
+
+    A state belongs to the output holding a snapshot of one of its
+    generations (a generation is its run's id: `snapshots/<run_id>/`), or
+    whose real path `state.json` records (`records.Committed.output_dir`; its
+    snapshots may have been deleted by hand). So an output dir moved or
+    copied whole keeps its state; `state/` put under another output (state
+    dirs swapped between two outputs) does not, and would otherwise give that
+    output's ruling ids to this one's rulings. A state naming no generation
+    belongs anywhere.
+    """
+    committed = read_committed(state_dir)
+    names = {*committed_generations(committed)}
+    if state_dir.is_dir():
+        names |= {g for p in state_dir.glob("generation.*.json") if (g := generation_of(p))}
+    if not names or committed.get("output_dir") == os.path.realpath(output.root):
+        return None
+    if any(output.snapshot(name).is_dir() for name in names):
+        return None
+    recorded = committed.get("output_dir", "an output dir not recorded")
+    return (
+        f"{state_dir} belongs to another output dir ({recorded}): none of its generations "
+        f"({', '.join(sorted(names)[-2:])}) is a snapshot of {output.root}"
+    )
+
+
+def _check_raw_dir(state_dir: Path, raw_dir: Path, loaded: RunState) -> None:
+    """Drop the file index of a state committed by a run reading another raw dir (a warning)."""
+    recorded = read_committed(state_dir).get("raw_dir")
+    if recorded is None or recorded == os.path.realpath(raw_dir):
+        return
+    loaded["file_index"] = pl.DataFrame(schema=FILE_INDEX_SCHEMA)
+    logger.warning(
+        "state was committed by a run reading %s, this run reads %s: every file is read and "
+        "hashed again (the caches by content and the ruling ids are kept)",
+        recorded,
+        raw_dir,
+    )
 
 
 def _empty_state() -> RunState:
@@ -219,7 +264,9 @@ def _candidate_records(
     except StateCorruptError as exc:
         problems.append(f"state.json: {exc}")
         committed = {}
-    records = {r["generation"]: r for r in committed.values() if r}
+    records = {
+        r["generation"]: r for r in (committed.get("current"), committed.get("previous")) if r
+    }
     names += list(records)
     names += sorted(
         (g for p in state_dir.glob("generation.*.json") if (g := generation_of(p))),
@@ -238,22 +285,31 @@ def _candidate_records(
 
 
 def _read_generation(state_dir: Path, record: StateRecord) -> RunState:
-    """Read one generation's files, checking each sha256 and schema.
+    """Read one generation's files this run uses, checking each sha256 and schema.
+
+    The caches made under other code (`reuse.usable_caches`) are not read at all.
 
     Raises:
-        StateCorruptError: a file is missing, altered or unreadable.
+        StateCorruptError: a file is missing, altered, unreadable or of another
+            schema, or the id registry holds merge rules this code does not know.
     """
+    usable = usable_caches(record["cache_keys"], cache_keys(), set(record["files"]))
+    kinds = [k for k in STATE_FILES if CACHE_OF.get(k, "always") in {*usable, "always"}]
     with ThreadPoolExecutor(IO_THREADS) as pool:  # sha256 and polars reads release the GIL
-        read = [pool.submit(_read_state_file, state_dir, record, kind) for kind in STATE_FILES]
-        frames = dict(zip(STATE_FILES, results_in_order(read), strict=True))
-    parsed, languages, results, clusters = _current_caches(record, frames)
+        read = [pool.submit(_read_state_file, state_dir, record, kind) for kind in kinds]
+        frames = dict(zip(kinds, results_in_order(read), strict=True))
+    results = None
+    if "results" in usable:
+        results = {name: frames[f"results_{name}"] for name in RESULT_FRAMES}
     return RunState(
-        parsed=parsed,
-        languages=languages.select(list(LANGUAGE_SCHEMA)),
-        registry=complete_registry(frames["ruling_ids"]),
-        file_index=frames["file_index"].select(list(FILE_INDEX_SCHEMA)),
+        parsed=ParsedFiles(dumps=frames["parsed_dumps"], lines=frames["parsed_lines"])
+        if "parsed" in usable
+        else None,
+        languages=frames.get("languages", pl.DataFrame(schema=LANGUAGE_SCHEMA)),
+        registry=frames["ruling_ids"],
+        file_index=frames["file_index"],
         results=results,
-        clusters=clusters,
+        clusters=frames.get("clusters"),
         generation=record["generation"],
         recovered=None,
     )
@@ -267,8 +323,9 @@ def _read_state_file(state_dir: Path, record: StateRecord, kind: str) -> pl.Data
             is missing, altered, unreadable or of the wrong schema.
     """
     spec = record["files"].get(kind)
-    if spec is None and kind in _OPTIONAL:
-        return pl.DataFrame(schema=_OPTIONAL[kind])
+    schema = state_schemas()[kind]
+    if spec is None and kind not in REQUIRED:
+        return pl.DataFrame(schema=schema)
     if spec is None:
         raise StateCorruptError(f"its record names no {kind} file")
     path = state_dir / spec["file"]
@@ -280,90 +337,4 @@ def _read_state_file(state_dir: Path, record: StateRecord, kind: str) -> pl.Data
         frame = pl.read_parquet(path)
     except Exception as exc:  # polars raises several error types on a bad file
         raise StateCorruptError(f"{path.name} does not read back: {exc}") from exc
-    schema = {**_REQUIRED, **_OPTIONAL}[kind]
-    wrong = {c: t for c, t in schema.items() if frame.schema.get(c) != t}
-    if wrong:
-        raise StateCorruptError(f"{path.name} lacks columns {sorted(wrong)}")
-    return frame
-
-
-def _current_caches(
-    record: StateRecord, frames: dict[str, pl.DataFrame]
-) -> tuple[ParsedFiles | None, pl.DataFrame, dict[str, pl.DataFrame] | None, pl.DataFrame | None]:
-    """The parse cache, language cache, per-dump results and clusters of a generation's frames.
-
-    Each is empty (None) unless `reuse.usable_caches` takes it.
-    """
-    usable = usable_caches(record["cache_keys"], cache_keys(), set(record["files"]))
-    parsed = None
-    if "parsed" in usable:
-        parsed = ParsedFiles(dumps=frames["parsed_dumps"], lines=frames["parsed_lines"])
-    languages = frames["languages"]
-    if "languages" not in usable:
-        languages = pl.DataFrame(schema=LANGUAGE_SCHEMA)
-    results = None
-    if "results" in usable:
-        results = {name: frames[f"results_{name}"] for name in RESULT_FRAMES}
-    clusters = frames["clusters"] if "clusters" in usable else None
-    return parsed, languages, results, clusters
-
-
-def read_committed(state_dir: Path, strict: bool = False) -> dict[str, StateRecord | None]:
-    """`state.json` ({"current": record, "previous": record or None}); {} when absent.
-
-    Raises:
-        StateCorruptError: (only when `strict`) it is not such a JSON object.
-    """
-    path = state_dir / "state.json"
-    if not path.is_file():
-        return {}
-    try:
-        committed = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(committed, dict) or not isinstance(committed.get("current"), dict):
-            raise ValueError("no current generation in it")
-        for record in (committed["current"], committed.get("previous")):
-            if record is not None:
-                _check_record(record)
-    except (ValueError, UnicodeDecodeError, KeyError, TypeError) as exc:
-        if strict:
-            raise StateCorruptError(f"unreadable ({exc})") from exc
-        return {}
-    return committed
-
-
-def read_record(path: Path) -> StateRecord:
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-        _check_record(record)
-    except (ValueError, UnicodeDecodeError, KeyError, TypeError) as exc:
-        raise StateCorruptError(f"{path.name} is unreadable ({exc})") from exc
-    return StateRecord(**record)
-
-
-def _check_record(record: Any) -> None:
-    """Raise ValueError unless `record` has a generation record's shape (any JSON may come in)."""
-    files = record.get("files") if isinstance(record, dict) else None
-    if not (
-        isinstance(files, dict)
-        and isinstance(record.get("generation"), str)
-        and isinstance(record.get("cache_keys"), dict)
-        and all(
-            isinstance(s, dict)
-            and isinstance(s.get("file"), str)
-            and isinstance(s.get("sha256"), str)
-            for s in files.values()
-        )
-    ):
-        raise ValueError("not a generation record")
-
-
-def generation_of(path: Path) -> str | None:
-    """The generation a state file belongs to (`<kind>.<generation>.parquet|json`), or None."""
-    parts = path.name.split(".")
-    if (
-        len(parts) == 3
-        and parts[2] in ("parquet", "json")
-        and parts[0] in (*STATE_FILES, "generation")
-    ):
-        return parts[1]
-    return None
+    return checked_frame(frame, kind, path.name)

@@ -14,6 +14,7 @@ import pytest
 from flows.disk import cache_keys
 from flows.disk.generation import discard_state, save_state, stage_parse_cache, stage_state
 from flows.disk.state import load_state
+from flows.disk.state_files import state_schemas
 from flows.stages.parse import PARSED_DUMP_SCHEMA, ParsedFiles
 from tests.conftest import REPO
 
@@ -29,8 +30,17 @@ def _parsed(dump_ids: list[str]) -> ParsedFiles:
             },
             schema=PARSED_DUMP_SCHEMA,
         ),
-        lines=pl.DataFrame({"dump_id": dump_ids, "line_number": [1] * len(dump_ids)}),
+        lines=_full(
+            pl.DataFrame({"dump_id": dump_ids, "line_number": [1] * len(dump_ids)}), "parsed_lines"
+        ),
     )
+
+
+def _full(frame: pl.DataFrame, kind: str) -> pl.DataFrame:
+    """`frame` with the other columns of its state file's schema, null (as this code writes it)."""
+    schema = state_schemas()[kind]
+    missing = [pl.lit(None, t).alias(c) for c, t in schema.items() if c not in frame.columns]
+    return frame.with_columns(missing).select(list(schema))
 
 
 LANGUAGES = pl.DataFrame(
