@@ -3,7 +3,8 @@
 `list_dump_paths` lists every `*.txt` entry; `check_files` stats them and finds
 those whose metadata changed since the last run (`reuse.unchanged_files`);
 `parse_batch` reads a batch of those (`load_raw_dumps`: regular files inside
-raw/ only, within the size limit), parses the new contents (`parse.parse_files`)
+raw/ only, within the size limit, each one version of it or a `read` reject:
+`read_file`), parses the new contents (`parse.parse_files`)
 and writes the batch's Parquet parts under `state/parts/`, in a worker process
 when given one; `read_parts` reads them back.
 """
@@ -17,6 +18,7 @@ import stat
 import time
 from concurrent.futures import Executor
 from concurrent.futures.process import BrokenProcessPool
+from functools import partial
 from pathlib import Path
 from typing import Any, TypedDict
 
@@ -24,6 +26,7 @@ import polars as pl
 
 from flows.disk.files import make_folder, open_new
 from flows.disk.paths import escape_path, staged_file, unescape_path
+from flows.disk.read_file import Read, read_or_reject, read_regular
 from flows.errors import RawDirError, WorkerDiedError
 from flows.stages.decode import hash_dumps
 from flows.stages.parse import ParsedFiles, merge_parsed, parse_files
@@ -92,7 +95,13 @@ def load_raw_dumps(
     when its target is inside `raw_dir`; a symlink to a file outside it, a
     dangling symlink, a symlink loop, a FIFO, a socket, a device, and a file
     over `max_file_bytes` are not read (not even opened, for a FIFO or a
-    device): their row has null `content` and a `read_reject`.
+    device): their row has null `content` and a `read_reject`. So has a file
+    that cannot be read: permission denied, an I/O error after
+    `read_file.IO_TRIES` tries, removed or replaced by a symlink after it was
+    listed (`read_file.read_or_reject`), or changed during each of
+    `read_file.READ_TRIES` reads (`read_file.read_regular`: a file's content
+    is one version of it, never bytes of two; a file that grew while read is
+    read to its size when the read started, with a warning).
 
     Args:
         raw_dir: the raw folder.
@@ -107,12 +116,16 @@ def load_raw_dumps(
 
     Raises:
         RawDirError: see `list_dump_paths`.
-        OSError: a regular file could not be read (transient errors are retried by the flow).
+        OSError: an error that is not the file's own (no memory, too many open
+            files, a stale NFS handle; transient ones are retried by the flow).
     """
     paths = list_dump_paths(raw_dir) if paths is None else sorted(paths)
     root = os.path.realpath(raw_dir)
     folders: dict[str, str | None] = {}
-    read = [_read(root, raw_dir, unescape_path(p), max_file_bytes, folders) for p in paths]
+    read = [
+        read_or_reject(partial(_read, root, raw_dir, unescape_path(p), max_file_bytes, folders), p)
+        for p in paths
+    ]
     raw_dumps = pl.DataFrame(
         {
             "path": paths,
@@ -127,7 +140,7 @@ def load_raw_dumps(
 
 def _read(
     root: str, raw_dir: Path, name: str, max_file_bytes: int, folders: dict[str, str | None]
-) -> tuple[bytes | None, str | None]:
+) -> Read:
     """(content, None) for a readable file, else (None, why it is not read).
 
     A regular file (not a symlink) in a folder whose real path is inside
@@ -146,7 +159,7 @@ def _read(
         except OSError:
             plain = False
         if plain:
-            return _read_regular(target, max_file_bytes)
+            return read_regular(target, max_file_bytes)
     return _resolve(root, os.path.join(raw_dir, name), max_file_bytes)
 
 
@@ -159,7 +172,7 @@ def _real_folder(root: str, folder: str) -> str | None:
     return real if os.path.commonpath([root, real]) == root else None
 
 
-def _resolve(root: str, path: str, max_file_bytes: int) -> tuple[bytes | None, str | None]:
+def _resolve(root: str, path: str, max_file_bytes: int) -> Read:
     """`_read` of any entry: follows a symlink whose target is inside `root`, else says why not."""
     try:
         target = os.path.realpath(path, strict=True)
@@ -177,42 +190,7 @@ def _resolve(root: str, path: str, max_file_bytes: int) -> tuple[bytes | None, s
     for is_kind, name in _FILE_KINDS:
         if is_kind(kind):
             return None, f"not a regular file but {name}: not read"
-    return _read_regular(target, max_file_bytes)
-
-
-def _read_regular(target: str, max_file_bytes: int) -> tuple[bytes | None, str | None]:
-    """Read `target` (a real path, opened without following a symlink) up to the size limit.
-
-    Reads with `os.read` until the end of the file or `max_file_bytes` + 1
-    bytes (a buffered `read(n)` sets aside n bytes first: 64 MiB per file).
-    """
-    fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    try:
-        opened = os.fstat(fd)  # what was opened, should the entry have changed
-        if not stat.S_ISREG(opened.st_mode):
-            return None, "not a regular file: not read"
-        size = opened.st_size
-        content = _read_up_to(fd, max_file_bytes + 1, size + 1) if size <= max_file_bytes else b""
-    finally:
-        os.close(fd)
-    if size > max_file_bytes or len(content) > max_file_bytes:
-        return None, (
-            f"file is {max(size, len(content)):,} bytes, over the {max_file_bytes:,}-byte "
-            "size limit: not read"
-        )
-    return content, None
-
-
-def _read_up_to(fd: int, limit: int, first: int) -> bytes:
-    """Bytes from `fd` until its end or `limit` bytes, in reads of at least `first` bytes."""
-    chunks, left = [], limit
-    while left > 0:
-        chunk = os.read(fd, min(left, max(first, 65_536)))
-        if not chunk:
-            break
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
+    return read_regular(target, max_file_bytes)
 
 
 #: A file modified less than this before its metadata was taken is not indexed
