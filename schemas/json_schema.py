@@ -16,7 +16,7 @@ from typing import Any
 import pandera.polars as pa
 import polars as pl
 
-from schemas.models import SCHEMA_VERSION, TABLE_MODELS
+from schemas.models import SCHEMA_VERSION, TABLE_MODELS, TEXT_IS_NOT_HTML
 
 #: pandera/polars dtype name -> (JSON type, JSON format, polars dtype, DuckDB type).
 _TYPES: dict[str, tuple[str, str | None, pl.DataType, str]] = {
@@ -96,6 +96,8 @@ def render_data_dictionary() -> str:
         f"Schema version {SCHEMA_VERSION}. Generated from `schemas/models.py` by",
         "`python -m schemas.json_schema`; a test fails when it drifts from the models.",
         "Each snapshot has the same as JSON Schema in `<table>.schema.json`.",
+        "",
+        TEXT_IS_NOT_HTML,
     ]
     for name, model in TABLE_MODELS.items():
         schema = table_json_schema(name, model)

@@ -13,6 +13,13 @@ import polars as pl
 #: Bumped when a table gains a column (minor) or a column changes meaning (major).
 SCHEMA_VERSION = "1.4.0"
 
+#: What every text column holds (the data dictionary says it first).
+TEXT_IS_NOT_HTML = (
+    "Text columns hold text, not HTML: a dump's HTML entities are decoded and its tags "
+    "removed (`&lt;script&gt;` in a dump is `<script>` in `text_raw`), so escape text "
+    "before putting it into HTML, as `report.html` does."
+)
+
 _SHA256 = r"^[0-9a-f]{64}$"
 _LANGUAGE = r"^([a-z]{2}(-[a-z]{2})?|und)$"
 _UUID = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"

@@ -102,23 +102,30 @@ def open_new(path: Path) -> IO[bytes]:
 
 
 def make_folder(path: Path, root: Path) -> None:
-    """Create `path` (and its parents) under `root`; refuse one that leads out through a link.
+    """Create `path` (and the folders between `root` and it), never through a symlink.
 
     The folders a run writes into (`snapshots/.<run_id>.partial`, `state/`,
-    `state/parts/<run_id>`) are checked after they exist: their real path must
-    be `root`'s real path joined with their relative path.
+    `state/parts/<run_id>`) are made one at a time from `root` down, each
+    checked to be a real folder (`mkdir` never follows a link; an existing
+    entry is looked at with `lstat`), so nothing is made where a link leads.
 
     Raises:
-        OutputDirError: `path` or a folder between `root` and it is a symlink.
-        OSError: the folder could not be made.
+        OutputDirError: a folder between `root` and `path`, or `path`, is a
+            symlink or not a folder.
+        OSError: a folder could not be made.
     """
-    path.mkdir(parents=True, exist_ok=True)
-    relative = os.path.relpath(path, root)
-    if os.path.realpath(path) != os.path.join(os.path.realpath(root), relative):
-        raise OutputDirError(
-            f"{path} leads out of {root} through a symlink; a run never writes through one: "
-            "remove the link"
-        )
+    current = root
+    for part in path.relative_to(root).parts:
+        current = current / part
+        try:
+            os.mkdir(current)
+        except FileExistsError:
+            pass
+        if current.is_symlink() or not current.is_dir():
+            raise OutputDirError(
+                f"{current} is a symlink or not a folder; a run never writes through one: "
+                "remove it"
+            )
 
 
 def sha256_file(path: Path) -> str:

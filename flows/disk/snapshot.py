@@ -74,7 +74,7 @@ def stage_snapshot(
     """
     check_new_run_id(output_dir, run_id)
     staging = OutputPaths(output_dir).snapshot_staging(run_id)
-    if staging.exists():  # a retried write starts afresh
+    if staging.is_dir() and not staging.is_symlink():  # a retried write starts afresh
         shutil.rmtree(staging)
     make_folder(staging, output_dir)
     jobs = [

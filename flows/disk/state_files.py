@@ -91,8 +91,8 @@ def checked_frame(frame: pl.DataFrame, kind: str, name: str) -> pl.DataFrame:
             registry written under merge rules this code does not know.
     """
     schema = state_schemas()[kind]
-    if kind == "ruling_ids" and set(frame.columns) < set(schema):  # an older registry
-        frame = complete_registry(frame)
+    if kind == "ruling_ids" and {"variant_id", "ruling_id"} <= set(frame.columns) < set(schema):
+        frame = complete_registry(frame)  # an older registry
     if dict(frame.schema) != schema:
         raise StateCorruptError(
             f"{name} does not have the columns and types this code writes "

@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import os
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from flows.cli import app
+from flows.disk import generation, snapshot
 from flows.disk import lock as lock_module
+from flows.disk import raw as raw_module
 from flows.disk.lock import hold_run_lock
 from flows.disk.paths import foreign_links
 from flows.errors import OutputDirError
+from flows.run import run_direct
 from tests.conftest import SEED_DIR, run_dumps
 
 runner = CliRunner()
@@ -82,3 +87,82 @@ def test_a_lock_linked_after_the_check_is_not_followed(
         pass
     assert dump.read_text() == "a raw dump\n"
     assert os.path.islink(output / ".lock")
+
+
+def _plant_before(
+    module: object, step: str, link: str, target: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Make `link` (under the output dir, the step's first argument's output) a symlink to
+    `target` just before `step` runs: after the check at the lock, as another process could."""
+    real = getattr(module, step)
+
+    def planted(*args: object, **kwargs: object) -> object:
+        path = _OUTPUT[0] / link
+        with _PLANTING:
+            if not path.is_symlink():  # once (tables are written two at a time)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                if path.is_dir():
+                    shutil.rmtree(path)
+                path.symlink_to(target)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, step, planted)
+
+
+_OUTPUT: list[Path] = []
+_PLANTING = threading.Lock()
+
+
+@pytest.mark.parametrize(
+    ("module", "step", "link", "kind"),
+    [
+        (raw_module, "write_parts", "state/parts", "folder"),
+        (generation, "stage_parse_cache", "state/parsed_dumps.{run}.parquet.tmp", "file"),
+        (generation, "stage_state", "state/languages.{run}.parquet.tmp", "file"),
+        (generation, "stage_state", "state/generation.{run}.json.tmp", "file"),
+        (generation, "commit_state", "state/state.json.tmp", "file"),
+        (snapshot, "stage_snapshot", "snapshots/.{run}.partial", "folder"),
+        (snapshot, "_write_table", "snapshots/.{run}.partial/rulings.parquet", "file"),
+        (snapshot, "_write_document", "snapshots/.{run}.partial/manifest.json", "file"),
+    ],
+    ids=[
+        "parts",
+        "parse-cache",
+        "state-file",
+        "generation-record",
+        "state-json",
+        "snapshot-folder",
+        "table-file",
+        "manifest",
+    ],
+)
+def test_a_link_made_during_a_run_is_never_written_through(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: object, step: str, link: str, kind: str
+) -> None:
+    """Issue 23: every path a run writes under the output dir is opened without following a
+    link (O_NOFOLLOW) and its folders checked against the output dir: a link put there after
+    the check at the lock stops the run; its target is untouched, nothing is published."""
+    raw = _raw(tmp_path)
+    output = tmp_path / "output"
+    first = run_direct(raw, output, started_at=dt.datetime(2026, 12, 1, 12, tzinfo=dt.UTC))
+    run = "20261202T120000000000Z"
+    _OUTPUT[:] = [output]
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    victim = elsewhere / "operator.txt"
+    victim.write_text("the operator's file\n")
+    target = elsewhere if kind == "folder" else victim
+    _plant_before(module, step, link.format(run=run), target, monkeypatch)
+    before = _digests(raw)
+    with pytest.raises(OutputDirError, match="symlink"):
+        run_direct(
+            raw,
+            output,
+            started_at=dt.datetime(2026, 12, 2, 12, tzinfo=dt.UTC),
+            trust_metadata=False,
+            reuse_results=False,
+        )
+    assert _digests(raw) == before
+    assert victim.read_text() == "the operator's file\n"
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["operator.txt"]
+    assert os.path.realpath(output / "latest") == os.path.realpath(first["snapshot"])

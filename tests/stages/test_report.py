@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from markdown_it import MarkdownIt
 
 from flows.stages.report import code_span
-from tests.conftest import run_contents
+from schemas.models import TEXT_IS_NOT_HTML
+from tests.conftest import REPO, run_contents, run_dumps, write_dumps
 
 #: The issue's repro: a ruling that renders as a remote image and a phishing link.
 ATTACK_RULING = "![x](https://attacker.example/t.png)[Re-login](https://phish.example)"
@@ -65,3 +68,21 @@ def test_code_span(text: str, span: str) -> None:
     if text:
         _, code = _markup_tokens(f"| h |\n|---|\n| {span} |\n")
         assert code == [text.replace("\n", " ")]
+
+
+def test_an_entity_encoded_script_is_text_in_the_tables_and_escaped_in_report_html(
+    tmp_path: Path,
+) -> None:
+    """Issue 23: `&lt;script&gt;` is decoded (text columns hold text: the contract says so),
+    and every HTML output escapes it."""
+    body = "&lt;script&gt;alert(1)&lt;/script&gt; Counters stay on the permanent."
+    dumps = {
+        f"{n}.txt": f"Site\n\n07 juin 2024 · source : wotc\n{body}\n".encode() for n in range(3)
+    }
+    run = run_dumps(write_dumps(tmp_path / "raw", dumps), tmp_path / "output")
+    texts = run.result["tables"]["rulings"]["text"].to_list()
+    assert texts == ["<script>alert(1)</script> Counters stay on the permanent."]
+    html = (Path(run.result["snapshot"]) / "report.html").read_text(encoding="utf-8")
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; Counters" in html
+    assert "<script" not in html
+    assert TEXT_IS_NOT_HTML in (REPO / "docs" / "data-dictionary.md").read_text(encoding="utf-8")
