@@ -48,4 +48,5 @@ class WorkerDiedError(RulingsError):
 
 
 class OutputDirError(RulingsError):
-    """A path the run writes under the output dir is a symlink: nothing is read or written."""
+    """A path the run writes under the output dir is a symlink: found before the run, nothing
+    is read or written; found during it (a link made meanwhile), the run is rolled back."""

@@ -21,7 +21,7 @@ from flows.disk import raw as raw_files
 from flows.disk.generation import roll_forward
 from flows.disk.paths import OutputPaths
 from flows.disk.state import load_state
-from flows.errors import PublishError, RulingsError, WorkerDiedError
+from flows.errors import OutputDirError, PublishError, RulingsError, WorkerDiedError
 from flows.run import DirectRunner, RunResult, RunSettings, new_run_id, run_direct, run_steps
 from tests.conftest import SEED_DIR
 
@@ -310,7 +310,7 @@ def test_a_failing_parse_batch_raises_its_own_error_and_publishes_nothing(
         processes=processes,
         batch_files=2,
     )
-    with pytest.raises(FileExistsError, match=f"File exists: '{parts}'"):
+    with pytest.raises(OutputDirError, match=f"^{parts} is not a folder; a run makes its own"):
         run_steps(DirectRunner(), settings)
     assert not (output / "latest").exists()
 

@@ -11,6 +11,7 @@ error the one a write one file after the other would meet first.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import json
@@ -111,20 +112,22 @@ def make_folder(path: Path, root: Path) -> None:
 
     Raises:
         OutputDirError: a folder between `root` and `path`, or `path`, is a
-            symlink or not a folder.
+            symlink or not a folder (a file where the run makes one).
         OSError: a folder could not be made.
     """
+    root.mkdir(parents=True, exist_ok=True)  # the trusted anchor: the output dir, checked
     current = root
     for part in path.relative_to(root).parts:
         current = current / part
-        try:
+        with contextlib.suppress(FileExistsError):  # mkdir never follows a link
             os.mkdir(current)
-        except FileExistsError:
-            pass
-        if current.is_symlink() or not current.is_dir():
+        if current.is_symlink():
             raise OutputDirError(
-                f"{current} is a symlink or not a folder; a run never writes through one: "
-                "remove it"
+                f"{current} is a symlink; a run never writes through one: remove it"
+            )
+        if not current.is_dir():
+            raise OutputDirError(
+                f"{current} is not a folder; a run makes its own there: move it away"
             )
 
 

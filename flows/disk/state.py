@@ -170,6 +170,11 @@ def load_state(
             loaded["recovered"] = "; ".join([*problems, f"used generation {record['generation']}"])
             logger.warning("state recovered: %s", loaded["recovered"])
         return loaded
+    return _cold_start(state_dir, candidates, problems)
+
+
+def _cold_start(state_dir: Path, candidates: list[StateRecord], problems: list[str]) -> RunState:
+    """Empty caches, with the registry of the first candidate whose registry is sound."""
     cold = _empty_state()
     if not problems:
         return cold

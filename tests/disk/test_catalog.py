@@ -14,7 +14,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from flows.disk.catalog import hash_catalog, load_catalog, read_catalog
-from flows.errors import CatalogError
+from flows.errors import CatalogError, OutputDirError
 from flows.stages.cards import Catalog
 from tests.conftest import needs_real_catalog
 
@@ -88,6 +88,21 @@ def test_cache_is_keyed_by_sha256(small_catalog_dir: Path, tmp_path: Path) -> No
     assert "NEO" not in smaller["cards"]["set_code"].to_list()
     assert len(list((tmp_path / "cache").iterdir())) == 2
     assert hash_catalog(folder) != hash_catalog(small_catalog_dir)
+
+
+def test_a_catalog_cache_folder_linked_elsewhere_is_never_written_through(
+    small_catalog_dir: Path, tmp_path: Path
+) -> None:
+    """Issue 23: `state/catalog` linked to a folder of the operator's stops the cache write."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "state").mkdir()
+    (tmp_path / "state" / "catalog").symlink_to(elsewhere)
+    with pytest.raises(
+        OutputDirError, match="state/catalog is a symlink; a run never writes through one"
+    ):
+        load_catalog(small_catalog_dir, tmp_path / "state" / "catalog")
+    assert list(elsewhere.iterdir()) == []
 
 
 @needs_real_catalog
