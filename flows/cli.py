@@ -34,8 +34,8 @@ from flows.disk.snapshot import (
     check_raw_output_overlap,
     latest_target,
     resolve_latest,
-    verify_snapshot,
 )
+from flows.disk.verify import verify_snapshot
 from flows.errors import RulingsError
 from flows.processes.interrupt import ctrl_c
 from schemas import TABLE_MODELS
@@ -180,9 +180,9 @@ def _run_flow(
 def validate(output: OutputOption = Path("output")) -> None:
     """Check OUTPUT/latest against the contract (schemas/) and its manifest.
 
-    Exits 1 and names each problem (a table that breaks the contract, a file
-    whose sha256 differs from manifest.json, Parquet and JSON Lines that
-    disagree).
+    Exits 1 and names each problem with its file (a file missing, unreadable or
+    whose sha256 differs from manifest.json, a table that breaks the contract,
+    Parquet and JSON Lines that disagree).
 
     Example:
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from flows.disk.snapshot import verify_snapshot
 from flows.disk.state import load_state
+from flows.disk.verify import verify_snapshot
 from flows.processes.hooks import PAUSE_STEPS
 from flows.run import run_direct
 from schemas import TABLE_MODELS

@@ -29,6 +29,7 @@ import ijson
 import polars as pl
 
 from flows.disk.cache_keys import cache_keys
+from flows.disk.files import naming_full_disk
 from flows.errors import CatalogError
 from flows.stages.cards import TABLES, Catalog, extract_set
 
@@ -125,7 +126,8 @@ def load_catalog(path: Path, cache_dir: Path, digest: str | None = None) -> tupl
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     for name in TABLES:
-        catalog[name].write_parquet(staging / f"{name}.parquet", compression="zstd")  # type: ignore[literal-required]
+        with naming_full_disk(staging / f"{name}.parquet"):
+            catalog[name].write_parquet(staging / f"{name}.parquet", compression="zstd")  # type: ignore[literal-required]
     shutil.rmtree(cached, ignore_errors=True)
     os.rename(staging, cached)
     logger.info(

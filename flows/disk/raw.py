@@ -22,6 +22,7 @@ from typing import Any, TypedDict
 
 import polars as pl
 
+from flows.disk.files import naming_full_disk
 from flows.disk.paths import escape_path, staged_file, unescape_path
 from flows.errors import RawDirError, WorkerDiedError
 from flows.stages.decode import hash_dumps
@@ -356,7 +357,8 @@ def _parse_and_write(
 
 
 def write_parts(parts_dir: Path, name: str, frames: dict[str, pl.DataFrame]) -> dict[str, str]:
-    """Write a batch's frames as Parquet parts `parts_dir/<name>.<key>.parquet`.
+    """Write a batch's frames as Parquet parts `parts_dir/<name>.<key>.parquet` (a full disk:
+    DiskFullError naming the part).
 
     Returns:
         {key: path} to hand to `read_parts` (on the driver, which must see `parts_dir`).
@@ -366,8 +368,9 @@ def write_parts(parts_dir: Path, name: str, frames: dict[str, pl.DataFrame]) -> 
     for key, frame in frames.items():
         path = parts_dir / f"{name}.{key}.parquet"
         staged = staged_file(path)
-        frame.write_parquet(staged, compression="lz4")  # a local cache: speed over size
-        os.replace(staged, path)
+        with naming_full_disk(path):
+            frame.write_parquet(staged, compression="lz4")  # a local cache: speed over size
+            os.replace(staged, path)
         paths[key] = str(path)
     return paths
 
