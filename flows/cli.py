@@ -16,7 +16,7 @@ import sys
 import time
 import traceback
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager, nullcontext, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -233,7 +233,8 @@ def serve(
 
 
 def _fail(exc: Exception) -> None:
-    typer.echo(f"error: {exc}", err=True)
+    with suppress(OSError):  # no terminal left to say it on (a hang-up)
+        typer.echo(f"error: {exc}", err=True)
     raise typer.Exit(1)
 
 

@@ -263,13 +263,13 @@ def test_the_command_line_loads_no_language_model_before_the_server_starts() -> 
 def test_the_first_ctrl_c_stops_the_run_and_a_second_ends_it_at_once() -> None:
     interrupt.interrupted.clear()
     with pytest.raises(KeyboardInterrupt):  # as Python's own handler: the run rolls back
-        interrupt.on_ctrl_c(2, None)
+        interrupt.on_stop_signal(2, None)
     assert interrupt.interrupted.is_set()  # the run's flag, which detection reads: it stops too
     interrupt.interrupted.clear()
     # a second Ctrl-C while the first one's rollback runs: out at once, one line
     code = (
         "from flows.processes import interrupt; interrupt.interrupted.set(); "
-        "interrupt.on_ctrl_c(2, None)"
+        "interrupt.on_stop_signal(2, None)"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=False
