@@ -24,11 +24,12 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from flows.console import describe_error
 from flows.disk.cache_keys import cache_keys
 from flows.disk.catalog import checked_catalog, load_catalog
 from flows.disk.lock import hold_run_lock
 from flows.disk.paths import OutputPaths
-from flows.disk.raw import MAX_FILE_BYTES, list_dump_paths
+from flows.disk.raw import MAX_FILE_BYTES, dump_bytes, list_dump_paths
 from flows.disk.snapshot import (
     check_output_dir,
     check_raw_output_overlap,
@@ -38,6 +39,7 @@ from flows.disk.snapshot import (
 from flows.disk.verify import verify_snapshot
 from flows.errors import RulingsError
 from flows.processes.interrupt import ctrl_c
+from flows.processes.memory import address_space_limit, check_address_space
 from schemas import TABLE_MODELS
 
 if TYPE_CHECKING:
@@ -116,9 +118,11 @@ def run(
             from flows.processes.watcher import watch_children
 
             watch_children()
-        list_dump_paths(raw)  # the checks that need no Prefect fail first
+        paths = list_dump_paths(raw)  # the checks that need no Prefect fail first
         check_raw_output_overlap(raw, output)
         check_output_dir(output)
+        if (limit := address_space_limit()) is not None:  # ulimit -v: a run over it aborts
+            check_address_space(dump_bytes(raw, paths, max_file_mb * 2**20), limit)
         with (
             hold_run_lock(output),  # held to the end
             ctrl_c(lambda: latest_target(output), ends_with_run),
@@ -259,24 +263,6 @@ def _one_line_errors() -> Iterator[None]:
         if os.environ.get("RULING_DUMPS_DEBUG") == "1":
             typer.echo("".join(traceback.format_exception(exc)), err=True, nl=False)
         _fail(RulingsError(describe_error(exc)))
-
-
-def describe_error(exc: BaseException) -> str:
-    """One line saying what failed: our errors as they are, others with their type."""
-    if isinstance(exc, KeyboardInterrupt):
-        return "interrupted"
-    if isinstance(exc, RulingsError | OSError):
-        text = str(exc)
-    elif type(exc).__name__ in {"ConnectError", "ConnectTimeout"}:  # httpx, from Prefect
-        url = os.environ.get("PREFECT_API_URL", "the Prefect API")
-        text = (
-            f"cannot reach the Prefect server at {url} ({exc}); start it "
-            "(prefect server start) or fix PREFECT_API_URL"
-        )
-    else:
-        text = f"{type(exc).__name__}: {exc} (rerun with --debug for the traceback)"
-    line = " ".join(text.split())
-    return line if len(line) <= 600 else line[:597] + "..."
 
 
 class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
