@@ -16,7 +16,7 @@ import sys
 import time
 import traceback
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager, nullcontext, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -24,19 +24,21 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from flows.console import describe_error
 from flows.disk.cache_keys import cache_keys
 from flows.disk.catalog import checked_catalog, load_catalog
 from flows.disk.lock import hold_run_lock
 from flows.disk.paths import OutputPaths, check_raw_output_overlap
-from flows.disk.raw import MAX_FILE_BYTES, list_dump_paths
+from flows.disk.raw import MAX_FILE_BYTES, dump_bytes, list_dump_paths
 from flows.disk.snapshot import (
     check_output_dir,
     latest_target,
     resolve_latest,
-    verify_snapshot,
 )
+from flows.disk.verify import verify_snapshot
 from flows.errors import RulingsError
 from flows.processes.interrupt import ctrl_c
+from flows.processes.memory import address_space_limit, check_address_space
 from schemas import TABLE_MODELS
 
 if TYPE_CHECKING:
@@ -115,9 +117,11 @@ def run(
             from flows.processes.watcher import watch_children
 
             watch_children()
-        list_dump_paths(raw)  # the checks that need no Prefect fail first
+        paths = list_dump_paths(raw)  # the checks that need no Prefect fail first
         check_raw_output_overlap(raw, output)
         check_output_dir(output)
+        if (limit := address_space_limit()) is not None:  # ulimit -v: a run over it aborts
+            check_address_space(dump_bytes(raw, paths, max_file_mb * 2**20), limit)
         with (
             hold_run_lock(output),  # held to the end
             ctrl_c(lambda: latest_target(output), ends_with_run),
@@ -179,9 +183,9 @@ def _run_flow(
 def validate(output: OutputOption = Path("output")) -> None:
     """Check OUTPUT/latest against the contract (schemas/) and its manifest.
 
-    Exits 1 and names each problem (a table that breaks the contract, a file
-    whose sha256 differs from manifest.json, Parquet and JSON Lines that
-    disagree).
+    Exits 1 and names each problem with its file (a file missing, unreadable or
+    whose sha256 differs from manifest.json, a table that breaks the contract,
+    Parquet and JSON Lines that disagree).
 
     Example:
 
@@ -232,7 +236,8 @@ def serve(
 
 
 def _fail(exc: Exception) -> None:
-    typer.echo(f"error: {exc}", err=True)
+    with suppress(OSError):  # no terminal left to say it on (a hang-up)
+        typer.echo(f"error: {exc}", err=True)
     raise typer.Exit(1)
 
 
@@ -257,24 +262,6 @@ def _one_line_errors() -> Iterator[None]:
         if os.environ.get("RULING_DUMPS_DEBUG") == "1":
             typer.echo("".join(traceback.format_exception(exc)), err=True, nl=False)
         _fail(RulingsError(describe_error(exc)))
-
-
-def describe_error(exc: BaseException) -> str:
-    """One line saying what failed: our errors as they are, others with their type."""
-    if isinstance(exc, KeyboardInterrupt):
-        return "interrupted"
-    if isinstance(exc, RulingsError | OSError):
-        text = str(exc)
-    elif type(exc).__name__ in {"ConnectError", "ConnectTimeout"}:  # httpx, from Prefect
-        url = os.environ.get("PREFECT_API_URL", "the Prefect API")
-        text = (
-            f"cannot reach the Prefect server at {url} ({exc}); start it "
-            "(prefect server start) or fix PREFECT_API_URL"
-        )
-    else:
-        text = f"{type(exc).__name__}: {exc} (rerun with --debug for the traceback)"
-    line = " ".join(text.split())
-    return line if len(line) <= 600 else line[:597] + "..."
 
 
 class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]

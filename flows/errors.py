@@ -4,6 +4,11 @@ Bad input lines are data (rows of the `rejects` table), never exceptions: these
 errors are for conditions that stop the whole run before anything is published.
 """
 
+from __future__ import annotations
+
+import errno
+import os
+
 #: The line's text when a Ctrl-C stopped a run before it was published (`flows.cli`,
 #: `flows.console`).
 INTERRUPTED_UNPUBLISHED = "interrupted: nothing was published"
@@ -45,6 +50,27 @@ class WorkerDiedError(RulingsError):
             f"a worker process ended abruptly while {work} (killed, or out of memory?); "
             "nothing was published"
         )
+
+
+class DiskFullError(RulingsError, OSError):
+    """A file could not be written: its file system is full (or the quota used up); not retried.
+
+    Also an OSError (errno ENOSPC or EDQUOT), so code that handles a failed
+    write as an OSError still does. Says `no space left on device writing <path>`.
+    """
+
+    def __init__(self, path: str, code: int = errno.ENOSPC) -> None:
+        super().__init__(code, f"{os.strerror(code)[:1].lower()}{os.strerror(code)[1:]}", path)
+
+    def __str__(self) -> str:
+        return f"{self.strerror} writing {self.filename}"
+
+    def __reduce__(self) -> tuple[type[DiskFullError], tuple[str, int]]:
+        return type(self), (self.filename, self.errno)  # raised in a worker process too
+
+
+class AddressSpaceError(RulingsError):
+    """The process's address-space limit (ulimit -v) is below what the run needs."""
 
 
 class OutputDirError(RulingsError):

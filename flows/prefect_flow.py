@@ -42,6 +42,7 @@ import flows
 from flows import run as run_module
 from flows.disk.paths import OutputPaths
 from flows.disk.raw import MAX_FILE_BYTES
+from flows.processes.interrupt import over_prefect_sigterm
 from flows.processes.runner import Pending
 from flows.processes.watcher import watch_children
 
@@ -175,8 +176,7 @@ def rulings_flow(
 ) -> RunSummary:
     """Turn the dumps in `raw_dir` into a validated snapshot under `output_dir`.
 
-    The steps and their sequence are `flows.run` (`run_steps`), each run as a
-    task; this flow adds the report artifact and the outcome line.
+    `flows.run.run_steps` with each step a task, plus the report artifact and the outcome line.
 
     Args:
         raw_dir: folder of dump files (*.txt, searched recursively).
@@ -216,7 +216,8 @@ def rulings_flow(
         catalog=catalog,
     )
     try:
-        result = run_module.run_steps(PrefectRunner(), run)
+        with over_prefect_sigterm():  # under the CLI, SIGTERM stops the run as Ctrl-C does
+            result = run_module.run_steps(PrefectRunner(), run)
     except Exception as exc:
         if one_line_outcome:
             _say(f"error: run {run.run_id} failed, nothing published: {exc}")

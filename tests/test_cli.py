@@ -11,12 +11,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 import pytest
 from typer.testing import CliRunner
 
 from bench.__main__ import app as bench_app
 from flows import cli, prefect_server
 from flows.cli import app
+from flows.disk.snapshot import complete_snapshot, stage_snapshot, switch_latest
 from flows.processes import interrupt
 from tests.conftest import REPO, SEED_DIR, SEED_LINE_ACCOUNTING, SEED_ROWS, cli_run, run_cli
 
@@ -68,8 +70,29 @@ def test_validate_without_a_snapshot(tmp_path: Path) -> None:
     )
 
 
+def test_validate_names_a_truncated_file_and_each_failed_check(
+    seed_tables: dict[str, pl.DataFrame], tmp_path: Path
+) -> None:
+    # it printed `ComputeError: … must end with PAR1`, without the file's name, and not the
+    # sha256 mismatch it had found first
+    stage_snapshot(seed_tables, {"run_id": "r1"}, tmp_path, "r1")
+    switch_latest(tmp_path, complete_snapshot(tmp_path, "r1"))
+    parquet = tmp_path / "snapshots" / "r1" / "rulings.parquet"
+    whole = parquet.read_bytes()
+    parquet.write_bytes(whole[: len(whole) // 2])
+    result = runner.invoke(app, ["validate", "--output", str(tmp_path)])
+    assert (result.exit_code, result.output) == (
+        1,
+        f"error: {parquet.parent} is not sound: rulings.parquet: size and sha256 differ from "
+        f"manifest.json ({len(whole) // 2} bytes, the manifest says {len(whole)}); "
+        "rulings.parquet: not readable Parquet (parquet: File out of specification: The file "
+        "must end with PAR1 or PARE)\n",
+    )
+
+
 def _error_lines(stderr: str) -> list[str]:
-    return [line for line in stderr.splitlines() if "error" in line.lower() or "Trace" in line]
+    # the word, not a path's part (a checkout in `wt-errors/`)
+    return [line for line in stderr.splitlines() if re.search(r"(?i:\berror\b)|Trace", line)]
 
 
 @pytest.mark.flow
@@ -115,8 +138,8 @@ def test_run_then_validate_in_a_subprocess(prefect_api: str, tmp_path: Path) -> 
     tampered = runner.invoke(app, ["validate", "--output", str(tmp_path / "out")])
     assert tampered.exit_code == 1
     assert tampered.output.count("\n") == 1 and tampered.output.startswith(f"error: {snapshot}")
-    assert "rulings.jsonl: differs from the manifest (sha256 or size)" in tampered.output
-    assert "rulings: rulings.jsonl and rulings.parquet differ in row count" in tampered.output
+    assert "rulings.jsonl: size and sha256 differ from manifest.json (3 bytes, " in tampered.output
+    assert "rulings.jsonl: 1 rows, rulings.parquet 36 (they differ in row count)" in tampered.output
     # state/ a file where the state folder should be: the run fails at once, publishes nothing
     shutil.rmtree(tmp_path / "out" / "state")
     (tmp_path / "out" / "state").write_text("not a folder")
@@ -243,13 +266,13 @@ def test_the_command_line_loads_no_language_model_before_the_server_starts() -> 
 def test_the_first_ctrl_c_stops_the_run_and_a_second_ends_it_at_once() -> None:
     interrupt.interrupted.clear()
     with pytest.raises(KeyboardInterrupt):  # as Python's own handler: the run rolls back
-        interrupt.on_ctrl_c(2, None)
+        interrupt.on_stop_signal(2, None)
     assert interrupt.interrupted.is_set()  # the run's flag, which detection reads: it stops too
     interrupt.interrupted.clear()
     # a second Ctrl-C while the first one's rollback runs: out at once, one line
     code = (
         "from flows.processes import interrupt; interrupt.interrupted.set(); "
-        "interrupt.on_ctrl_c(2, None)"
+        "interrupt.on_stop_signal(2, None)"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=False

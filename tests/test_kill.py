@@ -1,4 +1,5 @@
-"""Never a broken latest, no orphans: SIGKILL at any step leaves `latest` and the state agreeing."""
+"""Never a broken latest, no orphans: SIGKILL at any step leaves `latest` and the state agreeing;
+Ctrl-C, SIGTERM and SIGHUP stop a run in one line and roll it back."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from flows.disk.snapshot import verify_snapshot
 from flows.disk.state import load_state
-from flows.processes.hooks import PAUSE_STEPS
+from flows.disk.verify import verify_snapshot
+from flows.processes.hooks import PAUSE_STEPS, WORKER_STEP
 from flows.run import run_direct
 from schemas import TABLE_MODELS
 from tests.conftest import REPO, SEED_DIR, Run, cli_run
@@ -207,3 +208,95 @@ def test_ctrl_c_stops_the_run_in_one_line_and_publishes_nothing(tmp_path: Path) 
     assert [p.name for p in (output / "snapshots").iterdir()] == [published]
     assert sorted(p.name for p in (output / "state").iterdir()) == state_files
     _wait_until("the run's children to end", lambda: not _alive(children), timeout=120)
+
+
+def _many_new_texts(raw: Path, texts: int = 1200) -> Path:
+    """Dumps of `texts` distinct English rulings: enough (PARALLEL_MIN_TEXTS) for the language
+    detection to run in worker processes."""
+    raw.mkdir()
+    body = "If the {n}th creature you control attacks, you may pay {{E}} to draw a card."
+    for first in range(0, texts, 10):
+        lines = ["Official rulings.", *[
+            line
+            for n in range(first, first + 10)
+            for line in ("07 juin 2024 · source : wotc", body.format(n=n + 1))
+        ]]  # fmt: skip
+        (raw / f"{first:05d}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return raw
+
+
+#: (the signal, the step the run is paused at when the signal reaches its main pid alone,
+#: whether the run is published by then); the first case on Prefect's temporary server.
+STOPS = [
+    (signal.SIGTERM, WORKER_STEP, False),
+    (signal.SIGHUP, WORKER_STEP, False),
+    (signal.SIGTERM, "snapshot_staged", False),
+    (signal.SIGHUP, "snapshot_written", False),  # a whole snapshot once stayed, unpublished
+    (signal.SIGTERM, "latest_switched", False),  # latest is switched back
+    (signal.SIGHUP, "state_committed", True),
+]
+
+
+@pytest.mark.flow
+@pytest.mark.parametrize(
+    ("stop", "step", "published"),
+    STOPS,
+    ids=[f"{signal.Signals(stop).name}-at-{step}" for stop, step, _ in STOPS],
+)
+def test_sigterm_and_sighup_stop_the_run_in_one_line_and_roll_it_back(
+    prefect_api: str,
+    tmp_path: Path,
+    stop: signal.Signals,
+    step: str,
+    published: bool,
+) -> None:
+    # they exited 143 and 129 with no line, SIGTERM during language detection after 74 s,
+    # and SIGHUP at snapshot_written left the whole snapshot under snapshots/
+    output = tmp_path / "out"
+    run_direct(SEED_DIR, output)  # the published run the stopped one must leave as it is
+    before, _ = _latest_and_state(output)
+    state_files = sorted(p.name for p in (output / "state").iterdir())
+    in_workers = step == WORKER_STEP
+    if in_workers and (os.cpu_count() or 1) < 2:
+        pytest.skip("one core: the languages are detected without worker processes")
+    temporary = (stop, step) == STOPS[0][:2]  # its Prefect server must end with it too
+    command, env = cli_run(tmp_path, output, api=None if temporary else prefect_api)
+    if in_workers:
+        command[command.index("--raw") + 1] = str(_many_new_texts(tmp_path / "many"))
+    marker = tmp_path / "paused"
+    with (tmp_path / "stderr.txt").open("w") as log:  # a file: a full pipe could stall the run
+        process = subprocess.Popen(
+            command,
+            cwd=REPO,
+            env={**env, "RULING_DUMPS_PAUSE_AT": step, "RULING_DUMPS_PAUSE_FILE": str(marker)},
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            start_new_session=True,  # its own process group: no terminal signal reaches it
+        )
+    try:
+        _wait_until(
+            f"the run to pause at {step}", lambda: marker.exists() or process.poll() is not None
+        )
+        assert process.poll() is None, (tmp_path / "stderr.txt").read_text()
+        children = _descendants(process.pid)
+        assert children  # the watcher at least (and the paused workers)
+        os.kill(process.pid, stop)  # the main pid only, as `kill` or a scheduler does
+        process.wait(timeout=600)  # a few seconds when sound; the limit is a safety net
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    stderr = (tmp_path / "stderr.txt").read_text()
+    latest, generation = _latest_and_state(output)
+    words = f"terminated ({signal.Signals(stop).name})"
+    expected = (
+        f"error: {words} after the run was published (latest -> snapshots/{latest})"
+        if published
+        else f"error: {words}: nothing was published"
+    )
+    assert (process.returncode, stderr.rstrip().splitlines()[-1]) == (1, expected), stderr
+    assert "Traceback" not in stderr and "cannot reach" not in stderr, stderr
+    assert generation == latest and (latest != before) == published
+    assert sorted(p.name for p in (output / "snapshots").iterdir()) == sorted({before, latest})
+    if not published:  # rolled back: no snapshot, staged state or parse part left
+        assert sorted(p.name for p in (output / "state").iterdir()) == state_files
+    _wait_until("the run's children to end", lambda: not _alive(children), timeout=300)

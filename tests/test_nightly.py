@@ -315,6 +315,31 @@ def test_a_failing_publish_step_publishes_nothing(
     assert sorted({p.name.split(".")[1] for p in (output / "state").glob("*.*.*")}) == [first]
 
 
+@pytest.mark.flow
+def test_a_full_disk_is_one_line_naming_the_file(
+    prefect_harness: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the issue: `ComputeError: parquet: File out of specification: underlying IO error: No
+    # space left on device`; a full disk is no transient error: not retried
+    raw, output = copy_seeds(tmp_path, "raw"), tmp_path / "out"
+    first = _run(raw, output)["run_id"]
+    (raw / "new.txt").write_text("x\n07 juin 2024 · source : wotc\nNew ruling.\n")
+    real_write = pl.DataFrame.write_ndjson
+
+    def onto_a_full_disk(frame: pl.DataFrame, file: Any, *args: Any, **kwargs: Any) -> Any:
+        full = ".partial" in str(file)
+        return real_write(frame, "/dev/full" if full else file, *args, **kwargs)  # ENOSPC
+
+    monkeypatch.setattr(pl.DataFrame, "write_ndjson", onto_a_full_disk)
+    result = runner.invoke(app, ["run", "--raw", str(raw), "--output", str(output)])
+    assert result.exit_code == 1
+    [line] = [line for line in result.stderr.splitlines() if "error" in line.lower()]
+    partial = f"{output / 'snapshots'}/.{line.split('/.')[-1].split('.partial')[0]}.partial"
+    assert line == f"error: no space left on device writing {partial}/dumps.jsonl"
+    assert _published_state(output) == (first, first)
+    assert [p.name for p in (output / "snapshots").iterdir()] == [first]
+
+
 def _interrupted_after(step: Any) -> Any:
     """`step`, then a Ctrl-C (KeyboardInterrupt) the moment it returns."""
 

@@ -25,6 +25,8 @@ from flows.errors import OutputDirError, PublishError, RulingsError, WorkerDiedE
 from flows.run import DirectRunner, RunResult, RunSettings, new_run_id, run_direct, run_steps
 from tests.conftest import SEED_DIR
 
+#: What `os.statvfs` says of a full file system: no block available.
+FULL_FILE_SYSTEM = os.statvfs_result((4096, 4096, 1000, 0, 0, 100, 50, 50, 0, 255))
 TABLES = ("dumps", "rulings", "ruling_variants", "ruling_occurrences", "card_stubs", "rejects")
 SEED = "001_a1b82e86b0acb359.txt"
 
@@ -416,3 +418,41 @@ def test_a_rollback_that_cannot_restore_latest_keeps_the_snapshot_it_names(
     assert (output / "latest").resolve() == Path(third["snapshot"]).resolve()
     assert third["manifest"]["state_recovered"] is None
     assert third["manifest"]["since_previous"]["previous_run_id"] == "20261130T130000000000Z"
+
+
+@pytest.mark.parametrize(
+    ("written", "named"),
+    [
+        ("/state/parts/", "state/parts/{run_id}/batch00000.files.parquet"),
+        (".partial/", "snapshots/.{run_id}.partial/dumps.parquet"),
+        ("/ruling_ids.", "state/ruling_ids.{run_id}.parquet"),
+    ],
+    ids=["parse-parts", "snapshot", "state"],
+)
+def test_a_full_disk_names_the_file_and_publishes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, written: str, named: str
+) -> None:
+    # the issue: `ComputeError: parquet: File out of specification: underlying IO error: No
+    # space left on device`, with no path
+    raw, output = _raw(tmp_path), tmp_path / "out"
+    first = run_direct(raw, output)["manifest"]["run_id"]
+    state_files = sorted(p.name for p in (output / "state").iterdir())
+    (raw / "new.txt").write_bytes((raw / SEED).read_bytes().replace(b"energy", b"Energy"))
+    real_write = pl.DataFrame.write_parquet
+
+    def onto_a_full_disk(frame: pl.DataFrame, file: Any, *args: Any, **kwargs: Any) -> None:
+        full = written in str(getattr(file, "name", file))  # a path, or a file opened on one
+        real_write(frame, "/dev/full" if full else file, *args, **kwargs)  # a real ENOSPC
+
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", onto_a_full_disk)
+    # and the file system says it has no block left, as a full one does (a small Parquet
+    # file's failed flush reads `Invalid thrift: transport error`, without the cause)
+    monkeypatch.setattr(os, "statvfs", lambda path: FULL_FILE_SYSTEM)
+    started_at = dt.datetime(2026, 12, 1, 12, tzinfo=dt.UTC)
+    with pytest.raises(OSError) as failed:
+        run_direct(raw, output, started_at=started_at)
+    path = output / named.format(run_id=new_run_id(started_at))
+    assert str(failed.value) == f"no space left on device writing {path}"
+    assert os.readlink(output / "latest") == f"snapshots/{first}"  # nothing published
+    assert [p.name for p in (output / "snapshots").iterdir()] == [first]
+    assert sorted(p.name for p in (output / "state").iterdir()) == state_files

@@ -29,7 +29,7 @@ import ijson
 import polars as pl
 
 from flows.disk.cache_keys import cache_keys
-from flows.disk.files import make_folder, open_new
+from flows.disk.files import make_folder, naming_full_disk, open_new
 from flows.errors import CatalogError
 from flows.stages.cards import TABLES, Catalog, extract_set
 
@@ -126,7 +126,10 @@ def load_catalog(path: Path, cache_dir: Path, digest: str | None = None) -> tupl
     shutil.rmtree(staging, ignore_errors=True)
     make_folder(staging, cache_dir.parent)  # no link at <output>/state/catalog
     for name in TABLES:
-        with open_new(staging / f"{name}.parquet") as out:
+        with (
+            naming_full_disk(staging / f"{name}.parquet"),
+            open_new(staging / f"{name}.parquet") as out,
+        ):
             catalog[name].write_parquet(out, compression="zstd")  # type: ignore[literal-required]
     shutil.rmtree(cached, ignore_errors=True)
     os.rename(staging, cached)

@@ -7,25 +7,27 @@ or the new one, never half of one. Files are written `IO_THREADS` at a time
 (polars' writes and sha256 release the GIL); `results_in_order` makes an
 error the one a write one file after the other would meet first.
 `indented_json` lays out JSON as `json.dumps(indent=2)` does, faster (the manifest).
+A write that meets a full file system raises DiskFullError naming the file
+(`naming_full_disk`): polars says so only in an error's text.
 """
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import hashlib
 import json
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, wait
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
 import polars as pl
 
 from flows.disk.paths import staged_file
-from flows.errors import OutputDirError
+from flows.errors import DiskFullError, OutputDirError
 
 #: Files written at once: polars writes (and sha256, file reads) release the GIL.
 IO_THREADS = 2
@@ -50,32 +52,85 @@ def results_in_order(futures: Sequence[Future[T]]) -> list[T]:
         raise
 
 
+#: What a full file system's errors say: polars gives the text only (`parquet: File out of
+#: specification: underlying IO error: No space left on device (os error 28)`, or an
+#: OSError without errno from `write_ndjson`).
+FULL_DISK_ERRNOS = {errno.ENOSPC: "No space left on device", errno.EDQUOT: "Disk quota exceeded"}
+#: Free bytes below which a file system counts as full when a write failed without saying
+#: why: polars reports a small Parquet file's failed flush as `Invalid thrift: transport error`.
+FULL_BELOW_BYTES = 2**20
+
+
+def full_disk_errno(exc: BaseException, folder: Path) -> int | None:
+    """ENOSPC or EDQUOT when `exc` says the file system is full (by errno or text), or is
+    an error without errno (polars') while `folder`'s file system has no room left."""
+    for code, text in FULL_DISK_ERRNOS.items():
+        if getattr(exc, "errno", None) == code or text in str(exc):
+            return code
+    if getattr(exc, "errno", None) is not None:  # an OSError that says what it is
+        return None
+    try:
+        room = os.statvfs(folder)
+    except OSError:
+        return None
+    return errno.ENOSPC if room.f_bavail * room.f_frsize < FULL_BELOW_BYTES else None
+
+
+@contextmanager
+def naming_full_disk(path: Path) -> Iterator[None]:
+    """Turn a full file system met inside into DiskFullError naming `path`.
+
+    Other errors, and a DiskFullError that names a file already, pass as they are.
+
+    Raises:
+        DiskFullError: `no space left on device writing <path>`.
+    """
+    try:
+        yield
+    except DiskFullError:
+        raise
+    except (OSError, pl.exceptions.PolarsError) as exc:
+        code = full_disk_errno(exc, path.parent)
+        if code is None:
+            raise
+        raise DiskFullError(str(path), code) from exc
+
+
 def write_parquet(frame: pl.DataFrame, path: Path) -> None:
     """Write `frame` whole as Parquet (lz4: a local cache, speed over size), flushed.
 
     Raises:
+        DiskFullError: the file system is full (`path` is as it was).
         OSError: the write failed (`path` is as it was).
     """
     staged = staged_file(path)
-    with open_new(staged) as out:
-        frame.write_parquet(out, compression="lz4")
-    fsync_path(staged)
-    os.replace(staged, path)
-    fsync_path(path.parent)
+    with naming_full_disk(path):
+        with open_new(staged) as out:
+            frame.write_parquet(out, compression="lz4")
+        fsync_path(staged)
+        os.replace(staged, path)
+        fsync_path(path.parent)
 
 
 def write_json(value: Any, path: Path) -> None:
     """Write `value` whole as indented JSON, flushed.
 
     Raises:
+        DiskFullError: the file system is full (`path` is as it was).
         OSError: the write failed (`path` is as it was).
     """
     staged = staged_file(path)
-    with open_new(staged) as out:
-        out.write((json.dumps(value, indent=2) + "\n").encode())
-    fsync_path(staged)
-    os.replace(staged, path)
-    fsync_path(path.parent)
+    with naming_full_disk(path):
+        with open_new(staged) as out:
+            out.write((json.dumps(value, indent=2) + "\n").encode())
+        fsync_path(staged)
+        os.replace(staged, path)
+        fsync_path(path.parent)
+
+
+def describe_file(path: Path) -> dict[str, Any]:
+    """A written file as a manifest lists it: its name, bytes and sha256."""
+    return {"name": path.name, "bytes": path.stat().st_size, "sha256": sha256_file(path)}
 
 
 def open_new(path: Path) -> IO[bytes]:
@@ -119,7 +174,7 @@ def make_folder(path: Path, root: Path) -> None:
     current = root
     for part in path.relative_to(root).parts:
         current = current / part
-        with contextlib.suppress(FileExistsError):  # mkdir never follows a link
+        with suppress(FileExistsError):  # mkdir never follows a link
             os.mkdir(current)
         if current.is_symlink():
             raise OutputDirError(

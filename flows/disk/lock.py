@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from flows.disk.files import naming_full_disk
 from flows.disk.paths import OutputPaths, foreign_links
 from flows.errors import OutputDirError, RunLockedError
 
@@ -73,10 +74,10 @@ def hold_run_lock(output_dir: Path) -> Iterator[None]:
             ) from None
         lock.seek(0)
         lock.truncate()
-        lock.write(
-            f"pid {os.getpid()}, started {dt.datetime.now(dt.UTC).isoformat(timespec='seconds')}"
-        )
-        lock.flush()
+        started = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        with naming_full_disk(path):
+            lock.write(f"pid {os.getpid()}, started {started}")
+            lock.flush()
         _HELD[key] = 1
         try:
             yield

@@ -11,6 +11,7 @@ when given one; `read_parts` reads them back.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import logging
 import os
@@ -24,7 +25,7 @@ from typing import Any, TypedDict
 
 import polars as pl
 
-from flows.disk.files import make_folder, open_new
+from flows.disk.files import make_folder, naming_full_disk, open_new
 from flows.disk.paths import escape_path, staged_file, unescape_path
 from flows.disk.read_file import Read, read_or_reject, read_regular
 from flows.errors import RawDirError, WorkerDiedError
@@ -84,6 +85,17 @@ def list_dump_paths(raw_dir: Path) -> list[str]:
             f"raw dir {raw_dir} holds no dump file (expected *{', *'.join(DUMP_SUFFIXES)})"
         )
     return sorted(paths)
+
+
+def dump_bytes(raw_dir: Path, paths: list[str], max_file_bytes: int = MAX_FILE_BYTES) -> int:
+    """The bytes a run reads of the dumps at `paths` (`list_dump_paths`): a file over
+    `max_file_bytes`, or one that cannot be stat'ed, counts 0 (a read reject)."""
+    base = os.path.join(os.fspath(raw_dir), "")  # strings, not pathlib: 100,000 files
+    sizes = []
+    for path in paths:
+        with contextlib.suppress(OSError):
+            sizes.append(os.stat(base + unescape_path(path)).st_size)
+    return sum(size for size in sizes if size <= max_file_bytes)
 
 
 def load_raw_dumps(
@@ -335,7 +347,8 @@ def _parse_and_write(
 
 
 def write_parts(parts_dir: Path, name: str, frames: dict[str, pl.DataFrame]) -> dict[str, str]:
-    """Write a batch's frames as Parquet parts `parts_dir/<name>.<key>.parquet`.
+    """Write a batch's frames as Parquet parts `parts_dir/<name>.<key>.parquet` (a full disk:
+    DiskFullError naming the part).
 
     Returns:
         {key: path} to hand to `read_parts` (on the driver, which must see `parts_dir`).
@@ -345,9 +358,10 @@ def write_parts(parts_dir: Path, name: str, frames: dict[str, pl.DataFrame]) -> 
     for key, frame in frames.items():
         path = parts_dir / f"{name}.{key}.parquet"
         staged = staged_file(path)
-        with open_new(staged) as out:
-            frame.write_parquet(out, compression="lz4")  # a local cache: speed over size
-        os.replace(staged, path)
+        with naming_full_disk(path):
+            with open_new(staged) as out:
+                frame.write_parquet(out, compression="lz4")  # a local cache: speed over size
+            os.replace(staged, path)
         paths[key] = str(path)
     return paths
 

@@ -9,7 +9,7 @@ A snapshot is written into `snapshots/.<run_id>.partial/` and flushed to disk
 `latest` is then switched with `os.replace` on a new symlink, which is atomic
 on POSIX (`switch_latest`). A run killed at any point leaves `latest` on the
 previous complete snapshot. Retention deletes old snapshots
-(`prune_snapshots`); `verify_snapshot` checks a published one.
+(`prune_snapshots`); `verify.verify_snapshot` checks a published one.
 
 The files are written `files.IO_THREADS` at a time (polars' writes and sha256
 release the GIL) while the manifest is encoded; the bytes are those of a
@@ -28,24 +28,20 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import pandera.polars as pa
 import polars as pl
 
 from flows.disk.files import (
     IO_THREADS,
+    describe_file,
     fsync_path,
     indented_json,
     make_folder,
+    naming_full_disk,
     open_new,
     results_in_order,
-    sha256_file,
 )
 from flows.disk.paths import OutputPaths
-from flows.errors import PublishError, RulingsError
-
-# `flows.stages.tables` is imported where used (`verify_snapshot`): it loads every stage
-# the tables are built from (the detector's profiles, wordfreq), and the command line
-# imports this module before Prefect's temporary server starts (see `raw`).
+from flows.errors import PublishError
 
 logger = logging.getLogger(__name__)
 
@@ -69,6 +65,7 @@ def stage_snapshot(
 
     Raises:
         PublishError: a snapshot folder of this run id exists already.
+        DiskFullError: the file system is full (the file it names, else the folder).
         OSError: a write failed (the flow retries transient errors: the partial
             folder is rewritten).
     """
@@ -77,13 +74,25 @@ def stage_snapshot(
     if staging.is_dir() and not staging.is_symlink():  # a retried write starts afresh
         shutil.rmtree(staging)
     make_folder(staging, output_dir)
+    with naming_full_disk(staging):
+        _write_files(tables, manifest, staging, documents or {})
+    return staging
+
+
+def _write_files(
+    tables: dict[str, pl.DataFrame],
+    manifest: dict[str, Any],
+    staging: Path,
+    documents: dict[str, str],
+) -> None:
+    """`stage_snapshot`'s writes: the tables and documents, then the manifest, flushed."""
     jobs = [
         *(
             (_write_table, table, staging / f"{name}.{ext}")
             for name, table in tables.items()
             for ext in ("parquet", "jsonl")
         ),
-        *((_write_document, text, staging / name) for name, text in (documents or {}).items()),
+        *((_write_document, text, staging / name) for name, text in documents.items()),
     ]
     with ThreadPoolExecutor(IO_THREADS) as pool:
         # Largest first, so the longest write starts at once; the manifest lists them in order.
@@ -92,11 +101,11 @@ def stage_snapshot(
         head = _manifest_head(manifest)  # meanwhile (it holds the GIL, the writes do not)
         files = results_in_order([pending[i] for i in range(len(jobs))])
     manifest_path = staging / "manifest.json"
-    with open_new(manifest_path) as out:
-        out.write((_manifest_text(manifest, files, head) + "\n").encode())
-    fsync_path(manifest_path)
+    with naming_full_disk(manifest_path):
+        with open_new(manifest_path) as out:
+            out.write((_manifest_text(manifest, files, head) + "\n").encode())
+        fsync_path(manifest_path)
     fsync_path(staging)
-    return staging
 
 
 def complete_snapshot(output_dir: Path, run_id: str) -> Path:
@@ -122,20 +131,22 @@ def complete_snapshot(output_dir: Path, run_id: str) -> Path:
 
 def _write_table(table: pl.DataFrame, path: Path) -> dict[str, Any]:
     """Write `table` as Parquet (zstd) or JSON Lines, by `path`'s suffix; flush; describe it."""
-    with open_new(path) as out:
-        if path.suffix == ".parquet":
-            table.write_parquet(out, compression=PARQUET_COMPRESSION)
-        else:
-            table.write_ndjson(out)
-    fsync_path(path)
-    return _describe_file(path)
+    with naming_full_disk(path):
+        with open_new(path) as out:
+            if path.suffix == ".parquet":
+                table.write_parquet(out, compression=PARQUET_COMPRESSION)
+            else:
+                table.write_ndjson(out)
+        fsync_path(path)
+    return describe_file(path)
 
 
 def _write_document(text: str, path: Path) -> dict[str, Any]:
-    with open_new(path) as out:
-        out.write(text.encode())
-    fsync_path(path)
-    return _describe_file(path)
+    with naming_full_disk(path):
+        with open_new(path) as out:
+            out.write(text.encode())
+        fsync_path(path)
+    return describe_file(path)
 
 
 def _job_size(content: pl.DataFrame | str) -> int:
@@ -346,51 +357,3 @@ def _is_complete_snapshot(folder: Path, run_id: str) -> bool:
         return bool(json.loads(manifest.read_text(encoding="utf-8")).get("run_id") == run_id)
     except ValueError:
         return False
-
-
-def _describe_file(path: Path) -> dict[str, Any]:
-    return {"name": path.name, "bytes": path.stat().st_size, "sha256": sha256_file(path)}
-
-
-def verify_snapshot(snapshot: Path, models: dict[str, type[pa.DataFrameModel]]) -> list[str]:
-    """Check a published snapshot: its files against the manifest, its tables against `models`.
-
-    Returns:
-        One line per problem found (empty when the snapshot is sound): a
-        missing manifest or file, a file whose bytes or sha256 differ from
-        the manifest, a Parquet and JSON Lines file with different row
-        counts, a table that fails its model.
-    """
-    from flows.stages.tables import validate_table  # here, not at the top: see the imports
-
-    manifest_path = snapshot / "manifest.json"
-    if not manifest_path.is_file():
-        return [f"{manifest_path} is missing"]
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    problems = [
-        f"{entry['name']}: differs from the manifest (sha256 or size)"
-        for entry in manifest.get("files", [])
-        if not (snapshot / entry["name"]).is_file()
-        or _describe_file(snapshot / entry["name"]) != entry
-    ]
-    for name, model in models.items():
-        parquet, jsonl = snapshot / f"{name}.parquet", snapshot / f"{name}.jsonl"
-        if not parquet.is_file() or not jsonl.is_file():
-            problems.append(f"{name}: table file missing")
-            continue
-        table = pl.read_parquet(parquet)
-        try:
-            _, rejects = validate_table(name, table, model)
-        except RulingsError as exc:
-            problems.append(f"{name}: {exc}")
-            continue
-        if rejects.height:
-            problems.append(f"{name}: {rejects.height} rows fail, e.g. {rejects['reason'][0]}")
-        if _count_lines(jsonl) != table.height:
-            problems.append(f"{name}: {jsonl.name} and {parquet.name} differ in row count")
-    return problems
-
-
-def _count_lines(path: Path) -> int:
-    with path.open("rb") as lines:
-        return sum(1 for _ in lines)

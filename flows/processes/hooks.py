@@ -1,10 +1,10 @@
 """A test hook: pause a run at a named step so a test can kill it exactly there.
 
 Set `RULING_DUMPS_PAUSE_AT` to a step name (`snapshot_staged`,
-`snapshot_written`, `state_staged`, `latest_switched`, `state_committed`) and
-`RULING_DUMPS_PAUSE_FILE` to a path: on reaching that step the run writes the
-step name and its pid to the file and sleeps until it is killed. Unset (as in
-every real run), `pause_point` does nothing.
+`snapshot_written`, `state_staged`, `latest_switched`, `state_committed`, or
+`WORKER_STEP`) and `RULING_DUMPS_PAUSE_FILE` to a path: on reaching that step
+the run writes the step name and its pid to the file and sleeps until it is
+killed or interrupted. Unset (as in every real run), `pause_point` does nothing.
 """
 
 from __future__ import annotations
@@ -21,6 +21,11 @@ PAUSE_STEPS = (
     "latest_switched",
     "state_committed",
 )
+
+#: Where a language detection worker process starts its chunk of texts (`pools`): each
+#: worker pauses there, and the pid in the file is a worker's. Reached only when the
+#: languages are detected in workers (two cores or more, 1,000 new texts or more).
+WORKER_STEP = "languages_in_workers"
 
 
 def pause_point(step: str) -> None:

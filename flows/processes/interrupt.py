@@ -1,10 +1,13 @@
-"""Ctrl-C during a run: one line saying whether it was published; a second one ends it at once.
+"""Ctrl-C, SIGTERM or SIGHUP during a run: one line saying whether it was published; a second
+signal ends it at once.
 
-`interrupted` is the run's flag: the first SIGINT sets it (`on_ctrl_c`), and
-work that waits on worker processes stops at its next result
-(`pools.stop_if_interrupted`) instead of waiting for workers forked after
-the Ctrl-C, which never saw it. `ctrl_c` is the command line's handler
-around one run.
+`interrupted` is the run's flag: the first stop signal sets it (`on_stop_signal`),
+and work that waits on worker processes stops at its next result
+(`pools.stop_if_interrupted`) instead of waiting for workers forked after the
+signal, which never saw it. A terminal's Ctrl-C (and its hang-up) reaches the
+whole process group, but `kill <pid>` reaches the run's own process only: the
+worker pools register what ends their processes (`ending_on_stop`), which
+the handler calls. `ctrl_c` is the command line's handler around one run.
 """
 
 from __future__ import annotations
@@ -13,52 +16,63 @@ import os
 import signal
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
-from flows.errors import INTERRUPTED_UNPUBLISHED, RulingsError
+from flows.errors import RulingsError
 
-#: Set when the run is interrupted (by `on_ctrl_c`, which reads it too).
+#: The signals a run stops on as on Ctrl-C: the terminal's interrupt, `kill`'s default (an
+#: init system's or a scheduler's stop) and the hang-up of a closed terminal or SSH session.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+#: Set when the run is interrupted (by `on_stop_signal`, which reads it too).
 interrupted = threading.Event()
 
-#: What a Ctrl-C says once the run has returned and the process is ending (`ctrl_c`).
+#: The signal that interrupted the run (None: none yet, or a KeyboardInterrupt of its own).
+_stopped_by: int | None = None
+
+#: What a stop signal says once the run has returned and the process is ending (`ctrl_c`).
 _ending_line: str | None = None
+
+#: The signals `ctrl_c` handles now (`over_prefect_sigterm` takes SIGTERM back for them).
+_handled: set[int] = set()
+
+#: What ends the worker processes of the pools running now (`ending_on_stop`).
+_enders: list[Callable[[], None]] = []
 
 
 @contextmanager
 def ctrl_c(latest: Callable[[], str | None], ends_with_run: bool) -> Iterator[None]:
-    """Handle Ctrl-C for one run: roll back or say it was published; a second one ends it.
+    """Handle Ctrl-C, SIGTERM and SIGHUP for one run: roll back or say it was published; a
+    second signal ends it.
 
-    The first SIGINT raises KeyboardInterrupt as Python's own handler does: the
-    run rolls back unless its state was committed. Whatever then comes out
-    (Prefect may turn the interrupt into its own error, or a best-effort step
-    swallow it), the run ends with RulingsError `interrupted: nothing was
-    published`, or `interrupted after the run was published (latest ->
-    snapshots/<run_id>)`, by whether `latest` moved. A second SIGINT ends the
-    process at once (`os._exit(1)`, one line, no traceback); the orphan
-    watcher then ends its children.
+    The first signal raises KeyboardInterrupt as Python's own SIGINT handler
+    does (and ends the worker pools' processes, which a SIGTERM to this
+    process alone does not reach): the run rolls back unless its state was
+    committed. Whatever then comes out (Prefect may turn the interrupt into
+    its own error, or a best-effort step swallow it), the run ends with
+    RulingsError `interrupted: nothing was published` (`terminated (SIGTERM):
+    …`, `terminated (SIGHUP): …`), or `interrupted after the run was published
+    (latest -> snapshots/<run_id>)`, by whether `latest` moved. A second signal
+    ends the process at once (`os._exit(1)`, one line, no traceback); the
+    orphan watcher then ends its children.
 
     Args:
         latest: where `output/latest` points now (`snapshot.latest_target`).
         ends_with_run: the process ends with this run (the console script):
-            the handler stays to the end, so a Ctrl-C while the summary prints
+            the handlers stay to the end, so a signal while the summary prints
             or Prefect's exit handlers run ends the process with the published
-            line, not their tracebacks. Otherwise (tests) the previous handler
-            is put back after the run and the flag cleared.
+            line, not their tracebacks. Otherwise (tests) the previous handlers
+            are put back after the run and the flag cleared.
 
-    Only in the main thread (signal handlers live there), and not when SIGINT
-    was ignored from the start (a background job).
+    Only in the main thread (signal handlers live there), and not for a
+    signal ignored from the start (SIGINT in a background job, SIGHUP under nohup).
     """
-    global _ending_line
+    global _ending_line, _stopped_by
     before = latest()
-    previous = signal.getsignal(signal.SIGINT)
-    handled = threading.current_thread() is threading.main_thread() and (
-        previous is not signal.SIG_IGN
-    )
-    if handled:
-        signal.signal(signal.SIGINT, on_ctrl_c)
-    interrupted.clear()  # set by the run's first Ctrl-C (`on_ctrl_c`)
-    _ending_line = None
+    previous = _install_handlers()
+    interrupted.clear()  # set by the run's first stop signal (`on_stop_signal`)
+    _ending_line, _stopped_by = None, None
     try:
         try:
             yield
@@ -71,28 +85,83 @@ def ctrl_c(latest: Callable[[], str | None], ends_with_run: bool) -> Iterator[No
         _ending_line = f"error: {_interrupted_line(before, latest())}"
     finally:
         if not ends_with_run:  # the process goes on (tests): the next run starts uninterrupted
-            if handled:
-                signal.signal(signal.SIGINT, previous)
-            _ending_line = None
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
+            _handled.clear()
+            _ending_line, _stopped_by = None, None
             interrupted.clear()  # else the next pool in this process stops at once
 
 
+def _install_handlers() -> dict[int, Any]:
+    """`on_stop_signal` for each stop signal not ignored, in the main thread; the handlers
+    it replaced."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    previous = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
+    previous = {s: handler for s, handler in previous.items() if handler is not signal.SIG_IGN}
+    for signum in previous:
+        signal.signal(signum, on_stop_signal)
+    _handled.update(previous)
+    return previous
+
+
 def _interrupted_line(before: str | None, after: str | None) -> str:
+    if _stopped_by in (None, signal.SIGINT):
+        words = "interrupted"
+    else:
+        words = f"terminated ({signal.Signals(_stopped_by).name})"
     if after != before:
-        return f"interrupted after the run was published (latest -> {after})"
-    return INTERRUPTED_UNPUBLISHED
+        return f"{words} after the run was published (latest -> {after})"
+    return f"{words}: nothing was published"
 
 
-def on_ctrl_c(signum: int, frame: Any) -> None:
-    """The SIGINT handler of `ctrl_c`: the first raises KeyboardInterrupt, the next exit at once."""
+def on_stop_signal(signum: int, frame: Any) -> None:
+    """The handler of `ctrl_c`: the first signal ends the worker processes and raises
+    KeyboardInterrupt, the next exit at once."""
+    global _stopped_by
     if _ending_line is not None:  # the run has returned: the process is ending
         _exit_at_once(_ending_line)
-    if interrupted.is_set():  # the second Ctrl-C: the first one's rollback is cut short
+    if interrupted.is_set():  # the second signal: the first one's rollback is cut short
         _exit_at_once("error: interrupted again: stopped at once")
+    _stopped_by = signum
     interrupted.set()  # the run's flag: language detection stops at its next chunk
+    for end in list(_enders):  # the workers, which a signal to this process alone missed
+        end()
     raise KeyboardInterrupt
 
 
+@contextmanager
+def ending_on_stop(end: Callable[[], None]) -> Iterator[None]:
+    """While inside, a stop signal calls `end` (which ends a pool's worker processes)."""
+    _enders.append(end)
+    try:
+        yield
+    finally:
+        _enders.remove(end)
+
+
+@contextmanager
+def over_prefect_sigterm() -> Iterator[None]:
+    """Inside a Prefect flow run under `ctrl_c`: SIGTERM handled by `on_stop_signal` again.
+
+    Prefect's flow engine puts its own SIGTERM handler in while a flow runs:
+    it raises TerminationSignal, which the worker pools never see, and sends
+    the signal again once the flow has crashed, which ended the process with
+    no line (exit 143). Outside `ctrl_c` (a served run, whose SIGTERM is
+    Prefect's runner cancelling it) Prefect's handler stays.
+    """
+    main = threading.current_thread() is threading.main_thread()
+    if signal.SIGTERM not in _handled or not main:
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, on_stop_signal)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def _exit_at_once(line: str) -> None:
-    os.write(2, f"{line}\n".encode())
+    with suppress(OSError):  # no terminal left to say it on (a hang-up)
+        os.write(2, f"{line}\n".encode())
     os._exit(1)

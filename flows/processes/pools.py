@@ -11,7 +11,9 @@ imports are done, so a Ctrl-C at the terminal (SIGINT to the whole process
 group) during them printed its traceback. It is therefore started with SIGINT
 blocked; that mask passes to every process it forks, so each worker unblocks
 SIGINT first thing (`_accept_ctrl_c`), with its default action: a Ctrl-C ends
-the worker at once, and the pool breaks instead of finishing its queue.
+the worker at once, and the pool breaks instead of finishing its queue. A
+SIGTERM or SIGHUP sent to the run's process alone does not reach the workers:
+its handler ends them (`interrupt.ending_on_stop`, `_end_workers`).
 """
 
 from __future__ import annotations
@@ -21,13 +23,14 @@ import multiprocessing.context
 import multiprocessing.forkserver
 import multiprocessing.resource_tracker
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 
 from flows.errors import WorkerDiedError
-from flows.processes.interrupt import interrupted
+from flows.processes.hooks import WORKER_STEP, pause_point
+from flows.processes.interrupt import ending_on_stop, interrupted
 from flows.stages.detector import Probe, load_word_lists, probe_texts, release_word_lists
 
 
@@ -61,6 +64,29 @@ def process_pool(processes: int, preload: list[str]) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(
         max_workers=processes, mp_context=context, initializer=_accept_ctrl_c
     )
+
+
+@contextmanager
+def running_pool(processes: int, preload: list[str]) -> Iterator[ProcessPoolExecutor]:
+    """`process_pool`, whose workers a stop signal ends (`interrupt.ending_on_stop`); on
+    exit it is shut down, its queued work cancelled."""
+    pool = process_pool(processes, preload)
+    try:
+        with ending_on_stop(_end_workers(pool)):
+            yield pool
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _end_workers(pool: ProcessPoolExecutor) -> Callable[[], None]:
+    """What ends `pool`'s worker processes (SIGTERM) now: the pool then breaks."""
+
+    def end() -> None:
+        # the executor's own map of its workers (Python 3.14 has pool.terminate_workers())
+        for worker in list((getattr(pool, "_processes", None) or {}).values()):
+            worker.terminate()
+
+    return end
 
 
 def _accept_ctrl_c() -> None:
@@ -106,11 +132,8 @@ def parse_workers(processes: int) -> Iterator[Executor | None]:
     if processes < 2:
         yield None
         return
-    pool = process_pool(processes, WORKER_PRELOAD)
-    try:
+    with running_pool(processes, WORKER_PRELOAD) as pool:
         yield pool
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
 
 
 #: Below this many texts, detection stays in the calling process: a pool costs
@@ -134,7 +157,7 @@ def probe_in_workers(texts: list[str], processes: int) -> Iterator[Probe]:
     Raises:
         WorkerDiedError: a worker process ended abruptly (killed, out of memory).
         KeyboardInterrupt: the run was interrupted (`interrupt.interrupted`):
-            the chunks still queued are dropped.
+            the chunks still queued are dropped, the running ones ended.
     """
     if processes <= 1 or len(texts) < PARALLEL_MIN_TEXTS:
         yield from probe_texts(texts)
@@ -142,14 +165,22 @@ def probe_in_workers(texts: list[str], processes: int) -> Iterator[Probe]:
     size = -(-len(texts) // (processes * 8))  # a few chunks per process, for balance
     chunks = [texts[i : i + size] for i in range(0, len(texts), size)]
     # workers start with langdetect's profiles loaded (unless the forkserver already runs)
-    with process_pool(processes, ["flows.stages.detector"]) as pool:
-        probes = pool.map(probe_texts, chunks)  # every chunk submitted; results in order
+    with running_pool(processes, ["flows.stages.detector"]) as pool:
+        probes = pool.map(_probe_chunk, chunks)  # every chunk submitted; results in order
         load_word_lists()  # while the workers start
         try:
             for part in probes:
                 stop_if_interrupted(pool)  # a Ctrl-C: the chunks still queued are dropped
                 yield from part
         except BrokenProcessPool as exc:
+            if interrupted.is_set():  # the stop signal's handler ended the workers
+                raise KeyboardInterrupt from exc
             raise WorkerDiedError("the languages were detected") from exc
         finally:
             release_word_lists()  # a run detects once; its later peak is the tables'
+
+
+def _probe_chunk(texts: list[str]) -> list[Probe]:
+    """`detector.probe_texts` in a worker (where the kill tests pause: `hooks.WORKER_STEP`)."""
+    pause_point(WORKER_STEP)
+    return probe_texts(texts)

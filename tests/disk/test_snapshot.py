@@ -21,8 +21,8 @@ from flows.disk.snapshot import (
     restore_latest,
     stage_snapshot,
     switch_latest,
-    verify_snapshot,
 )
+from flows.disk.verify import verify_snapshot
 from flows.errors import PublishError
 from schemas import TABLE_MODELS
 
