@@ -441,7 +441,7 @@ def test_a_full_disk_names_the_file_and_publishes_nothing(
     real_write = pl.DataFrame.write_parquet
 
     def onto_a_full_disk(frame: pl.DataFrame, file: Any, *args: Any, **kwargs: Any) -> None:
-        full = written in str(getattr(file, "name", file))  # a path, or a file opened on one
+        full = written in str(getattr(file, "name", file))  # a path, or a file opened on it
         real_write(frame, "/dev/full" if full else file, *args, **kwargs)  # a real ENOSPC
 
     monkeypatch.setattr(pl.DataFrame, "write_parquet", onto_a_full_disk)

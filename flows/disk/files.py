@@ -145,16 +145,17 @@ def open_new(path: Path) -> IO[bytes]:
         OSError: the file could not be opened.
     """
     try:
-        fd = os.open(
-            path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644
-        )
+        return open(path, "wb", opener=_no_follow)  # the caller closes it
     except OSError as exc:
         if exc.errno != errno.ELOOP:
             raise
         raise OutputDirError(
             f"{path} is a symlink; a run never writes through one: remove it"
         ) from None
-    return os.fdopen(fd, "wb")
+
+
+def _no_follow(path: str, flags: int) -> int:
+    return os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
 
 
 def make_folder(path: Path, root: Path) -> None:

@@ -17,9 +17,15 @@ from flows.prefect_flow import is_transient
 FRAME = pl.DataFrame({"text": ["Energy counters aren't mana."] * 5000, "n": range(5000)})
 
 
-def _onto_a_full_disk(path: Path) -> None:
-    """Make the staged file `path` is written through a link to /dev/full: a real ENOSPC."""
-    os.symlink("/dev/full", files.staged_file(path))
+def _onto_a_full_disk(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the staged file `path` is written through /dev/full: a real ENOSPC."""
+    real_open_new = files.open_new
+    staged = files.staged_file(path)
+    monkeypatch.setattr(
+        files,
+        "open_new",
+        lambda p: open("/dev/full", "wb") if p == staged else real_open_new(p),  # noqa: SIM115
+    )
 
 
 @pytest.mark.parametrize(
@@ -27,9 +33,11 @@ def _onto_a_full_disk(path: Path) -> None:
     [lambda path: files.write_parquet(FRAME, path), lambda path: files.write_json([1], path)],
     ids=["parquet", "json"],
 )
-def test_a_full_disk_names_the_file_it_was_writing(write: object, tmp_path: Path) -> None:
+def test_a_full_disk_names_the_file_it_was_writing(
+    write: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "state.parquet"
-    _onto_a_full_disk(path)
+    _onto_a_full_disk(path, monkeypatch)
     with pytest.raises(DiskFullError) as failed:
         write(path)  # type: ignore[operator]
     assert str(failed.value) == f"no space left on device writing {path}"
