@@ -76,3 +76,7 @@ class AddressSpaceError(RulingsError):
 class OutputDirError(RulingsError):
     """A path the run writes under the output dir is a symlink: found before the run, nothing
     is read or written; found during it (a link made meanwhile), the run is rolled back."""
+
+
+class StateFormatError(RulingsError):
+    """`state/state.json` was written by newer code (a later `format_version`): the run stops."""

@@ -14,8 +14,9 @@ from typing import Any
 import polars as pl
 import pytest
 
-from flows.disk.records import STATE_FORMAT, StateFormatError
+from flows.disk.records import STATE_FORMAT
 from flows.disk.snapshot import own_latest
+from flows.errors import StateFormatError
 from tests.conftest import copy_seeds, run_dumps
 
 

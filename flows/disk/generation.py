@@ -13,7 +13,6 @@ unpublished run wrote, and `roll_back` undoes a publish that failed halfway.
 from __future__ import annotations
 
 import logging
-import os
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -39,7 +38,7 @@ from flows.disk.records import (
     read_committed,
     read_record,
 )
-from flows.disk.snapshot import own_latest, restore_latest
+from flows.disk.snapshot import latest_target, own_latest, restore_latest
 from flows.disk.state_files import RESULT_FRAMES, generation_of
 from flows.stages.detector import LANGUAGE_SCHEMA
 from flows.stages.parse import ParsedFiles
@@ -242,7 +241,7 @@ def roll_back(output: OutputPaths, previous: str | None, run_id: str) -> str | N
         restore_latest(output.root, previous)
     except OSError as exc:
         left = (
-            f"the rollback failed too ({exc}): latest -> {os.readlink(output.latest)}, this "
+            f"the rollback failed too ({exc}): latest -> {latest_target(output.root)}, this "
             "run's complete, validated snapshot, with its state staged but not committed; "
             "the next run commits that state first and goes on from it"
         )
@@ -272,7 +271,7 @@ def roll_forward(output: OutputPaths) -> str | None:
     Raises:
         OSError: the commit failed (the run stops; nothing changed).
     """
-    published = own_latest(output.root)
+    published = own_latest(output.root, warn=False)  # load_inputs warns
     record_path = state_file(output.state, "generation", published or "", "json")
     if published is None or not record_path.is_file():
         return None

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any, TypedDict
 
-from flows.errors import RulingsError
+from flows.errors import StateFormatError
 
 #: The layout of `state.json` this code writes (`format_version`); a file without one is
 #: format 1 (the same layout, before the version was written): it is read as it is.
@@ -30,10 +30,6 @@ class StateRecord(TypedDict):
 
 class StateCorruptError(Exception):
     """A state generation cannot be used (a file missing, altered or unreadable)."""
-
-
-class StateFormatError(RulingsError):
-    """`state.json` was written by newer code (a later `format_version`): the run stops."""
 
 
 class Committed(TypedDict, total=False):

@@ -262,14 +262,14 @@ def resolve_latest(output_dir: Path) -> Path:
     return latest.resolve()
 
 
-def own_latest(output_dir: Path) -> str | None:
+def own_latest(output_dir: Path, warn: bool = True) -> str | None:
     """The run id of the snapshot `output_dir/latest` points at, when it is one of this output's.
 
     None before the first publish, and (with a warning) when `latest` leads
     anywhere but a snapshot folder under `output_dir/snapshots/` (another
     output's snapshot, a folder elsewhere, a dangling link): a run then has no
     previous snapshot to compare with (`since_previous`) and uses no state
-    generation by it.
+    generation by it. `warn`: log that warning (once per run: `state.load_inputs`).
     """
     paths = OutputPaths(output_dir)
     target = latest_target(output_dir)
@@ -280,10 +280,11 @@ def own_latest(output_dir: Path) -> str | None:
     own = os.path.join(os.path.realpath(paths.snapshots), name)
     if real == own and os.path.isdir(real) and not os.path.islink(paths.snapshot(name)):
         return name
-    logger.warning(
-        "latest -> %s is not one of this output's snapshots: taken as no previous snapshot",
-        target,
-    )
+    if warn:
+        logger.warning(
+            "latest -> %s is not one of this output's snapshots: taken as no previous snapshot",
+            target,
+        )
     return None
 
 

@@ -15,7 +15,8 @@
   added, removed or renamed, or when a new variant joins it.
 - `generation.<generation>.json`: the record of one generation (the run id that
   wrote it): each file's name and sha256, and the cache keys it was made with.
-- `state.json`: the committed records, `current` and `previous` (the fallback).
+- `state.json`: the committed records, `current` and `previous` (the fallback),
+  its format version and where the state belongs (`records`).
 
 A save is two steps (`generation`): `stage_state` writes a generation's files
 and record (flushed to disk); `commit_state` makes it current by replacing
@@ -24,9 +25,10 @@ and record (flushed to disk); `commit_state` makes it current by replacing
 commits after, so on load the
 generation matching the published snapshot is preferred (a run killed between
 the switch and the commit is rolled forward). A file whose sha256 differs from
-its record, or that does not read back with its schema, makes that generation
-unusable: the previous one is used, else the run starts cold and says so
-(`RunState.recovered`).
+its record, or that does not read back with the schema this code writes
+(`state_files.checked_frame`), makes that generation unusable: the previous
+one is used, else the run starts cold and says so (`RunState.recovered`). A
+state of another output dir is not used at all (`foreign_state`).
 
 A cache is used only when its key matches (`cache_keys`: the code and
 libraries that shape it, found from the imports); `reuse` decides what of a
@@ -69,10 +71,7 @@ from flows.disk.state_files import (
 from flows.stages.dedupe import REGISTRY_SCHEMA
 from flows.stages.detector import LANGUAGE_SCHEMA
 from flows.stages.parse import ParsedFiles
-from flows.stages.reuse import (
-    FILE_INDEX_SCHEMA,
-    usable_caches,
-)
+from flows.stages.reuse import FILE_INDEX_SCHEMA, usable_caches
 
 logger = logging.getLogger(__name__)
 
