@@ -3,8 +3,9 @@
 `read_regular` reads a regular file so that its bytes are one version of it:
 its metadata (size, mtime_ns, ctime_ns) is taken before and after the read,
 on the same descriptor, and a file that changed meanwhile is read again (at
-most `READ_TRIES` reads in all), then not read. A file that only grew keeps
-the bytes it had when its read started (an append leaves them as they were).
+most `READ_TRIES` reads in all), then not read; a file that grew during
+each of them keeps the bytes it had when its reads began (an append leaves
+them as they were).
 `read_or_reject` turns the OS errors that belong to the file (permission
 denied, an I/O error after `IO_TRIES` tries, removed, replaced by a symlink)
 into its reject reason, so one unreadable file does not stop the run.
@@ -80,10 +81,10 @@ def read_regular(target: str, max_file_bytes: int) -> Read:
         (the file's bytes, None); or (None, reason): not a regular file once
         opened, over `max_file_bytes` when a read starts (`too_big`), or
         `CHANGED` (its size, mtime or ctime changed during each of `READ_TRIES`
-        reads). A file that grew during a read, and whose first bytes (up to
-        its size when that read started) read the same again, gives those
-        bytes, with a warning: its later metadata differs from the run's file
-        index, so the next run reads it again, whole.
+        reads). A file that grew during each read, and whose first bytes (up
+        to its size when the reads began) read the same every time, gives
+        those bytes, with a warning: its later metadata differs from the run's
+        file index, so the next run reads it again, whole.
 
     Raises:
         OSError: opening or reading failed (see `read_or_reject`).
@@ -104,8 +105,16 @@ def too_big(size: int, max_file_bytes: int) -> str:
 
 
 def _read_one_version(fd: int, before: os.stat_result, target: str, max_file_bytes: int) -> Read:
-    """`read_regular`'s reads: until one starts and ends on the same metadata."""
-    for _ in range(READ_TRIES):
+    """`read_regular`'s reads: until one starts and ends on the same metadata.
+
+    A file that changed during every read but only grew (each read's first
+    bytes, up to the size when the reads began, are those of the first read,
+    twice over) gives those bytes, with a warning: an append leaves them as
+    they were. A file that grew once is read again whole (an editor saving a
+    longer version is not cut at the old size).
+    """
+    start, first = before.st_size, b""
+    for tries in range(READ_TRIES):
         size = before.st_size
         if size > max_file_bytes:
             return None, too_big(size, max_file_bytes)
@@ -113,17 +122,15 @@ def _read_one_version(fd: int, before: os.stat_result, target: str, max_file_byt
         after = os.fstat(fd)
         if len(content) == size and _stamp(after) == _stamp(before):
             return content, None
-        grew = len(content) > size or after.st_size > size
-        if grew and len(content) >= size:
-            prefix = content[:size]
-            if _pread_up_to(fd, size) == prefix:
-                logger.warning(
-                    "%s grew from %d to %d bytes while it was read: its first %d bytes are "
-                    "read, the rest next run",
-                    target, size, after.st_size, size,
-                )  # fmt: skip
-                return prefix, None
+        first = content[:start] if tries == 0 else first
         before = after
+    if before.st_size > start == len(first) and _pread_up_to(fd, start) == first:
+        logger.warning(
+            "%s grew from %d to %d bytes during each of %d reads: its first %d bytes are "
+            "read, the rest next run",
+            target, start, before.st_size, READ_TRIES, start,
+        )  # fmt: skip
+        return first, None
     logger.warning("%s: %s", target, CHANGED)
     return None, CHANGED
 

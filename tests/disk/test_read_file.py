@@ -135,28 +135,44 @@ def test_a_change_of_mtime_or_ctime_alone_is_a_change(
     assert len(calls) == 4  # opened; after reads 1 (changed), 2 (changed back), 3 (the same)
 
 
-def test_a_file_that_grew_while_read_is_read_to_its_size_at_the_start(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+def test_a_file_that_grew_once_while_read_is_read_again_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # an editor saving a longer version is not cut at the old size: a version that existed
     _file(tmp_path, "a.txt", A)
     appended = A + b"07 juin 2024 \xc2\xb7 source : wotc\nUne autre.\n"
     reads = _rewrite_while_read(monkeypatch, tmp_path / "a.txt", [appended])
+    assert load_raw_dumps(tmp_path, ["a.txt"]).rows() == [("a.txt", appended, None)]
+    assert reads == [len(A) + 1, len(appended) + 1]
+
+
+def test_a_file_that_grew_during_every_read_is_read_to_its_size_at_the_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    _file(tmp_path, "a.txt", A)
+    entry = b"07 juin 2024 \xc2\xb7 source : wotc\nUne autre.\n"
+    grown = [A + entry * n for n in (1, 2, 3)]
+    reads = _rewrite_while_read(monkeypatch, tmp_path / "a.txt", grown)
     assert load_raw_dumps(tmp_path, ["a.txt"]).rows() == [("a.txt", A, None)]
-    assert reads == [len(A) + 1, len(A)]  # the read, then its first bytes again
+    assert reads == [len(A) + 1, len(grown[0]) + 1, len(grown[1]) + 1, len(A)]
     assert (
-        f"{tmp_path / 'a.txt'} grew from {len(A)} to {len(appended)} bytes while it was read: "
-        f"its first {len(A)} bytes are read, the rest next run"
+        f"{tmp_path / 'a.txt'} grew from {len(A)} to {len(grown[2])} bytes during each of 3 "
+        f"reads: its first {len(A)} bytes are read, the rest next run"
     ) in caplog.text
 
 
-def test_a_file_that_grew_and_whose_first_bytes_changed_is_read_again(
+def test_a_file_that_grew_and_whose_first_bytes_changed_is_never_cut(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _file(tmp_path, "a.txt", A)
     longer = B + b"Une autre.\n"
     reads = _rewrite_while_read(monkeypatch, tmp_path / "a.txt", [longer])
     assert load_raw_dumps(tmp_path, ["a.txt"]).rows() == [("a.txt", longer, None)]
-    assert reads == [len(A) + 1, len(A), len(longer) + 1]
+    assert reads == [len(A) + 1, len(longer) + 1]
+    _file(tmp_path, "b.txt", A)  # rewritten longer during every read: no version stays
+    versions = [B + b"x" * n for n in (1, 2, 3)]
+    _rewrite_while_read(monkeypatch, tmp_path / "b.txt", versions)
+    assert load_raw_dumps(tmp_path, ["b.txt"]).rows() == [("b.txt", None, CHANGED)]
 
 
 def test_a_file_that_grew_over_the_limit_is_not_read_after_its_first_read(
@@ -344,13 +360,15 @@ def test_a_file_that_grew_while_read_is_read_whole_by_the_next_run(
 ) -> None:
     raw, output = _seeds(tmp_path), tmp_path / "out"
     seed = (raw / SEEDS[1]).read_bytes()
-    grown = seed + b"\n07 juin 2024 \xc2\xb7 source : wotc\nLes marqueurs ne sont pas du mana.\n"
-    _rewrite_while_read(monkeypatch, raw / SEEDS[1], [grown])
+    entry = b"\n07 juin 2024 \xc2\xb7 source : wotc\nLes marqueurs ne sont pas du mana.\n"
+    versions = [seed + entry * n for n in (1, 2, 3)]  # appended to during every read
+    grown = versions[-1]
+    _rewrite_while_read(monkeypatch, raw / SEEDS[1], versions)
     first = run_direct(raw, output)
     inputs = {i["path"]: (i["bytes"], i["sha256"]) for i in first["manifest"]["inputs"]}
     assert inputs[SEEDS[1]] == (len(seed), hashlib.sha256(seed).hexdigest())
     monkeypatch.undo()
-    assert os.stat(raw / SEEDS[1]).st_mtime_ns == T0 + 10**9  # long past: not racy
+    assert os.stat(raw / SEEDS[1]).st_mtime_ns == T0 + 3 * 10**9  # long past: not racy
     second = run_direct(raw, output)  # the file index holds its metadata before the read
     inputs = {i["path"]: (i["bytes"], i["sha256"]) for i in second["manifest"]["inputs"]}
     assert inputs[SEEDS[1]] == (len(grown), hashlib.sha256(grown).hexdigest())
