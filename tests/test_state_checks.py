@@ -217,3 +217,27 @@ def test_retention_keeps_the_snapshot_latest_named_before_the_run(tmp_path: Path
     raw, output = copy_seeds(tmp_path, "raw"), tmp_path / "out"
     runs = [run_dumps(raw, output, retention=1).result["manifest"]["run_id"] for _ in range(3)]
     assert sorted(p.name for p in (output / "snapshots").iterdir()) == runs[1:]
+
+
+def test_a_missing_generation_record_falls_back_loudly(tmp_path: Path) -> None:
+    """A fresh check: deleting `generation.<id>.json` failed every later run (ENOENT)."""
+    raw, output = copy_seeds(tmp_path, "raw"), tmp_path / "out"
+    first = run_dumps(raw, output).result
+    generation = _state_json(output)["current"]["generation"]
+    (output / "state" / f"generation.{generation}.json").unlink()
+    second = run_dumps(raw, output).result
+    assert second["manifest"]["state_recovered"] is None  # state.json's copy names the files
+    assert second["tables"]["rulings"].equals(first["tables"]["rulings"])
+
+
+def test_a_registry_with_null_ids_is_refused(tmp_path: Path) -> None:
+    raw, output = copy_seeds(tmp_path, "raw"), tmp_path / "out"
+    first = run_dumps(raw, output).result
+    registry = _current_file(output, "ruling_ids")
+    nulled = registry.with_columns(
+        ruling_id=pl.when(pl.int_range(pl.len()) == 0).then(None).otherwise(pl.col("ruling_id"))
+    )
+    _replace_state_file(output, "ruling_ids", nulled)
+    second = run_dumps(raw, output).result
+    assert "has rows without a variant_id or a ruling_id" in second["manifest"]["state_recovered"]
+    assert second["manifest"]["rows"]["rulings"] == first["manifest"]["rows"]["rulings"] == 36

@@ -134,24 +134,25 @@ def describe_file(path: Path) -> dict[str, Any]:
 
 
 def open_new(path: Path) -> IO[bytes]:
-    """`path` opened for writing from its start, never through a symlink (O_NOFOLLOW).
+    """`path` created afresh for writing, never through a link.
 
-    Every file a run writes under the output dir is opened here: a link put
-    where the run writes (`ln -s raw/000.txt output/state/state.json.tmp`)
-    stops the write instead of overwriting the link's target.
+    Every file a run writes under the output dir is opened here. A symlink
+    there (`ln -s raw/000.txt output/state/state.json.tmp`) stops the write;
+    any other entry there (a file left by an earlier run, a hard link to a raw
+    dump, a FIFO) is unlinked first, which removes that name only, and the
+    file is created new (O_CREAT | O_EXCL | O_NOFOLLOW): a write never
+    reaches another name's bytes, and never blocks on a FIFO.
 
     Raises:
         OutputDirError: `path` is a symlink (its target is left untouched).
-        OSError: the file could not be opened.
+        OSError: the file could not be made (a folder in its place, or an
+            entry made there meanwhile: EEXIST).
     """
-    try:
-        return open(path, "wb", opener=_no_follow)  # the caller closes it
-    except OSError as exc:
-        if exc.errno != errno.ELOOP:
-            raise
-        raise OutputDirError(
-            f"{path} is a symlink; a run never writes through one: remove it"
-        ) from None
+    if path.is_symlink():
+        raise OutputDirError(f"{path} is a symlink; a run never writes through one: remove it")
+    with suppress(FileNotFoundError):
+        os.unlink(path)
+    return open(path, "xb", opener=_no_follow)  # the caller closes it
 
 
 def _no_follow(path: str, flags: int) -> int:

@@ -275,12 +275,13 @@ def roll_forward(output: OutputPaths) -> str | None:
     record_path = state_file(output.state, "generation", published or "", "json")
     if published is None or not record_path.is_file():
         return None
-    if (read_committed(output.state).get("current") or {}).get("generation") == published:
-        return None
-    try:
+    try:  # a broken state.json or record: nothing to repair here, the load falls back loudly
+        current = read_committed(output.state, strict=True).get("current") or {}
+        if current.get("generation") == published:
+            return None
         record = read_record(record_path)
     except StateCorruptError:
-        return None  # the load falls back from it, loudly
+        return None
     commit_state(output.state, record)
     done = (
         f"latest -> snapshots/{published} had its state uncommitted: committed it (rolled forward)"

@@ -13,6 +13,7 @@ import datetime as dt
 import errno
 import fcntl
 import os
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -55,14 +56,7 @@ def hold_run_lock(output_dir: Path) -> Iterator[None]:
             f"{len(links)} path(s) the run writes under {output_dir} are symlinks ({shown}); "
             "a run never follows them: remove them, then run again"
         )
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
-    except OSError as exc:
-        if exc.errno != errno.ELOOP:
-            raise
-        raise OutputDirError(  # a link put there since the check
-            f"the run lock {path} became a symlink; a run never follows it: remove it"
-        ) from None
+    fd = _open_lock(path)
     with os.fdopen(fd, "a+", encoding="utf-8") as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -85,3 +79,30 @@ def hold_run_lock(output_dir: Path) -> Iterator[None]:
             del _HELD[key]
             lock.truncate(0)
             fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _open_lock(path: Path) -> int:
+    """The lock file's descriptor: a regular file of one name, never through a link.
+
+    Raises:
+        OutputDirError: `path` is a symlink, not a regular file (a folder, a
+            FIFO), or a hard link to another name (a raw dump the run would
+            write its pid into).
+    """
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+    except OSError as exc:
+        if exc.errno not in (errno.ELOOP, errno.EISDIR):
+            raise
+        raise OutputDirError(
+            f"the run lock {path} is a symlink or a folder; a run never writes through one: "
+            "remove it"
+        ) from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink > 1:
+        os.close(fd)
+        raise OutputDirError(
+            f"the run lock {path} is not a file of its own (a FIFO, or a hard link to another "
+            "file); a run never writes into it: remove it"
+        )
+    return fd

@@ -104,11 +104,13 @@ def read_record(path: Path) -> StateRecord:
     """A generation's record file (`generation.<run_id>.json`).
 
     Raises:
-        StateCorruptError: unreadable, or not a record's shape.
+        StateCorruptError: missing, not a regular file, unreadable, or not a record's shape.
     """
+    if not path.is_file() or path.is_symlink():  # missing, a FIFO (never opened: it blocks)
+        raise StateCorruptError(f"{path.name} is missing or not a regular file")
     try:
         return _record(json.loads(path.read_text(encoding="utf-8")))
-    except (ValueError, UnicodeDecodeError, KeyError, TypeError) as exc:
+    except (OSError, ValueError, UnicodeDecodeError, KeyError, TypeError) as exc:
         raise StateCorruptError(f"{path.name} is unreadable ({exc})") from exc
 
 

@@ -99,6 +99,10 @@ def checked_frame(frame: pl.DataFrame, kind: str, name: str) -> pl.DataFrame:
             f"({_schema_difference(dict(frame.schema), schema)})"
         )
     if kind == "ruling_ids":
+        if frame.select(
+            pl.any_horizontal(pl.col("variant_id", "ruling_id").is_null().any())
+        ).item():
+            raise StateCorruptError(f"{name} has rows without a variant_id or a ruling_id")
         _check_merge_rules(frame, name)
     return frame.select(list(schema))
 

@@ -83,7 +83,7 @@ def test_a_lock_linked_after_the_check_is_not_followed(
     output.mkdir()
     (output / ".lock").symlink_to(dump)
     monkeypatch.setattr(lock_module, "foreign_links", lambda _: [])
-    with pytest.raises(OutputDirError, match="became a symlink"), hold_run_lock(output):
+    with pytest.raises(OutputDirError, match="is a symlink or a folder"), hold_run_lock(output):
         pass
     assert dump.read_text() == "a raw dump\n"
     assert os.path.islink(output / ".lock")
@@ -166,3 +166,42 @@ def test_a_link_made_during_a_run_is_never_written_through(
     assert victim.read_text() == "the operator's file\n"
     assert sorted(p.name for p in elsewhere.iterdir()) == ["operator.txt"]
     assert os.path.realpath(output / "latest") == os.path.realpath(first["snapshot"])
+
+
+@pytest.mark.parametrize(
+    "link", [".lock", "state/state.json.tmp", "state/languages.{run}.parquet.tmp"]
+)
+def test_a_hard_link_to_a_raw_dump_where_the_run_writes_is_never_written_into(
+    tmp_path: Path, link: str
+) -> None:
+    """A fresh check (issue 23): `ln raw/000.txt output/.lock` emptied the raw dump and
+    published the run's pid as its header; at `state/state.json.tmp` it wrote the state's
+    JSON into it. O_NOFOLLOW does not see hard links: the lock refuses a file of two names,
+    and every other file is created afresh (its old name unlinked, never written through)."""
+    raw = _raw(tmp_path)
+    output = tmp_path / "output"
+    run_direct(raw, output, started_at=dt.datetime(2026, 12, 1, 12, tzinfo=dt.UTC))
+    dump = next(raw.glob("*.txt"))
+    path = output / link.format(run="20261202T120000000000Z")
+    path.unlink(missing_ok=True)
+    os.link(dump, path)
+    before = _digests(raw)
+    started_at = dt.datetime(2026, 12, 2, 12, tzinfo=dt.UTC)
+    if link == ".lock":
+        with pytest.raises(OutputDirError, match="hard link to another file"):
+            run_direct(raw, output, started_at=started_at)
+    else:
+        result = run_direct(raw, output, started_at=started_at, reuse_results=False)
+        assert result["manifest"]["rows"]["ruling_occurrences"] == 73
+    assert _digests(raw) == before
+
+
+def test_a_fifo_at_the_lock_is_one_line(tmp_path: Path) -> None:
+    output = tmp_path / "output"
+    output.mkdir()
+    os.mkfifo(output / ".lock")
+    with (
+        pytest.raises(OutputDirError, match=r"is not a file of its own \(a FIFO"),
+        hold_run_lock(output),
+    ):
+        pass
