@@ -241,3 +241,19 @@ def test_a_registry_with_null_ids_is_refused(tmp_path: Path) -> None:
     second = run_dumps(raw, output).result
     assert "has rows without a variant_id or a ruling_id" in second["manifest"]["state_recovered"]
     assert second["manifest"]["rows"]["rulings"] == first["manifest"]["rows"]["rulings"] == 36
+
+
+def test_state_dirs_swapped_between_copies_of_one_output_are_not_used(tmp_path: Path) -> None:
+    """A fresh check: two outputs copied from one (`cp -a base P`, `cp -a base Q`) share the
+    ancestor's snapshot; their swapped states were used, ruling ids exchanged."""
+    base_raw = copy_seeds(tmp_path, "base-raw", skip=("000_fbe1a54fee004163.txt",))
+    run_dumps(base_raw, tmp_path / "base")
+    shutil.copytree(tmp_path / "base", tmp_path / "p", symlinks=True)
+    shutil.copytree(tmp_path / "base", tmp_path / "q", symlinks=True)
+    run_dumps(copy_seeds(tmp_path, "p-raw"), tmp_path / "p")
+    run_dumps(base_raw, tmp_path / "q")
+    shutil.move(tmp_path / "p" / "state", tmp_path / "p-state")
+    shutil.move(tmp_path / "q" / "state", tmp_path / "p" / "state")
+    shutil.move(tmp_path / "p-state", tmp_path / "q" / "state")
+    recovered = run_dumps(base_raw, tmp_path / "p").result["manifest"]["state_recovered"]
+    assert f"{tmp_path / 'p'}/state belongs to another output dir ({tmp_path / 'q'})" in recovered

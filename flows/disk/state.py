@@ -201,10 +201,12 @@ def _cold_start(state_dir: Path, candidates: list[StateRecord], problems: list[s
 def foreign_state(state_dir: Path, output: OutputPaths) -> str | None:
     """Why the state under `state_dir` belongs to another output dir; None when it is `output`'s.
 
-    A state belongs to the output holding a snapshot of one of its
-    generations (a generation is its run's id: `snapshots/<run_id>/`), or
-    whose real path `state.json` records (`records.Committed.output_dir`; its
-    snapshots may have been deleted by hand). So an output dir moved or
+    A state belongs to the output whose real path `state.json` records
+    (`records.Committed.output_dir`), or, recorded elsewhere, to the output
+    holding the snapshot of its current generation (a generation is its run's
+    id: `snapshots/<run_id>/`; two outputs copied from one ancestor share the
+    older ones); a state of format 1 (no path recorded), to one holding a
+    snapshot of any of its generations. So an output dir moved or
     copied whole keeps its state; `state/` put under another output (state
     dirs swapped between two outputs) does not, and would otherwise give that
     output's ruling ids to this one's rulings. A state naming no generation
@@ -216,6 +218,9 @@ def foreign_state(state_dir: Path, output: OutputPaths) -> str | None:
         names |= {g for p in state_dir.glob("generation.*.json") if (g := generation_of(p))}
     if not names or committed.get("output_dir") == os.path.realpath(output.root):
         return None
+    current = committed.get("current")
+    if committed.get("output_dir") and current:  # recorded elsewhere: its current snapshot
+        names = {current["generation"]}  # (outputs copied from one ancestor share older ones)
     if any(output.snapshot(name).is_dir() for name in names):
         return None
     recorded = committed.get("output_dir", "an output dir not recorded")
