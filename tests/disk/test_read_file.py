@@ -135,15 +135,19 @@ def test_a_change_of_mtime_or_ctime_alone_is_a_change(
     assert len(calls) == 4  # opened; after reads 1 (changed), 2 (changed back), 3 (the same)
 
 
+@pytest.mark.parametrize(
+    "longer",
+    [A + b"07 juin 2024 \xc2\xb7 source : wotc\nUne autre.\n", B + b"Une autre.\n"],
+    ids=["appended", "first-bytes-changed"],
+)
 def test_a_file_that_grew_once_while_read_is_read_again_whole(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, longer: bytes
 ) -> None:
     # an editor saving a longer version is not cut at the old size: a version that existed
     _file(tmp_path, "a.txt", A)
-    appended = A + b"07 juin 2024 \xc2\xb7 source : wotc\nUne autre.\n"
-    reads = _rewrite_while_read(monkeypatch, tmp_path / "a.txt", [appended])
-    assert load_raw_dumps(tmp_path, ["a.txt"]).rows() == [("a.txt", appended, None)]
-    assert reads == [len(A) + 1, len(appended) + 1]
+    reads = _rewrite_while_read(monkeypatch, tmp_path / "a.txt", [longer])
+    assert load_raw_dumps(tmp_path, ["a.txt"]).rows() == [("a.txt", longer, None)]
+    assert reads == [len(A) + 1, len(longer) + 1]
 
 
 def test_a_file_that_grew_during_every_read_is_read_to_its_size_at_the_start(
@@ -164,11 +168,6 @@ def test_a_file_that_grew_during_every_read_is_read_to_its_size_at_the_start(
 def test_a_file_that_grew_and_whose_first_bytes_changed_is_never_cut(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _file(tmp_path, "a.txt", A)
-    longer = B + b"Une autre.\n"
-    reads = _rewrite_while_read(monkeypatch, tmp_path / "a.txt", [longer])
-    assert load_raw_dumps(tmp_path, ["a.txt"]).rows() == [("a.txt", longer, None)]
-    assert reads == [len(A) + 1, len(longer) + 1]
     _file(tmp_path, "b.txt", A)  # rewritten longer during every read: no version stays
     versions = [B + b"x" * n for n in (1, 2, 3)]
     _rewrite_while_read(monkeypatch, tmp_path / "b.txt", versions)
