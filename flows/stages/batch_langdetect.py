@@ -130,7 +130,7 @@ def detect_langprobs(
     if sys.version_info >= _SUM_CHANGED:
         found: Iterable[tuple[int, NDArray[numpy.float64]]] = _one_by_one(texts)
     else:
-        found = run_trials(_blocks(texts, batch_size // 8), PROFILE, batch_size)
+        found = run_trials(_blocks(texts, max(1, batch_size // 8)), PROFILE, batch_size)
     for index, row in found:
         probabilities[index], featured[index] = row, True
     return probabilities, featured
@@ -155,7 +155,7 @@ def _one_by_one(texts: Sequence[str]) -> Iterator[tuple[int, NDArray[numpy.float
 
 def _blocks(texts: Sequence[str], size: int) -> Iterator[Block]:
     """`texts` cleaned and cut into n-grams, `size` at a time; those without any left out."""
-    for start in range(0, len(texts), max(1, size)):
+    for start in range(0, len(texts), size):
         rows, counts = extract_ngrams([clean_text(text) for text in texts[start : start + size]])
         featured = numpy.flatnonzero(counts)
         yield Block(start + featured, counts[featured], rows)

@@ -120,7 +120,7 @@ def run_trials(
     """
     batch, waiting = _Batch(profile), iter(blocks)
     while True:
-        block = next(waiting, None) if batch.live < batch_size * 7 // 8 else None
+        block = next(waiting, None) if batch.live < max(1, batch_size * 7 // 8) else None
         if block is not None:
             batch.add(block)
             continue
@@ -228,7 +228,10 @@ class _Batch:
         """
         _STREAM.reach(int(self.position.max()) + _WINDOW)
         values = _STREAM.words[self.position[:, None] + _OFFSETS] >> self.shift[:, None]
-        accepted = numpy.packbits(values < self.count[:, None], axis=1, bitorder="little")
+        accepted = numpy.zeros((self.slots, 4), dtype=numpy.uint8)  # _WINDOW <= 32
+        accepted[:, : -(-_WINDOW // 8)] = numpy.packbits(
+            values < self.count[:, None], axis=1, bitorder="little"
+        )
         bits = accepted.view("<u4").ravel()  # bit j: word j of the window accepted
         columns = numpy.empty((self.slots, _CHECK_EVERY), dtype=numpy.int64)
         for draw in range(_CHECK_EVERY):
