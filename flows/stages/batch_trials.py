@@ -204,13 +204,12 @@ class _Batch:
         """
         first = self.iteration == 0
         rows = self.pool[self.base[:, None] + self._choose(first)]
-        once = numpy.flatnonzero(first)
         factors = self.factors
         for draw in range(_CHECK_EVERY):
             numpy.take(self.profile, rows[:, draw], axis=0, out=factors, mode="clip")  # no copy
             factors += self.weight[:, None]  # weight + lang_prob_map[i], then the product
             if draw:
-                factors[once] = 1.0
+                factors[first] = 1.0
             self.prob *= factors
         self.iteration += numpy.where(first, 1, _CHECK_EVERY)
         ended = self._normalize()
@@ -238,16 +237,22 @@ class _Batch:
             lowest = bits & (~bits + 1)  # the next accepted word's bit (0: none left)
             columns[:, draw] = numpy.frexp(lowest)[1] - 1  # its column (-1: none)
             bits ^= lowest
-        picks = numpy.take_along_axis(values, columns.clip(min=0), axis=1).astype(numpy.int64)
+        # a column -1 reads the window's last word: a pick replaced below, or not drawn
+        window_starts = numpy.arange(0, values.size, _WINDOW)[:, None]
+        picks = values.ravel()[columns + window_starts].astype(numpy.int64)
         picks[first, 1:] = 0
-        last = numpy.where(first, columns[:, 0], columns[:, -1])
-        short = numpy.flatnonzero(last < 0)
-        starts = self.position[short].tolist()
-        self.position += last + 1
-        for slot, start in zip(short.tolist(), starts, strict=True):
-            draws = 1 if first[slot] else _CHECK_EVERY
-            picks[slot, :draws], self.position[slot] = self._draw_one_by_one(slot, start, draws)
+        last = numpy.where(first, columns[:, 0], columns[:, -1])  # -1: too few accepted
+        if last.min() < 0:
+            self._read_on(picks, first, numpy.flatnonzero(last < 0))
+        self.position += last + 1  # those read on: already at their end, + 0
         return picks
+
+    def _read_on(self, picks: Ints, first: NDArray[numpy.bool_], short: Ints) -> None:
+        """The picks and end positions of the `short` slots, a word at a time."""
+        for slot in short.tolist():
+            draws = 1 if first[slot] else _CHECK_EVERY
+            start = int(self.position[slot])
+            picks[slot, :draws], self.position[slot] = self._draw_one_by_one(slot, start, draws)
 
     def _draw_one_by_one(self, slot: int, position: int, draws: int) -> tuple[list[int], int]:
         """`draws` picks of `slot` a word at a time from `position`; and the position after."""

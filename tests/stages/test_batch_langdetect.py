@@ -92,6 +92,7 @@ def test_results_do_not_depend_on_the_batch() -> None:
     alone = [answer for text in texts for answer in _engine([text])]
     assert [_engine(texts, batch_size) for batch_size in (1, 7, 64)] == [alone] * 3
     assert _engine(texts[::-1]) == alone[::-1]
+    assert _engine([]) == []
 
 
 def test_few_accepted_words_in_the_window_read_on_one_by_one(
