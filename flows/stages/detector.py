@@ -1,7 +1,9 @@
 """Each text's language: langdetect (seeded), the script, and word frequencies.
 
-`DetectorFactory.seed = 0` makes langdetect give each text the same result on
-every run, in any order. langdetect is unreliable on short strings and names
+langdetect's answers are those of `detect_langs` seeded with 0
+(`DetectorFactory.seed = 0`): the same for each text on every run, in any
+order, computed for many texts at once (`batch_langdetect`). langdetect is
+unreliable on short strings and names
 (the seeds' `CMC 2F/E 1/3` and `Regicide can't target colorless creatures.`
 read as Catalan, card names as Danish, pt-BR card text as Spanish), so a
 Latin or Cyrillic result is weighed by word frequencies (wordfreq): another
@@ -10,7 +12,7 @@ says whether it is reliable; callers settle the rest by the dump's context
 (`language`). CJK is settled by script: Hangul Korean, kana Japanese, Han
 Chinese (Simplified or Traditional by hanzidentifier, "zh" when it cannot tell).
 
-A detection has two halves, langdetect (`probe_text`, most of the CPU) and the
+A detection has two halves, langdetect (`probe_texts`, most of the CPU) and the
 weighing (`decide_language`, wordfreq's lists, ~520 MB for 14 languages): a
 pool runs the first in its workers, the caller the second, holding the lists
 once (`processes.pools.probe_in_workers`).
@@ -24,19 +26,12 @@ import re
 from collections.abc import Callable, Iterable
 
 import hanzidentifier
-import langdetect.detector
-import langdetect.detector_factory
-import numpy
 import polars as pl
 import wordfreq
-from langdetect import DetectorFactory
-from langdetect.detector_factory import init_factory
+
+from flows.stages.batch_langdetect import LANGUAGES, detect_langprobs
 
 logger = logging.getLogger(__name__)
-
-DetectorFactory.seed = 0
-init_factory()  # load the language profiles now (once per process, and before forks)
-_factory = langdetect.detector_factory._factory
 
 #: Language code for a text with no letters (ISO 639-2 "undetermined").
 UNDETERMINED = "und"
@@ -122,8 +117,8 @@ Probe = tuple[str, int, str | None, dict[str, float]]
 
 def probe_text(text: str) -> Probe:
     """The langdetect half of `detect_text_language`: no word list is read."""
-    folded = _SYMBOL.sub(" ", _fold_capitals(text))
-    return folded, len(_LETTER.findall(folded)), _language_by_script(folded), _probabilities(folded)
+    [probe] = probe_texts([text])
+    return probe
 
 
 def decide_language(probe: Probe) -> Detection:
@@ -227,63 +222,6 @@ def _fold_capitals(text: str) -> str:
     return text.lower() if cased >= 4 and upper >= 0.8 * cased else text
 
 
-def _probabilities(text: str) -> dict[str, float]:
-    """langdetect's probability of every language it ranks above 0 (seeded); {} without letters.
-
-    langdetect's own `Detector._detect_block`, step for step, with each
-    update of the 55 probabilities done by numpy instead of a Python loop: the
-    same random draws (its `random.Random`, seeded with `DetectorFactory.seed`),
-    the same float operations in the same order (a product per element, a
-    left-to-right sum), so the same probabilities to the last bit
-    (`tests/stages/test_language.py` checks it against langdetect's own code).
-    """
-    detector = _factory.create()
-    detector.append(text)
-    detector.cleaning_text()
-    ngrams = detector._extract_ngrams()
-    if not ngrams:
-        return {}
-    rows: dict[str, int] = {}
-    picks = [rows.setdefault(ngram, len(rows)) for ngram in ngrams]
-    table = numpy.stack([_ngram_row(ngram) for ngram in rows])
-    draw = detector.random
-    draw.seed(detector.seed)  # DetectorFactory.seed: 0
-    choice, gauss = draw.choice, draw.gauss
-    n_trial, languages = detector.n_trial, len(detector.langlist)
-    langprob = numpy.zeros(languages)
-    for _ in range(n_trial):
-        prob = numpy.full(languages, 1.0 / languages)
-        alpha = detector.alpha + gauss(0.0, 1.0) * detector.ALPHA_WIDTH
-        factors = (alpha / detector.BASE_FREQ) + table
-        i = 0
-        while True:
-            prob *= factors[choice(picks)]
-            if i % 5 == 0:
-                values = prob.tolist()
-                total = sum(values)  # Python's sum, as langdetect's
-                prob /= total
-                # max(values) / total is max(prob): division by total > 0 keeps the order
-                if max(values) / total > _CONV_THRESHOLD or i >= _ITERATION_LIMIT:
-                    break
-            i += 1
-        langprob += prob / n_trial
-    return {lang: p for lang, p in zip(detector.langlist, langprob.tolist(), strict=True) if p > 0}
-
-
-def _ngram_row(ngram: str) -> numpy.ndarray:
-    """langdetect's probabilities of `ngram` in each language, as an array (cached)."""
-    row = _NGRAM_ROWS.get(ngram)
-    if row is None:
-        row = _NGRAM_ROWS[ngram] = numpy.array(_factory.word_lang_prob_map[ngram])
-    return row
-
-
-#: The rows of langdetect's n-grams met so far in this process.
-_NGRAM_ROWS: dict[str, numpy.ndarray] = {}
-_CONV_THRESHOLD = langdetect.detector.Detector.CONV_THRESHOLD
-_ITERATION_LIMIT = langdetect.detector.Detector.ITERATION_LIMIT
-
-
 def _language_by_script(text: str) -> str | None:
     """ko, ja or zh-* when CJK letters are at least half the text's letters, else None.
 
@@ -306,8 +244,28 @@ _HAN_SCRIPTS = {hanzidentifier.TRADITIONAL: "zh-tw", hanzidentifier.SIMPLIFIED: 
 
 
 def probe_texts(texts: list[str]) -> list[Probe]:
-    """`probe_text` of each text, in order (a batch of `language.detect_languages`)."""
-    return [probe_text(text) for text in texts]
+    """`probe_text` of each text, in order (a batch of `language.detect_languages`).
+
+    langdetect's probabilities (seed 0) of all the texts are computed at once
+    (`batch_langdetect.detect_langprobs`); each probe keeps those above 0, in
+    langdetect's order of languages ({} for a text without features).
+    """
+    folded = [_SYMBOL.sub(" ", _fold_capitals(text)) for text in texts]
+    probabilities, featured = detect_langprobs(folded)
+    return [
+        (
+            text,
+            len(_LETTER.findall(text)),
+            _language_by_script(text),
+            _above_zero(probabilities[index].tolist()) if featured[index] else {},
+        )
+        for index, text in enumerate(folded)
+    ]
+
+
+def _above_zero(probabilities: list[float]) -> dict[str, float]:
+    """langdetect's probability of every language it ranks above 0, in its order of languages."""
+    return {lang: p for lang, p in zip(LANGUAGES, probabilities, strict=True) if p > 0}
 
 
 def han_script(text: str) -> str | None:

@@ -263,7 +263,7 @@ def test_a_cache_key_follows_every_module_its_maker_imports() -> None:
     )
     assert {"ftfy", "charset-normalizer", "babel"} <= set(libraries)
     assert cache_keys.shaping_code(("flows.stages.detector",)) == (
-        ["flows.stages.detector"],
+        ["flows.stages.batch_langdetect", "flows.stages.batch_trials", "flows.stages.detector"],
         ["hanzidentifier", "langdetect", "numpy", "polars", "wordfreq"],
     )
 

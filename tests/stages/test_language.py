@@ -11,7 +11,7 @@ import wordfreq
 from langdetect.lang_detect_exception import LangDetectException
 
 from flows.processes import pools
-from flows.stages import detector
+from flows.stages import batch_langdetect, detector
 from flows.stages.detector import (
     Probe,
     detect_languages,
@@ -169,8 +169,9 @@ def test_real_foreign_card_texts_are_found_in_their_language() -> None:
 
 
 def _langdetect_probabilities(text: str) -> dict[str, float]:
-    """langdetect's own `Detector` (seeded by the module), the reference for `_probabilities`."""
-    own = detector._factory.create()
+    """langdetect's own `Detector` seeded with 0, the reference for `probe_texts`' probabilities."""
+    own = batch_langdetect._FACTORY.create()
+    own.seed = 0  # DetectorFactory.seed = 0
     own.append(text)
     try:
         own.get_probabilities()
@@ -205,8 +206,8 @@ def test_probabilities_are_langdetects_to_the_last_bit() -> None:
     edge = ["", "7", "{T}", "http://example.com x", "a", ENGLISH.upper(), FRENCH]
     texts = [*card_texts, *rulings, *seeds, *edge]
     assert len(texts) > 200 and cards["language"].n_unique() >= 10
-    for text in texts:
-        assert detector._probabilities(text) == _langdetect_probabilities(text), text
+    for folded, _, _, probabilities in probe_texts(texts):
+        assert probabilities == _langdetect_probabilities(folded), folded
 
 
 def test_a_process_pool_gives_the_in_process_results(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,0 +1,307 @@
+"""langdetect's trials (`Detector._detect_block`) for a batch of texts at once, with numpy.
+
+For one text langdetect seeds `random.Random(0)` (`DetectorFactory.seed`),
+then runs N_TRIAL trials. A trial draws alpha = 0.5 + gauss(0, 1) * 0.05,
+starts from 1/55 for each language, and at each iteration i multiplies every
+probability p by (alpha / 10000 + the drawn n-gram's profile value), the n-gram
+drawn by `random.choice` (`Detector._update_lang_prob`); at i = 0, 5, 10, ...
+it divides by their sum, Python's `sum()` (`Detector._normalize_prob`), and
+stops when the largest passes CONV_THRESHOLD or i reaches ITERATION_LIMIT.
+Each trial's probabilities, divided by N_TRIAL, are added to the result.
+
+Here a batch of texts (slots) steps together, each text's current trial up
+to its next check per step, with the same float operations in the same
+order (the factor: the smoothing added, then multiplied; the sum: left to
+right, as Python 3.11's `sum()`, not numpy's pairwise `sum`), so the same
+floats. Each text reads its own place
+in the one stream of Random(0)'s 32-bit words (`_Stream`), as its own
+Random(0) would: `choice(seq)` of n n-grams takes the top k bits of a word
+(k = n.bit_length()) until they are below n (`Random._randbelow`), one word
+each; `gauss()` takes 4 words (two `random()`) on trials 0, 2, 4 and 6 and
+gives the cached second value on the others (`Random.gauss`).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import threading
+from collections.abc import Iterable, Iterator
+from typing import Any, NamedTuple
+
+import numpy
+from langdetect.detector import Detector
+from numpy.typing import NDArray
+
+#: `DetectorFactory.seed` reproduced here.
+SEED = 0
+#: `Detector.n_trial` (set in its __init__), and the class constants of `Detector`.
+N_TRIAL = 7
+ALPHA = Detector.ALPHA_DEFAULT
+ALPHA_WIDTH = Detector.ALPHA_WIDTH
+BASE_FREQ = Detector.BASE_FREQ
+CONV_THRESHOLD = Detector.CONV_THRESHOLD
+ITERATION_LIMIT = Detector.ITERATION_LIMIT
+#: Finished texts' slots are given to new texts once they are this share of the batch.
+_REFILL_SHARE = 1 / 16
+#: A trial checks convergence every this many iterations (`i % 5 == 0`).
+_CHECK_EVERY = 5
+#: Words of the stream read at once for a slot's 5 draws (too few accepted: 1e-5 at worst).
+_WINDOW = 32
+_OFFSETS = numpy.arange(_WINDOW)
+#: From this many slots the sums go column by column (faster than `add.accumulate`).
+_COLUMNS_FROM = 256
+
+#: The arrays of `_Batch` indexed by slot.
+_SLOT_FIELDS = ("text", "base", "count", "shift", "position", "trial", "iteration")
+_SLOT_FIELDS += ("weight", "cached", "alive", "prob", "total")
+
+Floats = NDArray[numpy.float64]
+Ints = NDArray[numpy.int64]
+
+
+class _Stream:
+    """`random.Random(SEED)`'s 32-bit words in the order it makes them, made as far as read."""
+
+    def __init__(self) -> None:
+        self._random = random.Random(SEED)
+        self._lock = threading.Lock()  # one thread at a time extends the words
+        self.words: NDArray[numpy.uint32] = numpy.empty(0, dtype=numpy.uint32)
+
+    def reach(self, end: int) -> None:
+        """Make words[:end] (at least) available (the words read so far never change)."""
+        if end <= self.words.size:
+            return
+        with self._lock:
+            more = max(end - self.words.size, self.words.size, 1 << 16)
+            # getrandbits(32 * more) fills its words from the least significant up
+            packed = self._random.getrandbits(32 * more).to_bytes(4 * more, "little")
+            self.words = numpy.concatenate([self.words, numpy.frombuffer(packed, dtype="<u4")])
+
+    def gauss(self, position: int) -> tuple[float, float]:
+        """`Random.gauss(0.0, 1.0)`'s value and cached next value from words[position:+4]."""
+        self.reach(position + 4)
+        a, b, c, d = self.words[position : position + 4].tolist()
+        x2pi = _random_float(a, b) * (2.0 * math.pi)  # random.TWOPI
+        g2rad = math.sqrt(-2.0 * math.log(1.0 - _random_float(c, d)))
+        return math.cos(x2pi) * g2rad, math.sin(x2pi) * g2rad  # mu + z * sigma is z
+
+
+def _random_float(a: int, b: int) -> float:
+    """`Random.random()` from two words (CPython's `random_random`: 53 bits)."""
+    return ((a >> 5) * 67108864.0 + (b >> 6)) * (1.0 / 9007199254740992.0)
+
+
+_STREAM = _Stream()
+
+
+class Block(NamedTuple):
+    """Texts cut into n-grams (`batch_langdetect.extract_ngrams`), each with at least one."""
+
+    texts: Ints  # each text's index in the caller's list
+    counts: Ints  # its number of n-grams (> 0)
+    rows: Ints  # the profile rows of their n-grams, text after text, in langdetect's order
+
+
+def run_trials(
+    blocks: Iterable[Block], profile: Floats, batch_size: int
+) -> Iterator[tuple[int, Floats]]:
+    """`Detector.langprob` of each text of `blocks`, about `batch_size` texts stepping together.
+
+    Args:
+        blocks: the texts, read one block at a time as slots free up (a block
+            of about `batch_size` / 8 texts keeps the batch nearly full).
+        profile: float64 (n-grams x languages), the factory's probabilities.
+        batch_size: texts stepping together (state: ~1 KB each).
+
+    Yields:
+        (the text's index, float64 vector over the languages) for each text,
+        in the order they finish.
+    """
+    batch, waiting = _Batch(profile), iter(blocks)
+    while True:
+        block = next(waiting, None) if batch.live < max(1, batch_size * 7 // 8) else None
+        if block is not None:
+            batch.add(block)
+            continue
+        if batch.slots - batch.live >= max(1, batch.slots * _REFILL_SHARE):
+            batch.drop_finished()
+        if not batch.slots:
+            return
+        yield from batch.step()
+
+
+class _Batch:
+    """The detectors of the texts in the batch: one slot each, each array indexed by slot.
+
+    A slot's text has `count` n-grams, `pool[base : base + count]`; it is at
+    word `position` of the stream, in trial `trial`, iteration `iteration`,
+    with `weight` = alpha / BASE_FREQ and `cached` the gauss value its
+    Random would hand out next; `prob` is the trial's vector, `total` the
+    sum of its ended trials'. A finished text's slot is dead (`alive`) until
+    `drop_finished`; dead slots still step, and count for nothing.
+    """
+
+    def __init__(self, profile: Floats) -> None:
+        self.profile = profile
+        first, self.first_cached = _STREAM.gauss(0)  # trial 0 of every text reads words 0-3
+        self.first_weight = (ALPHA + first * ALPHA_WIDTH) / BASE_FREQ
+        self.pool: Ints = numpy.zeros(0, dtype=numpy.int64)
+        empty = Block(*(numpy.zeros(0, dtype=numpy.int64),) * 3)
+        for name, values in self._new_slots(empty).items():
+            setattr(self, name, values)
+        self.factors = numpy.empty_like(self.prob)
+        self.live = 0
+
+    @property
+    def slots(self) -> int:
+        """Slots in the batch, dead ones included."""
+        return int(self.text.size)
+
+    def add(self, block: Block) -> None:
+        """A slot for each text of `block`, at its start."""
+        for name, values in self._new_slots(block).items():
+            setattr(self, name, numpy.concatenate([getattr(self, name), values]))
+        self.pool = numpy.concatenate([self.pool, block.rows])
+        self.factors = numpy.empty_like(self.prob)
+        self.live += block.texts.size
+
+    def drop_finished(self) -> None:
+        """Drop the dead slots (and their n-grams, once they are half the pool)."""
+        keep = self.alive
+        for name in _SLOT_FIELDS:
+            setattr(self, name, getattr(self, name)[keep])
+        self.factors = numpy.empty_like(self.prob)
+        if self.pool.size > 2 * self.count.sum():
+            bases = numpy.cumsum(self.count) - self.count
+            rows = numpy.repeat(self.base - bases, self.count) + numpy.arange(self.count.sum())
+            self.pool, self.base = self.pool[rows], bases
+
+    def _new_slots(self, block: Block) -> dict[str, Any]:
+        """The state of a slot for each text of `block` at its start."""
+        new, languages, counts = block.texts.size, self.profile.shape[1], block.counts
+        return {
+            "text": block.texts,
+            "base": self.pool.size + numpy.cumsum(counts) - counts,
+            "count": counts,
+            "shift": 32 - numpy.array([n.bit_length() for n in counts.tolist()], dtype=numpy.int64),
+            "position": numpy.full(new, 4, dtype=numpy.int64),  # after trial 0's gauss
+            "trial": numpy.zeros(new, dtype=numpy.int64),
+            "iteration": numpy.zeros(new, dtype=numpy.int64),
+            "weight": numpy.full(new, self.first_weight),
+            "cached": numpy.full(new, self.first_cached),
+            "alive": numpy.ones(new, dtype=bool),
+            "prob": numpy.full((new, languages), 1.0 / languages),
+            "total": numpy.zeros((new, languages)),
+        }
+
+    def step(self) -> Iterator[tuple[int, Floats]]:
+        """Every slot's trial up to its next check; yields the texts whose last trial ended.
+
+        A trial checks after iterations 0, 5, 10, ...: a slot at iteration 0
+        does that one (its other four factors are 1.0: the product is
+        unchanged), the others the next five.
+        """
+        first = self.iteration == 0
+        rows = self.pool[self.base[:, None] + self._choose(first)]
+        factors = self.factors
+        for draw in range(_CHECK_EVERY):
+            numpy.take(self.profile, rows[:, draw], axis=0, out=factors, mode="clip")  # no copy
+            factors += self.weight[:, None]  # weight + lang_prob_map[i], then the product
+            if draw:
+                factors[first] = 1.0
+            self.prob *= factors
+        self.iteration += numpy.where(first, 1, _CHECK_EVERY)
+        ended = self._normalize()
+        if ended.size:
+            yield from self._end_trials(ended)
+
+    def _choose(self, first: NDArray[numpy.bool_]) -> Ints:
+        """`Random.choice` of each slot's n-grams, 5 times (once where `first`): slots x 5.
+
+        `Random._randbelow(count)` takes a word's top `count.bit_length()`
+        bits, or the next word's while they are not below `count` (at most
+        half are rejected): the first 5 accepted of the next _WINDOW words,
+        read one by one past it in the rare case it has too few. Picks not
+        drawn are 0.
+        """
+        _STREAM.reach(int(self.position.max()) + _WINDOW)
+        values = _STREAM.words[self.position[:, None] + _OFFSETS] >> self.shift[:, None]
+        accepted = numpy.zeros((self.slots, 4), dtype=numpy.uint8)  # _WINDOW <= 32
+        accepted[:, : -(-_WINDOW // 8)] = numpy.packbits(
+            values < self.count[:, None], axis=1, bitorder="little"
+        )
+        bits = accepted.view("<u4").ravel()  # bit j: word j of the window accepted
+        columns = numpy.empty((self.slots, _CHECK_EVERY), dtype=numpy.int64)
+        for draw in range(_CHECK_EVERY):
+            lowest = bits & (~bits + 1)  # the next accepted word's bit (0: none left)
+            columns[:, draw] = numpy.frexp(lowest)[1] - 1  # its column (-1: none)
+            bits ^= lowest
+        # a column -1 reads the window's last word: a pick replaced below, or not drawn
+        window_starts = numpy.arange(0, values.size, _WINDOW)[:, None]
+        picks = values.ravel()[columns + window_starts].astype(numpy.int64)
+        picks[first, 1:] = 0
+        last = numpy.where(first, columns[:, 0], columns[:, -1])  # -1: too few accepted
+        if last.min() < 0:
+            self._read_on(picks, first, numpy.flatnonzero(last < 0))
+        self.position += last + 1  # those read on: already at their end, + 0
+        return picks
+
+    def _read_on(self, picks: Ints, first: NDArray[numpy.bool_], short: Ints) -> None:
+        """The picks and end positions of the `short` slots, a word at a time."""
+        for slot in short.tolist():
+            draws = 1 if first[slot] else _CHECK_EVERY
+            start = int(self.position[slot])
+            picks[slot, :draws], self.position[slot] = self._draw_one_by_one(slot, start, draws)
+
+    def _draw_one_by_one(self, slot: int, position: int, draws: int) -> tuple[list[int], int]:
+        """`draws` picks of `slot` a word at a time from `position`; and the position after."""
+        count, shift = int(self.count[slot]), int(self.shift[slot])
+        picks: list[int] = []
+        while len(picks) < draws:
+            _STREAM.reach(position + 1)
+            value = int(_STREAM.words[position]) >> shift
+            position += 1
+            if value < count:
+                picks.append(value)
+        return picks, position
+
+    def _normalize(self) -> Ints:
+        """`Detector._normalize_prob` of every slot (each at a check); the slots whose trial ends.
+
+        A trial ends when its largest probability passes CONV_THRESHOLD or its
+        last iteration was ITERATION_LIMIT.
+        """
+        if self.slots >= _COLUMNS_FROM:
+            total, largest = self.prob[:, 0].copy(), self.prob[:, 0].copy()
+            for column in range(1, self.prob.shape[1]):  # Python 3.11's sum(): left to right
+                total += self.prob[:, column]
+                numpy.maximum(largest, self.prob[:, column], out=largest)
+        else:  # the same, in fewer calls (slower on many slots)
+            total, largest = numpy.add.accumulate(self.prob, axis=1)[:, -1], self.prob.max(axis=1)
+        self.prob /= total[:, None]
+        # max(p / total) is max(p) / total: rounding keeps the order
+        over = (largest / total > CONV_THRESHOLD) | (self.iteration > ITERATION_LIMIT)
+        return numpy.flatnonzero(over & self.alive)
+
+    def _end_trials(self, ended: Ints) -> Iterator[tuple[int, Floats]]:
+        """Add the ended trials to the totals; start the next trial, or yield the finished texts."""
+        self.total[ended] += self.prob[ended] / N_TRIAL
+        self.trial[ended] += 1
+        last = self.trial[ended] == N_TRIAL
+        for slot in ended[last].tolist():
+            yield int(self.text[slot]), self.total[slot].copy()
+        self.alive[ended[last]] = False
+        self.live -= int(last.sum())
+        self._start_trials(ended[~last])
+
+    def _start_trials(self, slots: Ints) -> None:
+        """`Detector._init_probability` and alpha's draw for the next trial of `slots`."""
+        self.prob[slots] = 1.0 / self.profile.shape[1]
+        self.iteration[slots] = 0
+        gauss = self.cached[slots]  # odd trials: the value Random.gauss cached
+        for at, slot in enumerate(slots.tolist()):
+            if self.trial[slot] % 2 == 0:  # even trials: two random() (4 words) anew
+                gauss[at], self.cached[slot] = _STREAM.gauss(int(self.position[slot]))
+                self.position[slot] += 4
+        self.weight[slots] = (ALPHA + gauss * ALPHA_WIDTH) / BASE_FREQ
