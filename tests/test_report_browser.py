@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 import subprocess
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -59,13 +60,14 @@ document.body.appendChild(out);
 </script>"""
 
 
-def measure_in_chromium(page: Path, tmp_path: Path) -> dict[str, Any]:
-    """Lay out a copy of `page` (with MEASURE added) in headless Chromium; what it measured."""
+def measure_in_chromium(page: Path, tmp_path: Path, script: str = MEASURE) -> Any:
+    """Lay out a copy of `page` (with `script` added) in headless Chromium; what it measured
+    (the JSON the script wrote into `<pre id="measured">`)."""
     assert CHROMIUM, "chromium not on PATH, and RULING_DUMPS_REQUIRE_BROWSER is set"
     copy = tmp_path / "measured.html"
     text = page.read_text(encoding="utf-8")
     assert "<script" not in text  # the product page itself has no script
-    copy.write_text(text.replace("</body>", MEASURE + "</body>"), encoding="utf-8")
+    copy.write_text(text.replace("</body>", script + "</body>"), encoding="utf-8")
     command = [
         str(CHROMIUM), "--headless=new", "--disable-gpu", "--no-sandbox", "--no-first-run",
         "--disable-extensions", "--hide-scrollbars", f"--window-size={WINDOW[0]},{WINDOW[1]}",
@@ -76,8 +78,7 @@ def measure_in_chromium(page: Path, tmp_path: Path) -> dict[str, Any]:
     )
     found = re.search(r'<pre id="measured">(.*?)</pre>', done.stdout, re.DOTALL)
     assert found, f"chromium exited {done.returncode}; stderr: {done.stderr[-2000:]}"
-    measured: dict[str, Any] = json.loads(html.unescape(found.group(1)))
-    return measured
+    return json.loads(html.unescape(found.group(1)))
 
 
 def manifest_count(manifest: dict[str, Any], name: str) -> int:
@@ -106,9 +107,9 @@ def snapshot(request: pytest.FixtureRequest) -> Path:
     return Path(request.getfixturevalue("published")) / "output" / "latest"
 
 
-def test_every_chart_text_stays_in_its_chart(snapshot: Path, tmp_path: Path) -> None:
-    measured = measure_in_chromium(snapshot / "report.html", tmp_path)
-    escaped = []
+def outside_their_chart(measured: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """Each chart text whose box leaves its chart's, or is empty; each label reaching its bar."""
+    found = []
     for chart in measured["charts"]:
         svg = chart["box"]
         for row in chart["rows"]:
@@ -120,11 +121,16 @@ def test_every_chart_text_stays_in_its_chart(snapshot: Path, tmp_path: Path) -> 
                     and text["bottom"] <= svg["bottom"] + 0.5
                 )
                 if not inside or text["width"] <= 0:
-                    escaped.append((chart["title"], row["label"], text, svg))
+                    found.append((chart["title"], row["label"], text, svg))
             label = row["texts"][0]
             if label["right"] > row["bar"]["left"]:  # the label runs into its bar
-                escaped.append((chart["title"], row["label"], label, row["bar"]))
-    assert escaped == []
+                found.append((chart["title"], row["label"], label, row["bar"]))
+    return found
+
+
+def test_every_chart_text_stays_in_its_chart(snapshot: Path, tmp_path: Path) -> None:
+    measured = measure_in_chromium(snapshot / "report.html", tmp_path)
+    assert outside_their_chart(measured) == []
     assert len(measured["charts"]) >= 5
     assert sum(len(chart["rows"]) for chart in measured["charts"]) >= 20
 
@@ -156,3 +162,63 @@ def test_the_second_run_shows_what_changed(second_run: Path, tmp_path: Path) -> 
     page = (second_run / "report.html").read_text(encoding="utf-8")
     assert '<span class="up">+1</span>' in page  # dumps: 4 before, 5 now
     assert measured["height"] >= WINDOW[1] * 0.6  # a window of page, not 40 % blank below it
+
+
+#: Labels in other scripts and shapes than the seeds': each must fit, wrapped or cut.
+ODD_LABELS = [
+    "Энергетические счётчики — это вид счётчиков, которые может иметь игрок. " * 3,
+    "エネルギー・カウンターは、プレイヤーが持つことのできるカウンターの一種である。" * 3,
+    "能量指示物是牌手可以拥有的一种指示物。它们不与任何特定永久物相关联。" * 3,
+    "Οι μετρητές ενέργειας είναι ένα είδος μετρητή που μπορεί να έχει ένας παίκτης. " * 3,
+    "W" * 300,
+    "Ме" + "\u0301" * 5 + "WMW@%&" * 40,
+    '<b>bold</b> & "quotes" {E}{E}{E} <script>alert(1)</script> ' * 4,
+    "Ｆｕｌｌｗｉｄｔｈ　ｆｏｒｍｓ　" * 10,
+]
+
+
+def test_labels_in_any_script_stay_in_their_chart(tmp_path: Path) -> None:
+    from flows.stages.svg_charts import bar_chart_svg
+
+    charts = "".join(
+        bar_chart_svg(ODD_LABELS, list(range(1, len(ODD_LABELS) + 1)), f"chart {lines}",
+                      label_width=width, max_lines=lines)
+        for width, lines in ((300, 1), (600, 3), (120, 2))
+    )  # fmt: skip
+    page = tmp_path / "odd.html"
+    page.write_text(f'<!DOCTYPE html><html><head><meta charset="utf-8"></head><body>{charts}'
+                    "</body></html>", encoding="utf-8")  # fmt: skip
+    measured = measure_in_chromium(page, tmp_path)
+    assert [len(chart["rows"]) for chart in measured["charts"]] == [len(ODD_LABELS)] * 3
+    assert outside_their_chart(measured) == []
+
+
+#: Characters whose drawn width the estimate must not be below: Latin, Greek, Cyrillic,
+#: punctuation, letter-like symbols, number forms, CJK symbols, kana, fullwidth forms.
+_BLOCKS = ((0x20, 0x7F), (0xA0, 0x250), (0x370, 0x400), (0x400, 0x500), (0x2000, 0x2070),
+           (0x2100, 0x2190), (0x3000, 0x3100), (0xFF00, 0xFF60))  # fmt: skip
+#: Writes the width of each `<text>` (ten of one character) into the page.
+MEASURE_WIDTHS = """<script>
+const out = document.createElement("pre");
+out.id = "measured";
+out.textContent = JSON.stringify([...document.querySelectorAll("text")].map(
+  (t) => t.getBBox().width / 10));
+document.body.appendChild(out);
+</script>"""
+
+
+def test_the_width_estimate_is_at_least_what_chromium_draws(tmp_path: Path) -> None:
+    from flows.stages.svg_charts import FONT_SIZE, text_width
+
+    chars = [chr(c) for start, end in _BLOCKS for c in range(start, end)
+             if unicodedata.category(chr(c))[0] in "LNPSZ"]  # fmt: skip
+    texts = "".join(f'<text x="0" y="20">{html.escape(c * 10)}</text>' for c in chars)
+    page = tmp_path / "widths.html"
+    page.write_text(
+        f'<!DOCTYPE html><html><head><meta charset="utf-8"></head><body><svg font-family='
+        f'"sans-serif" font-size="{FONT_SIZE}" width="2000" height="40">{texts}</svg></body></html>',
+        encoding="utf-8",
+    )
+    widths = measure_in_chromium(page, tmp_path, MEASURE_WIDTHS)
+    assert len(widths) == len(chars) > 1400
+    assert [(c, w) for c, w in zip(chars, widths, strict=True) if w > text_width(c) + 0.01] == []

@@ -49,7 +49,7 @@ _STYLE = (
     "border-bottom:1px solid #e4e4ea;text-align:left;vertical-align:top}"
     "td.n,th.n{text-align:right;padding-left:10px}.cols{display:flex;flex-wrap:wrap;gap:0 3em}"
     "svg.chart{display:block;max-width:100%;height:auto;margin:.3em 0}"
-    "svg text{font-size:12px;font-family:sans-serif;fill:#222}svg .value{fill:#444}"
+    "svg text{fill:#222}svg .value{fill:#444}"
     "details{margin:.3em 0}summary{cursor:pointer;color:#335}"
 )
 

@@ -24,27 +24,49 @@ _GAP = 10
 _LABEL_X = 3
 _BAR_COLOR = "#4a78b5"
 
-#: Width of characters in em, at least DejaVu Sans' (its `i` is 0.28, `w` 0.82, `m` 0.97).
+#: Width of ASCII characters in em, at least DejaVu Sans' (its `i` is 0.28, `w` 0.82, `m` 0.97).
 _NARROW = frozenset(" .,:;'!|ijlftrI()[]-/")
-_BROAD = frozenset("#+=<>~?")
-_WIDE = frozenset("mwMW@%&…—")
+_BROAD = frozenset("#+=<>~?^")
+_WIDE = frozenset("mwMW@%&")
+#: Characters wider than any rule below gives them (per mille signs, Roman numerals).
+_WIDEST = frozenset("‰‱ↀↁↂↇↈ")
 
 
 def _char_em(char: str) -> float:
-    """The width of `char` in em, rounded up (combining marks take none)."""
+    """The width of `char` in em, rounded up (combining marks take none).
+
+    ASCII by shape; an accented letter as its letter and 0.1 more (`é` as
+    `e`); other characters by kind (CJK 1.05, capitals 1.2, others 1.05:
+    Cyrillic `щ` is 0.94, `œ` 1.02, `Ж` 1.08), or as their compatibility
+    decomposition when wider (`½` as `1⁄2`, `™` as `TM`).
+    """
     if unicodedata.combining(char):
         return 0.0
-    if unicodedata.east_asian_width(char) in "WF":
-        return 1.05
+    if char.isascii():
+        return _ascii_em(char)
+    if char in _WIDEST:
+        return 1.8
+    parts = unicodedata.normalize("NFKD", char)
+    if (
+        len(parts) > 1
+        and parts[0].isalnum()
+        and all(unicodedata.combining(part) for part in parts[1:])
+    ):
+        return _char_em(parts[0]) + 0.1
+    by_kind = 1.2 if unicodedata.category(char) in ("Lu", "Lt") else 1.05
+    if parts != char:
+        return max(by_kind, sum(_char_em(part) for part in parts))
+    return by_kind
+
+
+def _ascii_em(char: str) -> float:
     if char in _NARROW:
         return 0.45
     if char in _WIDE:
         return 1.0
     if char in _BROAD:
         return 0.85
-    if char.isascii():
-        return 0.82 if char.isupper() else 0.66
-    return 1.05 if char.isupper() else 0.92
+    return 0.82 if char.isupper() else 0.66
 
 
 def text_width(text: str, size: int = FONT_SIZE) -> float:
@@ -134,9 +156,8 @@ def bar_chart_svg(
     total = round(y + 4)
     return (
         f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" role="img" width="{CHART_WIDTH}"'
-        f' height="{total}" viewBox="0 0 {CHART_WIDTH} {total}"><title>{escape(title)}</title>'
-        + "".join(rows)
-        + "</svg>"
+        f' height="{total}" viewBox="0 0 {CHART_WIDTH} {total}" font-family="sans-serif"'
+        f' font-size="{FONT_SIZE}"><title>{escape(title)}</title>' + "".join(rows) + "</svg>"
     )
 
 
