@@ -85,7 +85,7 @@ def heading_section(manifest: dict[str, Any], tables: dict[str, pl.DataFrame]) -
     if finished:
         facts.append(f"finished {finished:%Y-%m-%d %H:%M:%S} UTC")
     if inputs:
-        size = sum(int(i.get("bytes", 0)) for i in inputs)
+        size = sum(int(i.get("bytes") or 0) for i in inputs)  # None: a file not read
         facts.append(f"{_count('inputs', len(inputs))} input files ({_size(size)})")
     for key in ("package_version", "schema_version"):
         if key in manifest:

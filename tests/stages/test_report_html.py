@@ -8,7 +8,7 @@ import re
 import polars as pl
 import pytest
 
-from flows.stages.report_html import build_report_html, dump_checks_section
+from flows.stages.report_html import build_report_html, dump_checks_section, heading_section
 from flows.stages.svg_charts import bar_chart_svg, text_width, wrap_label
 
 RULING = "Energy counters are a kind of counter that a player may have."
@@ -91,3 +91,22 @@ def test_a_first_run_says_so_and_the_languages_count_rulings(
     assert "<h1>Ruling dumps, 30 November 2026</h1>" in page
     assert "No catalog in this run" in page
     assert "<script" not in page
+
+
+def test_the_heading_gives_the_run_its_date_and_inputs_even_unread_ones() -> None:
+    """A file not read (unreadable, too large, a dangling link) has no size in the manifest."""
+    manifest = {
+        "run_id": "20261130T120000000000Z",
+        "started_at": "2026-11-30T12:00:00+00:00",
+        "finished_at": "2026-11-30T12:00:41+00:00",
+        "inputs": [{"path": "a.txt", "sha256": "x", "bytes": 1500},
+                   {"path": "b.txt", "sha256": None, "bytes": None}],
+        "package_version": "0.1.0",
+        "schema_version": "1.4.0",
+    }  # fmt: skip
+    assert heading_section(manifest, {}) == (
+        '<header><h1>Ruling dumps, 30 November 2026</h1><p class="meta">run '
+        "<code>20261130T120000000000Z</code> · started 2026-11-30 12:00:00 UTC · finished "
+        '2026-11-30 12:00:41 UTC · <span data-count="inputs">2</span> input files (1.5 kB) · '
+        "package 0.1.0 · schema 1.4.0</p></header>"
+    )
