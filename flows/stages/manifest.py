@@ -73,7 +73,8 @@ def build_manifest(
         run_id, started_at, finished_at (ISO 8601 UTC), package_version,
         schema_version, inputs [{path, sha256, bytes}], rows {table: count},
         line_accounting {kind: count, lines_read}, since_previous (see
-        `compare_inputs`, plus the previous run_id), work (what this run did:
+        `compare_inputs`, plus the previous run_id and `rows`: the previous
+        snapshot's rows per table, {} on a first run), work (what this run did:
         dumps_parsed, dumps_reused, languages_detected, languages_reused),
         ruling_ids (published rulings by how their id relates to the id
         registry: kept, merged, split, gained; the merge rules versions of
@@ -137,6 +138,7 @@ def describe_run(
         since_previous={
             "previous_run_id": (previous_manifest or {}).get("run_id"),
             **compare_inputs(previous_manifest, files),
+            "rows": dict((previous_manifest or {}).get("rows", {})),
         },
         work=work,
     )
