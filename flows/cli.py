@@ -12,6 +12,7 @@ from __future__ import annotations
 import gc
 import logging
 import os
+import signal
 import sys
 import time
 import traceback
@@ -37,7 +38,7 @@ from flows.disk.snapshot import (
 )
 from flows.disk.verify import verify_snapshot
 from flows.errors import RulingsError
-from flows.processes.interrupt import ctrl_c
+from flows.processes.interrupt import ctrl_c, stopping_as_on_sigterm
 from flows.processes.memory import address_space_limit, check_address_space
 from schemas import TABLE_MODELS
 
@@ -212,7 +213,9 @@ def serve(
     """Serve the nightly deployment: run on a schedule against a Prefect server.
 
     Needs PREFECT_API_URL pointing at a running server (`prefect server start`):
-    schedules do not fire on the temporary local server. Runs until stopped.
+    schedules do not fire on the temporary local server. Runs until stopped by
+    Ctrl-C, SIGINT, SIGTERM or SIGHUP (a run in progress is cancelled), then
+    prints `serve stopped (<signal>)`.
 
     Example:
 
@@ -232,7 +235,11 @@ def serve(
         prefect_server.set_quiet_defaults()
         from flows.prefect_flow import nightly_deployment, serve_nightly
 
-        serve_nightly(nightly_deployment(raw, output, retention, cron, timezone, catalog))
+        deployment = nightly_deployment(raw, output, retention, cron, timezone, catalog)
+        with stopping_as_on_sigterm() as received:
+            serve_nightly(deployment)
+    stopped_by = signal.Signals(received[0] if received else signal.SIGTERM).name
+    typer.echo(f"serve stopped ({stopped_by}): no nightly run until it is served again", err=True)
 
 
 def _fail(exc: Exception) -> None:
