@@ -16,8 +16,8 @@ import signal
 import sys
 import time
 import traceback
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager, nullcontext, suppress
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import ExitStack, contextmanager, nullcontext, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -126,14 +126,32 @@ def run(
         with (
             hold_run_lock(output),  # held to the end
             ctrl_c(lambda: latest_target(output), ends_with_run),
-            checked_catalog(catalog, OutputPaths(output).catalog_cache)
-            if catalog
-            else nullcontext(),  # a bad catalog fails here; the run takes its parse
+            ExitStack() as held,  # the catalog's parse, until the run takes it
         ):
+            check = _catalog_check(held, catalog, output)
             result, clock = _run_flow(
-                raw, output, retention, max_file_mb, catalog, dask, ends_with_run
+                raw, output, retention, max_file_mb, catalog, dask, ends_with_run, check
             )
         _print_summary(result, clock)
+
+
+def _catalog_check(held: ExitStack, catalog: Path | None, output: Path) -> Callable[[], None]:
+    """The catalog's check and parse (`checked_catalog`: a bad catalog fails before the flow
+    runs; the run takes its parse), held in `held`.
+
+    Returned to run while Prefect's temporary server starts (the parse took
+    2 min 45 s on a busy machine: `start_prefect`'s `meanwhile`); done at
+    once when no server starts (PREFECT_API_URL), returning a no-op.
+    """
+
+    def check() -> None:
+        if catalog is not None:
+            held.enter_context(checked_catalog(catalog, OutputPaths(output).catalog_cache))
+
+    if os.environ.get("PREFECT_API_URL"):
+        check()
+        return lambda: None
+    return check
 
 
 def _run_flow(
@@ -144,8 +162,10 @@ def _run_flow(
     catalog: Path | None,
     dask: tuple[str | None, int] | None,
     ends_with_run: bool,
+    check_catalog: Callable[[], None],
 ) -> tuple[Mapping[str, Any], RunClock]:
-    """Start Prefect (importing the pipeline meanwhile) and run the flow, or on Dask; time it."""
+    """Start Prefect (importing the pipeline and checking the catalog meanwhile) and run the
+    flow, or on Dask; time it."""
     from flows import prefect_server
 
     prefect_server.set_quiet_defaults()
@@ -158,7 +178,7 @@ def _run_flow(
     )
     # the word lists load while the server starts, unless Dask's workers detect
     clock = prefect_server.start_prefect(
-        load_word_lists=dask is None, freeze=ends_with_run, meanwhile=(cache_keys,)
+        load_word_lists=dask is None, freeze=ends_with_run, meanwhile=(cache_keys, check_catalog)
     )
     from flows.prefect_flow import rulings_flow, run_on_dask
 
