@@ -141,7 +141,8 @@ def _catalog_check(held: ExitStack, catalog: Path | None, output: Path) -> Calla
 
     Returned to run while Prefect's temporary server starts (the parse took
     2 min 45 s on a busy machine: `start_prefect`'s `meanwhile`); done at
-    once when no server starts (PREFECT_API_URL), returning a no-op.
+    once when no server starts (PREFECT_API_URL), returning a no-op. Either
+    way the parse prints its progress lines.
     """
 
     def check() -> None:
@@ -149,6 +150,7 @@ def _catalog_check(held: ExitStack, catalog: Path | None, output: Path) -> Calla
             held.enter_context(checked_catalog(catalog, OutputPaths(output).catalog_cache))
 
     if os.environ.get("PREFECT_API_URL"):
+        _show_progress()
         check()
         return lambda: None
     return check
@@ -245,6 +247,7 @@ def serve(
         if not os.environ.get("PREFECT_API_URL"):
             raise RulingsError("serve needs PREFECT_API_URL (start a server: prefect server start)")
         if catalog:  # a bad catalog fails here, before anything is served
+            _show_progress()  # the parse's progress lines
             load_catalog(catalog, OutputPaths(output).catalog_cache)
         if _ends_with_run(ctx):
             from flows.processes.watcher import watch_children

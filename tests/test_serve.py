@@ -14,6 +14,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 
 from tests.conftest import REPO, SERVER_STARTUP_TIMEOUT, cli_run
@@ -53,6 +54,14 @@ def _wait_until_served(process: subprocess.Popen[str], log: Path) -> None:
     assert process.poll() is None, log.read_text()
 
 
+def _forget_the_deployment(api: str) -> None:
+    """Delete the deployment `serve` registered on the session's server: another test
+    (`test_server`) waits for its own `nightly` there and must not find this one's."""
+    found = httpx.get(f"{api}/deployments/name/ruling-dumps/nightly", timeout=60)
+    if found.status_code == 200:
+        httpx.delete(f"{api}/deployments/{found.json()['id']}", timeout=60).raise_for_status()
+
+
 @pytest.mark.flow
 @pytest.mark.parametrize(
     ("signum", "ignore_sigint"),
@@ -76,6 +85,7 @@ def test_serve_stops_on_each_stop_signal_with_its_line(
         if process.poll() is None:  # failed: leave no server behind
             process.kill()
             process.wait()
+        _forget_the_deployment(prefect_api)
     lines = log.read_text().splitlines()
     assert returncode == 0, lines
     assert lines[-1] == (f"serve stopped ({signum.name}): no nightly run until it is served again")
