@@ -107,10 +107,10 @@ def evaluate_languages(
         "english_texts": len(english),
         "processes": processes,
         "targets": TARGETS,
-        "english": _score_english(run["tables"], paths, lines),
+        "english": _score_english(run["tables"], lines),
         "claimed": _score_translations(lines, dumps, "claimed/"),
         "unclaimed": _score_translations(lines, dumps, "unclaimed/"),
-        "stubs": _score_stubs(run["tables"]["card_stubs"], paths, dumps),
+        "stubs": _score_stubs(run["tables"]["card_stubs"], dumps),
         "seconds": round(time.perf_counter() - started, 1),
     }
 
@@ -180,11 +180,9 @@ def _stub_dumps(
     }
 
 
-def _score_english(
-    tables: dict[str, pl.DataFrame], paths: pl.DataFrame, lines: pl.DataFrame
-) -> dict[str, Any]:
+def _score_english(tables: dict[str, pl.DataFrame], lines: pl.DataFrame) -> dict[str, Any]:
     mine = pl.col("path").str.starts_with("english/")
-    rulings = tables["ruling_occurrences"].join(paths, on="dump_id").filter(mine)
+    rulings = tables["ruling_occurrences"].filter(mine)  # each row carries its dump's path
     wrong = rulings.filter(pl.col("language") != "en")
     moved = lines.filter(mine & (pl.col("kind") == "translation"))
     misses = [(f"published {lang}", t) for lang, t in wrong.select("language", "text_raw").rows()]
@@ -223,13 +221,11 @@ def _score_translations(
     return _per_language(found.with_columns(_miss=kind, _text=pl.col("line")))
 
 
-def _score_stubs(
-    stubs: pl.DataFrame, paths: pl.DataFrame, dumps: dict[str, SiteDump]
-) -> dict[str, Any]:
+def _score_stubs(stubs: pl.DataFrame, dumps: dict[str, SiteDump]) -> dict[str, Any]:
     expected = pl.DataFrame({"path": [p for p in dumps if p.startswith("stubs/")]}).with_columns(
         expected=pl.col("path").str.split("/").list.get(1)
     )
-    found = expected.join(stubs.join(paths, on="dump_id"), on="path", how="left")
+    found = expected.join(stubs, on="path", how="left")  # each stub carries its dump's path
     kind = (
         pl.when(pl.col("dump_id").is_null())
         .then(pl.lit("no stub found"))

@@ -12,11 +12,12 @@ from __future__ import annotations
 import gc
 import logging
 import os
+import signal
 import sys
 import time
 import traceback
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager, nullcontext, suppress
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import ExitStack, contextmanager, nullcontext, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -37,7 +38,7 @@ from flows.disk.snapshot import (
 )
 from flows.disk.verify import verify_snapshot
 from flows.errors import RulingsError
-from flows.processes.interrupt import ctrl_c
+from flows.processes.interrupt import ctrl_c, stopping_as_on_sigterm
 from flows.processes.memory import address_space_limit, check_address_space
 from schemas import TABLE_MODELS
 
@@ -125,14 +126,34 @@ def run(
         with (
             hold_run_lock(output),  # held to the end
             ctrl_c(lambda: latest_target(output), ends_with_run),
-            checked_catalog(catalog, OutputPaths(output).catalog_cache)
-            if catalog
-            else nullcontext(),  # a bad catalog fails here; the run takes its parse
+            ExitStack() as held,  # the catalog's parse, until the run takes it
         ):
+            check = _catalog_check(held, catalog, output)
             result, clock = _run_flow(
-                raw, output, retention, max_file_mb, catalog, dask, ends_with_run
+                raw, output, retention, max_file_mb, catalog, dask, ends_with_run, check
             )
         _print_summary(result, clock)
+
+
+def _catalog_check(held: ExitStack, catalog: Path | None, output: Path) -> Callable[[], None]:
+    """The catalog's check and parse (`checked_catalog`: a bad catalog fails before the flow
+    runs; the run takes its parse), held in `held`.
+
+    Returned to run while Prefect's temporary server starts (the parse took
+    2 min 45 s on a busy machine: `start_prefect`'s `meanwhile`); done at
+    once when no server starts (PREFECT_API_URL), returning a no-op. Either
+    way the parse prints its progress lines.
+    """
+
+    def check() -> None:
+        if catalog is not None:
+            held.enter_context(checked_catalog(catalog, OutputPaths(output).catalog_cache))
+
+    if os.environ.get("PREFECT_API_URL"):
+        _show_progress()
+        check()
+        return lambda: None
+    return check
 
 
 def _run_flow(
@@ -143,8 +164,10 @@ def _run_flow(
     catalog: Path | None,
     dask: tuple[str | None, int] | None,
     ends_with_run: bool,
+    check_catalog: Callable[[], None],
 ) -> tuple[Mapping[str, Any], RunClock]:
-    """Start Prefect (importing the pipeline meanwhile) and run the flow, or on Dask; time it."""
+    """Start Prefect (importing the pipeline and checking the catalog meanwhile) and run the
+    flow, or on Dask; time it."""
     from flows import prefect_server
 
     prefect_server.set_quiet_defaults()
@@ -157,7 +180,7 @@ def _run_flow(
     )
     # the word lists load while the server starts, unless Dask's workers detect
     clock = prefect_server.start_prefect(
-        load_word_lists=dask is None, freeze=ends_with_run, meanwhile=(cache_keys,)
+        load_word_lists=dask is None, freeze=ends_with_run, meanwhile=(cache_keys, check_catalog)
     )
     from flows.prefect_flow import rulings_flow, run_on_dask
 
@@ -212,7 +235,9 @@ def serve(
     """Serve the nightly deployment: run on a schedule against a Prefect server.
 
     Needs PREFECT_API_URL pointing at a running server (`prefect server start`):
-    schedules do not fire on the temporary local server. Runs until stopped.
+    schedules do not fire on the temporary local server. Runs until stopped by
+    Ctrl-C, SIGINT, SIGTERM or SIGHUP (a run in progress is cancelled), then
+    prints `serve stopped (<signal>)`.
 
     Example:
 
@@ -222,6 +247,7 @@ def serve(
         if not os.environ.get("PREFECT_API_URL"):
             raise RulingsError("serve needs PREFECT_API_URL (start a server: prefect server start)")
         if catalog:  # a bad catalog fails here, before anything is served
+            _show_progress()  # the parse's progress lines
             load_catalog(catalog, OutputPaths(output).catalog_cache)
         if _ends_with_run(ctx):
             from flows.processes.watcher import watch_children
@@ -232,7 +258,11 @@ def serve(
         prefect_server.set_quiet_defaults()
         from flows.prefect_flow import nightly_deployment, serve_nightly
 
-        serve_nightly(nightly_deployment(raw, output, retention, cron, timezone, catalog))
+        deployment = nightly_deployment(raw, output, retention, cron, timezone, catalog)
+        with stopping_as_on_sigterm() as received:
+            serve_nightly(deployment)
+    stopped_by = signal.Signals(received[0] if received else signal.SIGTERM).name
+    typer.echo(f"serve stopped ({stopped_by}): no nightly run until it is served again", err=True)
 
 
 def _fail(exc: Exception) -> None:

@@ -350,9 +350,16 @@ def nightly_deployment(
 
 
 def serve_nightly(deployment: RunnerDeployment) -> None:
-    """Serve `deployment` until interrupted: its scheduled and triggered runs run here.
+    """Serve `deployment` until stopped (SIGTERM; `interrupt.stopping_as_on_sigterm` makes
+    SIGINT and SIGHUP one): its scheduled and triggered runs run here.
 
     Needs a Prefect server (PREFECT_API_URL): schedules do not fire on the
-    temporary in-process server.
+    temporary in-process server. Returns once stopped; Prefect's runner exits
+    (SystemExit 0) on a SIGTERM before it has started or while it stops:
+    returned too.
     """
-    serve(deployment, pause_on_shutdown=False)
+    try:
+        serve(deployment, pause_on_shutdown=False)
+    except SystemExit as exc:
+        if exc.code not in (0, None):
+            raise

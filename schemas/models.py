@@ -11,7 +11,7 @@ import pandera.polars as pa
 import polars as pl
 
 #: Bumped when a table gains a column (minor) or a column changes meaning (major).
-SCHEMA_VERSION = "1.4.0"
+SCHEMA_VERSION = "1.5.0"
 
 #: What every text column holds (the data dictionary says it first).
 TEXT_IS_NOT_HTML = (
@@ -101,6 +101,9 @@ class PublishedOccurrence(pa.DataFrameModel):
     """`ruling_occurrences`: one row per kept entry of a dump."""
 
     dump_id: pl.String = pa.Field(str_matches=_SHA256, description="the dump's id (dumps.dump_id)")
+    path: pl.String = pa.Field(
+        description="the dump file's path relative to the raw dir (dumps.path): no join needed"
+    )
     line_number: pl.Int64 = pa.Field(
         ge=1, description="1-based line of the entry's date·source line"
     )
@@ -133,7 +136,14 @@ class PublishedRuling(pa.DataFrameModel):
 
     ruling_id: pl.String = pa.Field(unique=True, str_matches=_SHA256, description="ruling id")
     text: pl.String = pa.Field(
-        str_length={"min_value": 1}, description="its representative variant's text, as written"
+        str_length={"min_value": 1},
+        description="the catalog's wording when one of its variants is a catalog ruling's text "
+        "(text_source catalog); else its most frequent variant's text, as written",
+    )
+    text_source: pl.String = pa.Field(
+        isin=["catalog", "most_frequent"],
+        description="where `text` comes from: catalog (the official wording, with --catalog) "
+        "or most_frequent (its most frequent variant, which may carry the dumps' typo)",
     )
     language: pl.String = pa.Field(str_matches=_LANGUAGE, description="language of the text")
     language_probability: pl.Float64 = pa.Field(
@@ -184,6 +194,9 @@ class PublishedCardStub(pa.DataFrameModel):
     """`card_stubs`: one row per stray card stub at the end of a dump."""
 
     dump_id: pl.String = pa.Field(str_matches=_SHA256, description="the dump's id")
+    path: pl.String = pa.Field(
+        description="the dump file's path relative to the raw dir (dumps.path): no join needed"
+    )
     line_number: pl.Int64 = pa.Field(ge=1, description="1-based line of the stat line (CMC ...)")
     mana_value: pl.Float64 = pa.Field(nullable=True, ge=0, description="mana value; null for X")
     power: pl.String = pa.Field(nullable=True, description="power as printed; * and X allowed")

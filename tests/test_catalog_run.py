@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import shutil
+from contextlib import ExitStack
 from pathlib import Path
 
 import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from flows import cli
 from flows.cli import app
 from flows.disk.catalog import cache_entry, checked_catalog, hash_catalog, load_catalog
 from flows.disk.paths import OutputPaths
@@ -32,8 +34,11 @@ def test_bad_catalog_is_one_error_line_before_anything_runs(
         app, [command, "--raw", str(SEED_DIR), "--output", str(output), "--catalog", str(catalog)]
     )
     assert result.exit_code == 1
-    assert result.output.startswith(f"error: catalog {catalog} is not readable MTGJSON JSON: ")
-    assert result.output.count("\n") == 1
+    started, error = result.output.splitlines()  # the parse's first progress line, the error
+    assert started[8:] == (
+        f" catalog {catalog}: parsing it (once: later runs read it from the cache)..."
+    )
+    assert error.startswith(f"error: catalog {catalog} is not readable MTGJSON JSON: ")
     assert not (output / "snapshots").exists()
 
 
@@ -151,3 +156,26 @@ def test_warm_runs_keep_attributions_and_a_new_catalog_rebuilds_every_dump(
         shutil.copy(small_catalog_dir / name, other / name)
     rebuilt = run_direct(raw, output, catalog=other)
     assert rebuilt["manifest"]["work"]["dumps_built"] == 5
+
+
+def test_the_clis_catalog_check_waits_for_the_server_start_unless_none_starts(
+    small_catalog_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`run` checks and parses the catalog while Prefect's temporary server starts (given to
+    `start_prefect` as `meanwhile`); with PREFECT_API_URL no server starts: done at once."""
+    cache = OutputPaths(tmp_path / "output").catalog_cache
+    monkeypatch.delenv("PREFECT_API_URL", raising=False)
+    with ExitStack() as held:
+        check = cli._catalog_check(held, small_catalog_dir, tmp_path / "output")
+        assert not cache.exists()  # not yet: the server's start will
+        check()
+        assert load_catalog(small_catalog_dir, cache)[1] is False  # the check's parse, held
+    monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:9/api")
+    shutil.rmtree(cache)
+    with ExitStack() as held:
+        cli._catalog_check(held, small_catalog_dir, tmp_path / "output")
+        assert load_catalog(small_catalog_dir, cache)[1] is False  # parsed already, held
+    shutil.rmtree(cache)
+    with ExitStack() as held:
+        cli._catalog_check(held, None, tmp_path / "output")()  # no catalog: nothing to do
+    assert not cache.exists()

@@ -28,12 +28,14 @@ from typer.testing import CliRunner
 
 from bench.__main__ import app as bench_app
 from flows.cli import app as cli_app
-from tests.conftest import REPO
+from tests.conftest import REPO, SEED_DIR
 
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 #: The README is a user's page: what it is, two commands, the tables, reading them, links.
 README_MAX_BYTES = 15_000
 DEMON = "2b2f2abd-6c0f-49a5-a44b-f366614c944d"
+#: Cards of the small catalog (KLD, AER, NEO) that carry "{E} is the energy symbol. …".
+ENERGY_CARDS = 70
 #: Run first in each example's interpreter: this project cannot be imported there.
 NO_PROJECT = """
 import importlib.abc, sys
@@ -109,13 +111,45 @@ def test_the_readme_examples_give_the_seeds_answers(
     top = by_polars["most_repeated"]
     assert top.head(9)["dump_count"].to_list() == [5] * 9  # the energy rulings: every seed
     assert top.rows() == by_duckdb["most_repeated"]
+    assert top.filter(pl.col("text").str.starts_with("{E} is the energy symbol")).row(0) == (
+        "{E} is the energy symbol. It represents one energy counter.",
+        "catalog",  # the small catalog (KLD, AER, NEO) words it so
+        5,
+        1,
+    )
     places = by_polars["places"]
     assert places.height == 73 and places["path"].n_unique() == 5
+    assert sorted(places["path"].unique()) == sorted(p.name for p in SEED_DIR.glob("*.txt"))
+    on_most_cards = by_polars["on_most_cards"]
+    assert on_most_cards.row(0) == (
+        "{E} is the energy symbol. It represents one energy counter.",
+        ENERGY_CARDS,  # cards, not dumps: the catalog's KLD and AER cards that use energy
+        5,
+    )
     translations = typed["translations"]  # the seeds have none: a 0-byte file, typed
     assert (published / "output/latest/ruling_translations.jsonl").stat().st_size == 0
     schema = json.loads((published / "output/latest/ruling_translations.schema.json").read_text())
     assert list(translations.schema) == list(schema["properties"])
     assert translations.schema["line_number"] == pl.Int64 and translations.height == 0
+    assert_frame_equal(typed["same"], translations)
+
+
+def test_an_examples_interpreter_cannot_import_the_project(published: Path) -> None:
+    """The examples' interpreter is an analyst's: polars and DuckDB, nothing of ours."""
+    tries = "\n".join(
+        f"try:\n    import {name}\nexcept ModuleNotFoundError:\n    print({name!r})"
+        for name in ("flows", "schemas", "bench", "polars", "duckdb")
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run(
+        [sys.executable, "-c", NO_PROJECT + tries],
+        cwd=published,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.split() == ["flows", "schemas", "bench"]
 
 
 def test_the_per_card_queries_agree_and_give_the_seeds_answers(

@@ -20,7 +20,8 @@ import logging
 import lzma
 import os
 import shutil
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -141,14 +142,27 @@ def load_catalog(path: Path, cache_dir: Path, digest: str | None = None) -> tupl
     return catalog, False
 
 
+#: Seconds between two progress lines of a catalog's parse (2 min 45 s on a busy machine).
+PROGRESS_EVERY_S = 5.0
+
+
 def read_catalog(path: Path) -> Catalog:
-    """Parse the catalog (no cache): see `load_catalog` for the shapes and errors."""
+    """Parse the catalog (no cache): see `load_catalog` for the shapes and errors.
+
+    Says it starts, then at most every PROGRESS_EVERY_S how far it is (the
+    share of the file's bytes read, or of the set files, and the sets read).
+    """
     rows: dict[str, list[dict[str, Any]]] = {name: [] for name in TABLES}
     sets = 0
+    logger.info("catalog %s: parsing it (once: later runs read it from the cache)...", path)
+    said_at = time.monotonic()
     try:
-        for set_code, set_data in _iter_sets(path):
+        for set_code, set_data, done in _iter_sets(path):
             extract_set(set_code, set_data, rows)
             sets += 1
+            if time.monotonic() - said_at >= PROGRESS_EVERY_S:
+                logger.info("catalog: %d %% read (%d sets)", int(done() * 100), sets)
+                said_at = time.monotonic()
     except (ijson.JSONError, json.JSONDecodeError, lzma.LZMAError, gzip.BadGzipFile, EOFError,
             UnicodeDecodeError) as exc:  # fmt: skip
         reason = " ".join(str(exc).split())  # yajl's messages span lines
@@ -165,19 +179,28 @@ def read_catalog(path: Path) -> Catalog:
     )
 
 
-def _iter_sets(path: Path) -> Iterator[tuple[str, Any]]:
-    """(set code, set object) for each set of an AllPrintings file or a folder of set files."""
+def _iter_sets(path: Path) -> Iterator[tuple[str, Any, Callable[[], float]]]:
+    """(set code, set object, the share read so far: 0-1) for each set of an AllPrintings
+    file (bytes of the file as stored) or a folder of set files (files)."""
     if path.is_dir():
-        for file in _set_files(path):
+        files = _set_files(path)
+        for number, file in enumerate(files, 1):
             with _open(file) as stream:
                 document = json.load(stream)
             data = document.get("data") if isinstance(document, dict) else None
             if not isinstance(data, dict):
                 raise CatalogError(f"catalog file {file} has no `data` object; not an MTGJSON set")
-            yield str(data.get("code", file.name.split(".")[0])), data
+            share = number / len(files)
+            yield str(data.get("code", file.name.split(".")[0])), data, lambda s=share: s
         return
-    with _open(path) as stream:
-        yield from ijson.kvitems(stream, "data", use_float=True)
+    try:
+        size, stored = max(path.stat().st_size, 1), path.open("rb")
+    except OSError as exc:
+        raise CatalogError(f"catalog {path} cannot be read: {exc.strerror}") from exc
+    with stored, _open(path, stored) as stream:
+        done = lambda: stored.tell() / size  # noqa: E731
+        for code, data in ijson.kvitems(stream, "data", use_float=True):
+            yield code, data, done
 
 
 def _set_files(folder: Path) -> list[Path]:
@@ -191,18 +214,20 @@ def _set_files(folder: Path) -> list[Path]:
     return files
 
 
-def _open(path: Path) -> IO[bytes]:
-    """The file's bytes, decompressed by its magic number (xz, gzip) or as is."""
+def _open(path: Path, stored: IO[bytes] | None = None) -> IO[bytes]:
+    """The file's bytes, decompressed by its magic number (xz, gzip) or as is; read from
+    `stored` (the file opened, at its start) when given, so its `tell()` says how far."""
     try:
         with path.open("rb") as probe:
             magic = probe.read(6)
     except OSError as exc:
         raise CatalogError(f"catalog {path} cannot be read: {exc.strerror}") from exc
+    source: Any = stored if stored is not None else path
     if magic.startswith(b"\xfd7zXZ\x00"):
-        return lzma.open(path, "rb")
+        return lzma.open(source, "rb")
     if magic.startswith(b"\x1f\x8b"):
-        return gzip.open(path, "rb")
-    return path.open("rb")
+        return gzip.open(source, "rb")
+    return stored if stored is not None else path.open("rb")
 
 
 def _sha256_file(path: Path) -> str:

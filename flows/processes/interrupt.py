@@ -165,3 +165,36 @@ def _exit_at_once(line: str) -> None:
     with suppress(OSError):  # no terminal left to say it on (a hang-up)
         os.write(2, f"{line}\n".encode())
     os._exit(1)
+
+
+@contextmanager
+def stopping_as_on_sigterm() -> Iterator[list[int]]:
+    """While serving: SIGINT and SIGHUP stop the process as SIGTERM does; yields the signals
+    received (SIGINT, SIGHUP; empty when SIGTERM itself stopped it).
+
+    Prefect's runner stops gracefully on SIGTERM (its handler, put in when it
+    starts), but a SIGINT only cancelled its main task, which it survived: a
+    `kill -INT` from a supervisor left `serve` running. Each of the two is
+    handled here by sending SIGTERM to this process. SIGINT even when it was
+    ignored from the start (`serve` started as a background job of a script):
+    a `kill -INT` sent to a server is a request to stop; SIGHUP not when
+    ignored (under nohup). Main thread only.
+    """
+    received: list[int] = []
+
+    def as_sigterm(signum: int, frame: Any) -> None:
+        received.append(signum)
+        signal.raise_signal(signal.SIGTERM)
+
+    if threading.current_thread() is not threading.main_thread():
+        yield received
+        return
+    stops = [signal.SIGINT]
+    if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN:
+        stops.append(signal.SIGHUP)
+    previous = {signum: signal.signal(signum, as_sigterm) for signum in stops}
+    try:
+        yield received
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)

@@ -30,7 +30,8 @@ def index_catalog_rulings(rulings: pl.DataFrame, cards: pl.DataFrame) -> pl.Data
     Returns:
         text (String, normalized as `dedupe.normalize_text`), oracle_id, card_name,
         date (String, ISO: the catalog's earliest date for it), card_count
-        (UInt32: distinct oracle_ids with this text).
+        (UInt32: distinct oracle_ids with this text), written (String: the
+        catalog's text as written, trimmed; of several, the smallest).
     """
     names = (
         cards.filter(pl.col("oracle_id").is_not_null())
@@ -39,9 +40,9 @@ def index_catalog_rulings(rulings: pl.DataFrame, cards: pl.DataFrame) -> pl.Data
     )
     return (
         rulings.filter(pl.col("oracle_id").is_not_null() & (pl.col("text") != ""))
-        .with_columns(text=normalize_text(pl.col("text")))
+        .with_columns(text=normalize_text(pl.col("text")), written=pl.col("text").str.strip_chars())
         .group_by("text", "oracle_id")
-        .agg(date=pl.col("date").min())
+        .agg(date=pl.col("date").min(), written=pl.col("written").min())
         .join(names, on="oracle_id", how="left")
         .with_columns(card_count=pl.len().over("text").cast(pl.UInt32))
         .sort("text", "oracle_id")

@@ -21,6 +21,7 @@ from flows.errors import ContractError
 from flows.stages.attribution import CatalogIndex
 from flows.stages.dedupe import REGISTRY_SCHEMA, stabilize_ruling_ids
 from flows.stages.dumps import DUMP_COUNT_COLUMNS, DumpResults
+from flows.stages.for_readers import add_paths, choose_ruling_texts
 from flows.stages.parse import LINE_KINDS
 from flows.stages.reuse import cluster_changed_blocks
 from flows.stages.ruling_cards import build_ruling_cards
@@ -71,11 +72,13 @@ def build_global_tables(
     dumps = build_dumps(readable, results["counts"], results["headers"])
     published = {
         "dumps": find_claimed_translations(dumps, ruling_translations),
-        "ruling_occurrences": occurrences.select(pl.exclude("^_.*$")),
-        "rulings": build_rulings(occurrences, variant_table),
+        "ruling_occurrences": add_paths(occurrences.select(pl.exclude("^_.*$")), dumps),
+        "rulings": choose_ruling_texts(
+            build_rulings(occurrences, variant_table), variant_table, catalog and catalog["rulings"]
+        ),
         "ruling_variants": variant_table.select(pl.exclude("^_.*$")),
         "ruling_translations": ruling_translations,
-        "card_stubs": results["card_stubs"],
+        "card_stubs": add_paths(results["card_stubs"], dumps),
         "rejects": build_rejects(results["kept_lines"], file_rejects),
         "ruling_cards": build_ruling_cards(variant_table, catalog and catalog["rulings"]),
     }
@@ -342,13 +345,8 @@ def validate_tables(built: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
     return {name: valid[name] for name in TABLE_MODELS}
 
 
-REJECT_SCHEMA = {
-    "dump_id": pl.String,
-    "line_number": pl.Int64,
-    "stage": pl.String,
-    "reason": pl.String,
-    "content": pl.String,
-}
+REJECT_SCHEMA = {"dump_id": pl.String, "line_number": pl.Int64, "stage": pl.String,
+                 "reason": pl.String, "content": pl.String}  # fmt: skip
 
 
 def validate_table(

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import logging
 import lzma
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -13,6 +15,7 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
+from flows.disk import catalog as catalog_module
 from flows.disk.catalog import hash_catalog, load_catalog, read_catalog
 from flows.errors import CatalogError, OutputDirError
 from flows.stages.cards import Catalog
@@ -124,3 +127,44 @@ def test_all_printings_plain_gz_xz(small_catalog_dir: Path, tmp_path: Path, comp
     catalog = read_catalog(path)
     assert catalog["cards"].height == 278
     assert catalog["rulings"].height == 814
+
+
+def test_the_parse_says_how_far_it_is(
+    small_catalog_dir: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A line when it starts, then (here: after every set) the share of set files read."""
+    monkeypatch.setattr(catalog_module, "PROGRESS_EVERY_S", 0.0)
+    with caplog.at_level(logging.INFO, logger="flows.disk.catalog"):
+        read_catalog(small_catalog_dir)
+    assert caplog.messages == [
+        f"catalog {small_catalog_dir}: parsing it (once: later runs read it from the cache)...",
+        "catalog: 33 % read (1 sets)",
+        "catalog: 66 % read (2 sets)",
+        "catalog: 100 % read (3 sets)",
+    ]
+
+
+@pytest.mark.parametrize("compress", [None, gzip.compress, lzma.compress], ids=["json", "gz", "xz"])
+def test_the_parse_of_all_printings_says_how_far_it_is_in_its_bytes(
+    small_catalog_dir: Path,
+    tmp_path: Path,
+    compress: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    sets = {
+        code: json.loads(gzip.decompress((small_catalog_dir / f"{code}.json.gz").read_bytes()))[
+            "data"
+        ]
+        for code in ("AER", "KLD", "NEO")
+    }
+    content = json.dumps({"meta": {"version": "5.2.0"}, "data": sets}).encode()
+    path = tmp_path / "AllPrintings.json"
+    path.write_bytes(compress(content) if compress else content)
+    monkeypatch.setattr(catalog_module, "PROGRESS_EVERY_S", 0.0)
+    with caplog.at_level(logging.INFO, logger="flows.disk.catalog"):
+        read_catalog(path)
+    shares = [re.fullmatch(r"catalog: (\d+) % read \((\d) sets\)", m) for m in caplog.messages[1:4]]
+    assert [int(share[2]) for share in shares if share] == [1, 2, 3]
+    percents = [int(share[1]) for share in shares if share]
+    assert percents == sorted(percents) and percents[0] > 0 and percents[-1] <= 100

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -94,3 +95,25 @@ def test_prefects_sigterm_handler_gives_way_only_under_the_command_line(
         with interrupt.over_prefect_sigterm():
             assert signal.getsignal(signal.SIGTERM) is interrupt.on_stop_signal
         assert signal.getsignal(signal.SIGTERM) is prefects
+
+
+@pytest.mark.parametrize(
+    ("before", "signum", "stops"),
+    [
+        (signal.default_int_handler, signal.SIGINT, True),
+        (signal.SIG_IGN, signal.SIGINT, True),  # a background job of a script: stopped still
+        (signal.SIG_DFL, signal.SIGHUP, True),
+        (signal.SIG_IGN, signal.SIGHUP, False),  # under nohup: stays ignored
+    ],
+    ids=["sigint", "sigint-ignored", "sighup", "sighup-ignored"],
+)
+def test_serving_turns_sigint_and_sighup_into_sigterm(
+    stop_signals: None, before: Any, signum: signal.Signals, stops: bool
+) -> None:
+    terms: list[int] = []
+    signal.signal(signal.SIGTERM, lambda s, f: terms.append(s))  # as Prefect's runner's
+    signal.signal(signum, before)
+    with interrupt.stopping_as_on_sigterm() as received:
+        signal.raise_signal(signum)
+    assert (received, terms) == (([signum], [signal.SIGTERM]) if stops else ([], []))
+    assert signal.getsignal(signum) is before  # put back
