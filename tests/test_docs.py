@@ -83,16 +83,21 @@ def test_the_readme_is_a_users_page() -> None:
     ("page", "example"), EXAMPLES, ids=[f"{p.name}-{i}" for i, (p, _) in enumerate(EXAMPLES)]
 )
 def test_every_example_runs_alone(published: Path, page: Path, example: str) -> None:
+    done = _run_alone(example, published)
+    assert done.returncode == 0, done.stderr
+
+
+def _run_alone(code: str, folder: Path) -> subprocess.CompletedProcess[str]:
+    """`code` in a fresh interpreter in `folder`, as an analyst's: no PYTHONPATH, no project."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    done = subprocess.run(
-        [sys.executable, "-c", NO_PROJECT + example],
-        cwd=published,
+    return subprocess.run(
+        [sys.executable, "-c", NO_PROJECT + code],
+        cwd=folder,
         env=env,
         capture_output=True,
         text=True,
         check=False,
     )
-    assert done.returncode == 0, done.stderr
 
 
 def _run_here(example: str, folder: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
@@ -140,15 +145,8 @@ def test_an_examples_interpreter_cannot_import_the_project(published: Path) -> N
         f"try:\n    import {name}\nexcept ModuleNotFoundError:\n    print({name!r})"
         for name in ("flows", "schemas", "bench", "polars", "duckdb")
     )
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    done = subprocess.run(
-        [sys.executable, "-c", NO_PROJECT + tries],
-        cwd=published,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    done = _run_alone(tries, published)
+    assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["flows", "schemas", "bench"]
 
 
