@@ -330,26 +330,28 @@ def generate_corpus(
     STUB_SHARE of dumps, straight instead of curly quotes in
     STRAIGHT_QUOTE_SHARE of dumps, a one-letter typo in TYPO_SHARE of
     ruling occurrences. Cards are taken in a seeded random order, so the same
-    seed gives the same files, byte for byte.
+    seed gives the same files, byte for byte. The real cards give about 2.6M
+    lines; above that, further passes over them write the copies other sites
+    would hold (their own quotes, typos and stubs), as an archive of several
+    sites does: the first pass's files are the same for any `target_lines`.
 
-    Files: `out_dir/<site>/<oracle_id>-<set>.txt`, UTF-8.
+    Files: `out_dir/<site>/<oracle_id>-<set>.txt` (first pass),
+    `out_dir/mirror<k>/<site>/<oracle_id>-<set>.txt` (pass k >= 1), UTF-8.
     """
     rng = random.Random(seed)
     order = sorted(sources.card_rulings)
     rng.shuffle(order)
-    written = CorpusStats(0, 0, 0, 0)
-    for oracle_id in order:
-        if written.lines >= target_lines:
-            break
-        written = _write_card(
-            out_dir,
-            oracle_id,
-            sources.card_rulings[oracle_id],
-            sources.sets_of.get(oracle_id) or ["NA"],
-            sources.foreign,
-            rng,
-            written,
-        )
+    written, copy = CorpusStats(0, 0, 0, 0), 0
+    while order and written.lines < target_lines:
+        folder = out_dir / f"mirror{copy}" if copy else out_dir
+        for oracle_id in order:
+            if written.lines >= target_lines:
+                break
+            card_rulings, sets = sources.card_rulings[oracle_id], sources.sets_of.get(oracle_id)
+            written = _write_card(
+                folder, oracle_id, card_rulings, sets or ["NA"], sources.foreign, rng, written
+            )
+        copy += 1
     return written
 
 

@@ -5,14 +5,16 @@ share one core: a cold run parses its batches (`parse_workers`) and detects
 languages (`probe_in_workers`) in pools of worker processes.
 
 A pool's workers start from a forkserver (no fork of a threaded process),
-which imports its preload modules first (1–2 s: polars, langdetect's
-profiles). multiprocessing's forkserver ignores SIGINT only once those
-imports are done, so a Ctrl-C at the terminal (SIGINT to the whole process
-group) during them printed its traceback. It is therefore started with SIGINT
-blocked; that mask passes to every process it forks, so each worker unblocks
-SIGINT first thing (`_accept_ctrl_c`), with its default action: a Ctrl-C ends
-the worker at once, and the pool breaks instead of finishing its queue. A
-SIGTERM or SIGHUP sent to the run's process alone does not reach the workers:
+which imports its preload modules first (about 1 s: polars, wordfreq; the
+language engine's tables are built in each language worker on its first
+chunk, so neither the forkserver nor the parse workers hold them).
+multiprocessing's forkserver ignores SIGINT only once those imports are
+done, so a Ctrl-C at the terminal (SIGINT to the whole process group) during
+them printed its traceback. It is therefore started with SIGINT blocked; that
+mask passes to every process it forks, so each worker unblocks SIGINT first
+thing (`_accept_ctrl_c`), with its default action: a Ctrl-C ends the worker
+at once, and the pool breaks instead of finishing its queue. A SIGTERM or
+SIGHUP sent to the run's process alone does not reach the workers:
 its handler ends them (`interrupt.ending_on_stop`, `_end_workers`).
 """
 
@@ -164,7 +166,7 @@ def probe_in_workers(texts: list[str], processes: int) -> Iterator[Probe]:
         return
     size = -(-len(texts) // (processes * 8))  # a few chunks per process, for balance
     chunks = [texts[i : i + size] for i in range(0, len(texts), size)]
-    # workers start with langdetect's profiles loaded (unless the forkserver already runs)
+    # each worker builds the engine's tables on its first chunk (~1 s) while this loads the lists
     with running_pool(processes, ["flows.stages.detector"]) as pool:
         probes = pool.map(_probe_chunk, chunks)  # every chunk submitted; results in order
         load_word_lists()  # while the workers start

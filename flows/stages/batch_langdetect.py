@@ -36,6 +36,7 @@ from collections.abc import Iterable, Iterator, Sequence
 import langdetect.detector_factory
 import numpy
 from langdetect.detector import Detector
+from langdetect.detector_factory import PROFILES_DIRECTORY, DetectorFactory
 from langdetect.lang_detect_exception import ErrorCode, LangDetectException
 from langdetect.language import Language
 from langdetect.utils.ngram import NGram
@@ -43,19 +44,29 @@ from numpy.typing import NDArray
 
 from flows.stages.batch_trials import SEED, Block, run_trials
 
-langdetect.detector_factory.init_factory()  # the profiles, once per process
-_FACTORY = langdetect.detector_factory._factory
 
-#: langdetect's languages in its own order (the profile folder's listing, unsorted):
-#: the columns of every probability array here.
-LANGUAGES: tuple[str, ...] = tuple(_FACTORY.langlist)
-#: The row of each n-gram of the profiles in PROFILE (dict order of `word_lang_prob_map`).
-NGRAM_ROWS: dict[str, int] = {ngram: row for row, ngram in enumerate(_FACTORY.word_lang_prob_map)}
-#: Each n-gram's probability in each language (float64, NGRAM_ROWS x LANGUAGES): the
+def _load_profiles() -> tuple[tuple[str, ...], dict[str, int], NDArray[numpy.float64]]:
+    """langdetect's profiles as arrays: (LANGUAGES, NGRAM_ROWS, PROFILE).
+
+    A `DetectorFactory` of this function's own loads them as `init_factory`
+    does (`load_profile(PROFILES_DIRECTORY)`: the same list, the same floats)
+    and is let go: its dict of Python floats (~60 MB) is not kept beside the
+    arrays in every process that detects (langdetect's global factory stays
+    unloaded unless something else calls langdetect).
+    """
+    factory = DetectorFactory()
+    factory.load_profile(PROFILES_DIRECTORY)
+    rows = {ngram: row for row, ngram in enumerate(factory.word_lang_prob_map)}
+    profile = numpy.array(list(factory.word_lang_prob_map.values()), dtype=numpy.float64)
+    return tuple(factory.langlist), rows, profile
+
+
+#: LANGUAGES: langdetect's languages in its own order (the profile folder's listing,
+#: unsorted): the columns of every probability array here. NGRAM_ROWS: the row of each
+#: n-gram of the profiles in PROFILE (dict order of `word_lang_prob_map`). PROFILE: each
+#: n-gram's probability in each language (float64, NGRAM_ROWS x LANGUAGES): the
 #: factory's own floats (`DetectorFactory.add_profile`), ~38 MB.
-PROFILE: NDArray[numpy.float64] = numpy.array(
-    list(_FACTORY.word_lang_prob_map.values()), dtype=numpy.float64
-)
+LANGUAGES, NGRAM_ROWS, PROFILE = _load_profiles()
 #: Texts run together in `batch_trials` (about 1 MB of state per 1,000).
 BATCH_SIZE = 4096
 
@@ -143,7 +154,8 @@ _SUM_CHANGED = (3, 12)
 def _one_by_one(texts: Sequence[str]) -> Iterator[tuple[int, NDArray[numpy.float64]]]:
     """langdetect's own `Detector.langprob` of each text with n-grams (slow; any Python)."""
     for index, text in enumerate(texts):
-        detector = _FACTORY.create()
+        langdetect.detector_factory.init_factory()  # langdetect's own, once per process
+        detector = langdetect.detector_factory._factory.create()
         detector.seed = SEED
         detector.append(text)
         try:

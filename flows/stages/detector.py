@@ -29,8 +29,6 @@ import hanzidentifier
 import polars as pl
 import wordfreq
 
-from flows.stages.batch_langdetect import LANGUAGES, detect_langprobs
-
 logger = logging.getLogger(__name__)
 
 #: Language code for a text with no letters (ISO 639-2 "undetermined").
@@ -249,7 +247,12 @@ def probe_texts(texts: list[str]) -> list[Probe]:
     langdetect's probabilities (seed 0) of all the texts are computed at once
     (`batch_langdetect.detect_langprobs`); each probe keeps those above 0, in
     langdetect's order of languages ({} for a text without features).
+    The engine's tables (~100 MB) are built on the first call in a process
+    (imported here, not with this module): the processes that only weigh
+    (the run's own, with a pool) or parse never hold them.
     """
+    from flows.stages.batch_langdetect import LANGUAGES, detect_langprobs
+
     folded = [_SYMBOL.sub(" ", _fold_capitals(text)) for text in texts]
     probabilities, featured = detect_langprobs(folded)
     return [
@@ -257,15 +260,15 @@ def probe_texts(texts: list[str]) -> list[Probe]:
             text,
             len(_LETTER.findall(text)),
             _language_by_script(text),
-            _above_zero(probabilities[index].tolist()) if featured[index] else {},
+            _above_zero(LANGUAGES, probabilities[index].tolist()) if featured[index] else {},
         )
         for index, text in enumerate(folded)
     ]
 
 
-def _above_zero(probabilities: list[float]) -> dict[str, float]:
+def _above_zero(languages: tuple[str, ...], probabilities: list[float]) -> dict[str, float]:
     """langdetect's probability of every language it ranks above 0, in its order of languages."""
-    return {lang: p for lang, p in zip(LANGUAGES, probabilities, strict=True) if p > 0}
+    return {lang: p for lang, p in zip(languages, probabilities, strict=True) if p > 0}
 
 
 def han_script(text: str) -> str | None:

@@ -41,3 +41,23 @@ def test_the_pipeline_reads_every_generated_line(sources: Sources, tmp_path: Pat
     assert tables["dumps"].height + read_rejects == stats.dumps
     assert accounting["rejected"] == 0
     assert set(tables["ruling_occurrences"]["language"].unique()) == {"en"}
+
+
+def test_above_the_real_cards_other_sites_copies_follow(sources: Sources, tmp_path: Path) -> None:
+    # one real card: its first dump reaches a target of 1 line, and the card is written
+    # whole (each site and set); a target above twice that takes two more sites' copies
+    card = sorted(sources.card_rulings)[0]
+    one = Sources(
+        {card: sources.card_rulings[card]},
+        {card: sources.sets_of[card]} if card in sources.sets_of else {},
+        {key: stub for key, stub in sources.foreign.items() if key[0] == card},
+    )
+    one_pass = generate_corpus(one, tmp_path / "one", 1, seed=1)
+    more = generate_corpus(one, tmp_path / "more", 2 * one_pass.lines + 1, seed=1)
+    files = _files(tmp_path / "more")
+    first = {name: data for name, data in files.items() if not name.startswith("mirror")}
+    assert first == _files(tmp_path / "one")  # the first pass is the same for any target
+    assert {name.split("/")[0] for name in set(files) - set(first)} == {"mirror1", "mirror2"}
+    # each copy has the card's dumps; their lines differ a little (their own stubs)
+    assert more.dumps == 3 * one_pass.dumps and more.lines > 2 * one_pass.lines
+    assert count_lines(tmp_path / "more") == (more.dumps, more.lines, more.bytes)

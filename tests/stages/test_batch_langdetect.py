@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import numpy
 import pytest
-from langdetect import DetectorFactory, detect_langs
+from langdetect import DetectorFactory, detect_langs, detector_factory
 from langdetect.lang_detect_exception import LangDetectException
 
 from bench.evaluate_engine import ODD_TEXTS, langdetect_outcome, odd_texts, outcome, real_texts
@@ -15,6 +15,7 @@ from flows.stages import batch_langdetect, batch_trials
 from flows.stages.batch_langdetect import (
     LANGUAGES,
     NGRAM_ROWS,
+    PROFILE,
     clean_text,
     detect_langprobs,
     detect_langs_batch,
@@ -32,6 +33,21 @@ def seeded() -> Iterator[None]:
     before, DetectorFactory.seed = DetectorFactory.seed, 0
     yield
     DetectorFactory.seed = before
+
+
+def _langdetects_factory() -> DetectorFactory:
+    """langdetect's own global factory (`detect_langs` uses it), loaded."""
+    detector_factory.init_factory()
+    return detector_factory._factory
+
+
+def test_profiles_are_langdetects_own() -> None:
+    # the engine loads the profiles with a factory of its own: the same languages in the
+    # same order, the same n-grams and floats as the factory `detect_langs` uses
+    factory = _langdetects_factory()
+    assert tuple(factory.langlist) == LANGUAGES and len(LANGUAGES) == 55
+    assert list(NGRAM_ROWS) == list(factory.word_lang_prob_map)
+    assert (numpy.array(list(factory.word_lang_prob_map.values())) == PROFILE).all()
 
 
 def _engine(texts: list[str], batch_size: int = batch_langdetect.BATCH_SIZE) -> list[object]:
@@ -80,7 +96,7 @@ def test_cleaning_and_ngrams_are_langdetects() -> None:
     ngram_of = dict(enumerate(NGRAM_ROWS))
     found = iter(ngram_of[row] for row in rows.tolist())
     for text, count in zip(texts, counts.tolist(), strict=True):
-        detector = batch_langdetect._FACTORY.create()
+        detector = _langdetects_factory().create()
         detector.append(text)
         detector.cleaning_text()
         assert clean_text(text) == detector.text

@@ -8,10 +8,11 @@ import gzip
 import polars as pl
 import pytest
 import wordfreq
+from langdetect import detector_factory
 from langdetect.lang_detect_exception import LangDetectException
 
 from flows.processes import pools
-from flows.stages import batch_langdetect, detector
+from flows.stages import detector
 from flows.stages.detector import (
     Probe,
     detect_languages,
@@ -170,7 +171,8 @@ def test_real_foreign_card_texts_are_found_in_their_language() -> None:
 
 def _langdetect_probabilities(text: str) -> dict[str, float]:
     """langdetect's own `Detector` seeded with 0, the reference for `probe_texts`' probabilities."""
-    own = batch_langdetect._FACTORY.create()
+    detector_factory.init_factory()  # langdetect's own global factory
+    own = detector_factory._factory.create()
     own.seed = 0  # DetectorFactory.seed = 0
     own.append(text)
     try:
