@@ -18,6 +18,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager, nullcontext, suppress
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -38,7 +39,7 @@ from flows.disk.snapshot import (
 )
 from flows.disk.verify import verify_snapshot
 from flows.errors import RulingsError
-from flows.processes.interrupt import ctrl_c, stopping_as_on_sigterm
+from flows.processes.interrupt import ctrl_c
 from flows.processes.memory import address_space_limit, check_address_space
 from schemas import TABLE_MODELS
 
@@ -259,10 +260,18 @@ def serve(
         from flows.prefect_flow import nightly_deployment, serve_nightly
 
         deployment = nightly_deployment(raw, output, retention, cron, timezone, catalog)
-        with stopping_as_on_sigterm() as received:
-            serve_nightly(deployment)
-    stopped_by = signal.Signals(received[0] if received else signal.SIGTERM).name
-    typer.echo(f"serve stopped ({stopped_by}): no nightly run until it is served again", err=True)
+        stopped_by = signal.Signals(serve_nightly(deployment, partial(_served, cron, timezone)))
+    said = f"serve stopped ({stopped_by.name}): no nightly run until it is served again"
+    typer.echo(said, err=True)
+
+
+def _served(cron: str, timezone: str) -> None:
+    """`serve`'s line once its runner polls the server for runs."""
+    typer.echo(
+        f"serving ruling-dumps/nightly ({cron!r}, {timezone}) from {os.environ['PREFECT_API_URL']}"
+        f"; a run now: prefect deployment run ruling-dumps/nightly; stop: kill {os.getpid()}",
+        err=True,
+    )
 
 
 def _fail(exc: Exception) -> None:

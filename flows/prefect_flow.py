@@ -20,19 +20,22 @@ Environment (read by Prefect; the CLI sets quiet defaults for offline machines):
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import errno
 import logging
 import os
 import sys
+from asyncio import FIRST_COMPLETED
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from prefect import flow, serve, task
+from prefect import flow, task
 from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.deployments.runner import RunnerDeployment
+from prefect.runner import Runner
 from prefect.schedules import Cron
 from prefect.states import State
 from prefect.task_runners import ThreadPoolTaskRunner
@@ -42,7 +45,7 @@ import flows
 from flows import run as run_module
 from flows.disk.paths import OutputPaths
 from flows.disk.raw import MAX_FILE_BYTES
-from flows.processes.interrupt import over_prefect_sigterm
+from flows.processes.interrupt import over_prefect_sigterm, recording_stops, serve_stops
 from flows.processes.runner import Pending
 from flows.processes.watcher import watch_children
 
@@ -349,17 +352,48 @@ def nightly_deployment(
     )
 
 
-def serve_nightly(deployment: RunnerDeployment) -> None:
-    """Serve `deployment` until stopped (SIGTERM; `interrupt.stopping_as_on_sigterm` makes
-    SIGINT and SIGHUP one): its scheduled and triggered runs run here.
+def serve_nightly(deployment: RunnerDeployment, announce: Callable[[], None]) -> int:
+    """Serve `deployment` until a stop signal (`interrupt.serve_stops`); its scheduled and
+    triggered runs run here. Returns the signal that stopped it (a run in progress is
+    cancelled first).
 
     Needs a Prefect server (PREFECT_API_URL): schedules do not fire on the
-    temporary in-process server. Returns once stopped; Prefect's runner exits
-    (SystemExit 0) on a SIGTERM before it has started or while it stops:
-    returned too.
+    temporary in-process server. `announce` is called once the runner polls.
+    The signals are the event loop's (`loop.add_signal_handler`), only recorded
+    before and after it (`interrupt.recording_stops`): a signal never raises
+    in the middle of Prefect's start or stop. (Prefect's own `serve` stopped on
+    SIGTERM only, and a signal in its first second could end the process with
+    an error or SIGINT's status.)
+
+    Raises:
+        whatever the runner's start raises (an unreachable server).
     """
-    try:
-        serve(deployment, pause_on_shutdown=False)
-    except SystemExit as exc:
-        if exc.code not in (0, None):
-            raise
+    with recording_stops([]) as received:
+        runner = Runner(pause_on_shutdown=False)
+        runner.add_deployment(deployment)
+        asyncio.run(_serve_until_stopped(runner, received, announce))
+    return received[0]
+
+
+async def _serve_until_stopped(
+    runner: Runner, received: list[int], announce: Callable[[], None]
+) -> None:
+    stop = asyncio.Event()
+    starting = asyncio.create_task(runner.start())
+    await asyncio.sleep(0)  # the runner's start has put in its SIGTERM handler (its first lines)
+    loop = asyncio.get_running_loop()
+    for signum in serve_stops():  # in place of Prefect's SIGTERM handler too
+        loop.add_signal_handler(signum, lambda s=signum: (received.append(s), stop.set()))
+    stopping = asyncio.create_task(stop.wait())
+    if received:  # a signal before the loop took them over
+        stop.set()
+    announced = False
+    while not starting.done() and not (stop.is_set() and runner.started):
+        if runner.started and not announced:
+            announce()
+            announced = True
+        await asyncio.wait({starting, stopping}, timeout=0.1, return_when=FIRST_COMPLETED)
+    if not starting.done():
+        await runner.astop()  # cancels a run in progress, then the polling
+    stopping.cancel()
+    await starting

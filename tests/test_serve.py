@@ -9,6 +9,7 @@ slow); none is a fixed sleep.
 
 from __future__ import annotations
 
+import asyncio
 import signal
 import subprocess
 import time
@@ -17,11 +18,13 @@ from pathlib import Path
 import httpx
 import pytest
 
+from flows.prefect_flow import _serve_until_stopped
+from flows.processes.interrupt import recording_stops
 from tests.conftest import REPO, SERVER_STARTUP_TIMEOUT, cli_run
 
 #: Seconds `serve` may take to exit after its signal (it took 0.1-4 s; the machine is busy).
 STOP_TIMEOUT = 300
-SERVED = "Your deployments are being served"
+SERVED = "serving ruling-dumps/nightly"
 
 
 def _serve(tmp_path: Path, api: str, ignore_sigint: bool) -> tuple[subprocess.Popen[str], Path]:
@@ -90,3 +93,47 @@ def test_serve_stops_on_each_stop_signal_with_its_line(
     assert returncode == 0, lines
     assert lines[-1] == (f"serve stopped ({signum.name}): no nightly run until it is served again")
     assert not [line for line in lines if "Traceback" in line or "error" in line.lower()]
+
+
+class _Runner:
+    """Prefect's `Runner` as `serve_nightly` drives it: `start` polls until `astop`."""
+
+    def __init__(self) -> None:
+        self.started = False
+        self.stopped: asyncio.Event | None = None
+
+    async def start(self) -> None:
+        self.stopped = asyncio.Event()
+        await asyncio.sleep(0.05)  # connecting to the server
+        self.started = True
+        await self.stopped.wait()
+
+    async def astop(self) -> None:
+        assert self.started and self.stopped is not None
+        self.started = False
+        self.stopped.set()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_a_stop_signal_while_serving_stops_the_runner_and_raises_nothing(
+    signum: signal.Signals,
+) -> None:
+    runner, announced = _Runner(), []
+
+    def announce() -> None:  # once the runner polls: the signal as from a supervisor
+        announced.append(runner.started)
+        signal.raise_signal(signum)
+
+    before = signal.getsignal(signum)
+    with recording_stops([]) as received:
+        asyncio.run(_serve_until_stopped(runner, received, announce))  # type: ignore[arg-type]
+    assert (announced, received, runner.started) == ([True], [signum], False)
+    assert signal.getsignal(signum) is before
+
+
+def test_a_stop_signal_before_the_runner_polls_stops_it_once_it_does() -> None:
+    runner, announced = _Runner(), []
+    with recording_stops([]) as received:
+        signal.raise_signal(signal.SIGTERM)  # recorded, nothing raised
+        asyncio.run(_serve_until_stopped(runner, received, lambda: announced.append(1)))  # type: ignore[arg-type]
+    assert (announced, received, runner.started) == ([], [signal.SIGTERM], False)

@@ -167,32 +167,22 @@ def _exit_at_once(line: str) -> None:
     os._exit(1)
 
 
+def serve_stops() -> list[int]:
+    """The signals `serve` stops on: SIGINT (even when ignored from the start: a `kill -INT`
+    to a server, run as a background job of a script, is a request to stop), SIGTERM, and
+    SIGHUP unless ignored from the start (under nohup)."""
+    return [s for s in STOP_SIGNALS if s != signal.SIGHUP or signal.getsignal(s) != signal.SIG_IGN]
+
+
 @contextmanager
-def stopping_as_on_sigterm() -> Iterator[list[int]]:
-    """While serving: SIGINT and SIGHUP stop the process as SIGTERM does; yields the signals
-    received (SIGINT, SIGHUP; empty when SIGTERM itself stopped it).
-
-    Prefect's runner stops gracefully on SIGTERM (its handler, put in when it
-    starts), but a SIGINT only cancelled its main task, which it survived: a
-    `kill -INT` from a supervisor left `serve` running. Each of the two is
-    handled here by sending SIGTERM to this process. SIGINT even when it was
-    ignored from the start (`serve` started as a background job of a script):
-    a `kill -INT` sent to a server is a request to stop; SIGHUP not when
-    ignored (under nohup). Main thread only.
-    """
-    received: list[int] = []
-
-    def as_sigterm(signum: int, frame: Any) -> None:
-        received.append(signum)
-        signal.raise_signal(signal.SIGTERM)
-
+def recording_stops(received: list[int]) -> Iterator[list[int]]:
+    """While serving: each of `serve_stops()` is appended to `received` (yielded), nothing
+    raised, until the event loop takes them over (`prefect_flow.serve_nightly`) and after
+    it; the handlers before are put back on exit. Main thread only."""
     if threading.current_thread() is not threading.main_thread():
         yield received
         return
-    stops = [signal.SIGINT]
-    if signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN:
-        stops.append(signal.SIGHUP)
-    previous = {signum: signal.signal(signum, as_sigterm) for signum in stops}
+    previous = {s: signal.signal(s, lambda n, _: received.append(n)) for s in serve_stops()}
     try:
         yield received
     finally:

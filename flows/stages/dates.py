@@ -133,13 +133,16 @@ def _unknown_words(text: str) -> list[str]:
 
 def _unrecognized(text: str, date_text: str) -> str:
     """Why no format matched: a script no language read writes, an unknown month
-    name next to a year, or the shape."""
+    name next to a year, a day, a month name and a two-digit year (CLDR's
+    month-name formats write the whole year), or the shape."""
     words = _unknown_words(text)
     letters = [c for word in words for c in word if c.isalpha()]
     if any(not unicodedata.name(c, "").startswith(READ_SCRIPTS) for c in letters):
         return f"{UNSUPPORTED_LANGUAGE_REASON}: no CLDR date format read here reads {date_text!r}"
     if re.search(r"\d{4}", text) and len(words) == 1 and words[0] not in LITERAL_WORDS:
         return f"unknown month name {words[0]!r} in date {date_text!r}"
+    if not words and re.fullmatch(r"\D*\d{1,2}\D+\d{2}\.?", text.strip()):  # `07 juin 10`
+        return f"two-digit year in date {date_text!r}: the century is not written"
     return f"unrecognized date {date_text!r}"
 
 

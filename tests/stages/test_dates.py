@@ -174,6 +174,8 @@ def test_cldr_forms(text: str, expected: dt.date) -> None:
             "ordinal day 2er (only the 1st takes it) in date '2er juin 2024'",
         ),
         ("07.06.24", "two-digit year in date '07.06.24': the century is not written"),
+        ("07 juin 10", "two-digit year in date '07 juin 10': the century is not written"),
+        ("June 7, 24", "two-digit year in date 'June 7, 24': the century is not written"),
         (
             "平成31年5月1日",
             "2019-05-01 is outside the era 平成 (from 1989-01-08) in date '平成31年5月1日'",

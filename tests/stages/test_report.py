@@ -8,6 +8,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from flows.stages.report import code_span
+from flows.stages.report_html import build_report_html, rejects_by_kind
 from schemas.models import TEXT_IS_NOT_HTML
 from tests.conftest import REPO, run_contents, run_dumps, write_dumps
 
@@ -86,3 +87,26 @@ def test_an_entity_encoded_script_is_text_in_the_tables_and_escaped_in_report_ht
     assert "&lt;script&gt;alert(1)&lt;/script&gt; Counters" in html
     assert "<script" not in html
     assert TEXT_IS_NOT_HTML in (REPO / "docs" / "data-dictionary.md").read_text(encoding="utf-8")
+
+
+def test_rejects_are_counted_by_kind_not_one_row_per_value() -> None:
+    # the fresh-clone check's dump: 30 impossible days and 15 two-digit years, each
+    # with its body; the report listed 90 reasons of 1 row each
+    heads = [f"{day} juin 2024 · source : wotc" for day in range(32, 62)]
+    heads += [f"07 juin {year} · source : wotc" for year in range(10, 25)]
+    dump = "Official rulings.\n" + "".join(f"{h}\nA ruling.\n" for h in heads)
+    run = run_contents({"a.txt": dump.encode()})
+    kinds = rejects_by_kind(run.tables["rejects"])
+    assert run.tables["rejects"].height == 90
+    assert kinds.rows() == [
+        ("parse", "body of the entry whose date·source line … was rejected: impossible date"
+         " '…': day is out of range for month", 30),
+        ("parse", "impossible date '…': day is out of range for month", 30),
+        ("parse", "body of the entry whose date·source line … was rejected: two-digit year in"
+         " date '…': the century is not written", 15),
+        ("parse", "two-digit year in date '…': the century is not written", 15),
+    ]  # fmt: skip
+    page = build_report_html(run.result["manifest"], run.tables)
+    # the two kinds of 15 (each bar's full label and count on hover); no value of a line
+    assert page.count("two-digit year in date &#x27;…&#x27;: the century is not written: 15") == 2
+    assert "07 juin" not in page and "41 juin" not in page
