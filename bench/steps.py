@@ -20,8 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from flows.processes.runner import DirectRunner
-from flows.run import run_direct
+from flows.run import DirectRunner, run_direct
 
 
 class TimedRunner(DirectRunner):
