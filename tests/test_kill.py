@@ -16,6 +16,7 @@ import pytest
 from flows.disk.state import load_state
 from flows.disk.verify import verify_snapshot
 from flows.processes.hooks import PAUSE_STEPS, WORKER_STEP
+from flows.processes.pools import PARALLEL_MIN_TEXTS
 from flows.run import run_direct
 from schemas import TABLE_MODELS
 from tests.conftest import REPO, SEED_DIR, Run, cli_run
@@ -210,7 +211,7 @@ def test_ctrl_c_stops_the_run_in_one_line_and_publishes_nothing(tmp_path: Path) 
     _wait_until("the run's children to end", lambda: not _alive(children), timeout=120)
 
 
-def _many_new_texts(raw: Path, texts: int = 1200) -> Path:
+def _many_new_texts(raw: Path, texts: int = PARALLEL_MIN_TEXTS + 200) -> Path:
     """Dumps of `texts` distinct English rulings: enough (PARALLEL_MIN_TEXTS) for the language
     detection to run in worker processes."""
     raw.mkdir()

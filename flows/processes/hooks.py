@@ -24,7 +24,7 @@ PAUSE_STEPS = (
 
 #: Where a language detection worker process starts its chunk of texts (`pools`): each
 #: worker pauses there, and the pid in the file is a worker's. Reached only when the
-#: languages are detected in workers (two cores or more, 1,000 new texts or more).
+#: languages are detected in workers (two cores or more, `pools.PARALLEL_MIN_TEXTS` new texts).
 WORKER_STEP = "languages_in_workers"
 
 

@@ -138,13 +138,14 @@ def parse_workers(processes: int) -> Iterator[Executor | None]:
         yield pool
 
 
-#: Below this many texts, detection stays in the calling process: a pool costs
-#: about 0.6 s more before its first result (the forkserver's imports), and the
-#: calling process still loads the word lists and weighs every text; two
-#: langdetect processes win that back from about 1,000 real texts on (3.2 s
-#: either way at 1,000 texts of the 100k bench corpus, 3.6–4.0 against 4.6–5.0 s
-#: at 2,000; 2-core bench machine).
-PARALLEL_MIN_TEXTS = 1000
+#: Below this many texts, detection stays in the calling process. With the
+#: engine (~0.1 ms of CPU a text, ~1 s to build its tables in each process) a
+#: pool wins only on many texts: on the 1M-line bench corpus's texts, one
+#: process against a pool of two took 2.9 / 3.1 s at 1,000 texts, 3.9 / 4.3 s
+#: at 4,000 and 10.5 / 13.4 s at 16,000 on the 2-core machine busy with other
+#: work (load 4), and 13.2-13.8 / 9.3-11.0 s at 40,937 on a quiet one. A warm
+#: night's few thousand texts start no pool (no forkserver, no workers).
+PARALLEL_MIN_TEXTS = 10_000
 
 
 def probe_in_workers(texts: list[str], processes: int) -> Iterator[Probe]:
