@@ -45,6 +45,7 @@ import flows
 from flows import run as run_module
 from flows.disk.paths import OutputPaths
 from flows.disk.raw import MAX_FILE_BYTES
+from flows.errors import RulingsError
 from flows.processes.interrupt import over_prefect_sigterm, recording_stops, serve_stops
 from flows.processes.runner import Pending
 from flows.processes.watcher import watch_children
@@ -359,40 +360,40 @@ def serve_nightly(deployment: RunnerDeployment, announce: Callable[[], None]) ->
 
     Needs a Prefect server (PREFECT_API_URL): schedules do not fire on the
     temporary in-process server. `announce` is called once the runner polls.
-    The signals are the event loop's (`loop.add_signal_handler`), only recorded
-    before and after it (`interrupt.recording_stops`): a signal never raises
-    in the middle of Prefect's start or stop. (Prefect's own `serve` stopped on
-    SIGTERM only, and a signal in its first second could end the process with
-    an error or SIGINT's status.)
+    The signals are the event loop's (`loop.add_signal_handler`), recorded
+    before and after it (`interrupt.recording_stops`): none raises in the middle
+    of Prefect's start or stop (with Prefect's `serve`, an early one could).
 
     Raises:
-        whatever the runner's start raises (an unreachable server).
+        RulingsError: the runner stopped without a stop signal; or its start's error.
     """
-    with recording_stops([]) as received:
+    signals = serve_stops()  # before any handler of ours (SIGHUP ignored under nohup)
+    with recording_stops(signals) as received:
         runner = Runner(pause_on_shutdown=False)
         runner.add_deployment(deployment)
-        asyncio.run(_serve_until_stopped(runner, received, announce))
+        asyncio.run(_serve_until_stopped(runner, signals, received, announce))
+    if not received:
+        raise RulingsError("serve's runner stopped by itself, without a stop signal")
     return received[0]
 
 
 async def _serve_until_stopped(
-    runner: Runner, received: list[int], announce: Callable[[], None]
+    runner: Runner, signals: list[int], received: list[int], announce: Callable[[], None]
 ) -> None:
     stop = asyncio.Event()
     starting = asyncio.create_task(runner.start())
     await asyncio.sleep(0)  # the runner's start has put in its SIGTERM handler (its first lines)
     loop = asyncio.get_running_loop()
-    for signum in serve_stops():  # in place of Prefect's SIGTERM handler too
+    for signum in signals:  # in place of Prefect's SIGTERM handler too
         loop.add_signal_handler(signum, lambda s=signum: (received.append(s), stop.set()))
     stopping = asyncio.create_task(stop.wait())
     if received:  # a signal before the loop took them over
         stop.set()
-    announced = False
-    while not starting.done() and not (stop.is_set() and runner.started):
-        if runner.started and not announced:
-            announce()
-            announced = True
-        await asyncio.wait({starting, stopping}, timeout=0.1, return_when=FIRST_COMPLETED)
+    while not (starting.done() or runner.started):  # connecting to the server
+        await asyncio.wait({starting}, timeout=0.1)
+    if runner.started:
+        announce()
+    await asyncio.wait({starting, stopping}, return_when=FIRST_COMPLETED)
     if not starting.done():
         await runner.astop()  # cancels a run in progress, then the polling
     stopping.cancel()

@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from flows.prefect_flow import _serve_until_stopped
-from flows.processes.interrupt import recording_stops
+from flows.processes.interrupt import recording_stops, serve_stops
 from tests.conftest import REPO, SERVER_STARTUP_TIMEOUT, cli_run
 
 #: Seconds `serve` may take to exit after its signal (it took 0.1-4 s; the machine is busy).
@@ -124,16 +124,17 @@ def test_a_stop_signal_while_serving_stops_the_runner_and_raises_nothing(
         announced.append(runner.started)
         signal.raise_signal(signum)
 
-    before = signal.getsignal(signum)
-    with recording_stops([]) as received:
-        asyncio.run(_serve_until_stopped(runner, received, announce))  # type: ignore[arg-type]
+    before, signals = signal.getsignal(signum), serve_stops()
+    with recording_stops(signals) as received:
+        asyncio.run(_serve_until_stopped(runner, signals, received, announce))  # type: ignore[arg-type]
     assert (announced, received, runner.started) == ([True], [signum], False)
     assert signal.getsignal(signum) is before
 
 
-def test_a_stop_signal_before_the_runner_polls_stops_it_once_it_does() -> None:
+def test_a_stop_signal_before_the_runner_polls_stops_it_as_soon_as_it_does() -> None:
     runner, announced = _Runner(), []
-    with recording_stops([]) as received:
+    signals = serve_stops()
+    with recording_stops(signals) as received:
         signal.raise_signal(signal.SIGTERM)  # recorded, nothing raised
-        asyncio.run(_serve_until_stopped(runner, received, lambda: announced.append(1)))  # type: ignore[arg-type]
-    assert (announced, received, runner.started) == ([], [signal.SIGTERM], False)
+        asyncio.run(_serve_until_stopped(runner, signals, received, lambda: announced.append(1)))  # type: ignore[arg-type]
+    assert (announced, received, runner.started) == ([1], [signal.SIGTERM], False)

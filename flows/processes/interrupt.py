@@ -175,14 +175,16 @@ def serve_stops() -> list[int]:
 
 
 @contextmanager
-def recording_stops(received: list[int]) -> Iterator[list[int]]:
-    """While serving: each of `serve_stops()` is appended to `received` (yielded), nothing
-    raised, until the event loop takes them over (`prefect_flow.serve_nightly`) and after
-    it; the handlers before are put back on exit. Main thread only."""
+def recording_stops(signals: list[int]) -> Iterator[list[int]]:
+    """While serving: each of `signals` (`serve_stops()`) received is appended to the list
+    yielded, nothing raised, until the event loop takes them over
+    (`prefect_flow.serve_nightly`) and after it; the handlers before are put back on
+    exit. Main thread only."""
+    received: list[int] = []
     if threading.current_thread() is not threading.main_thread():
         yield received
         return
-    previous = {s: signal.signal(s, lambda n, _: received.append(n)) for s in serve_stops()}
+    previous = {s: signal.signal(s, lambda n, _: received.append(n)) for s in signals}
     try:
         yield received
     finally:

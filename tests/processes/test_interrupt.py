@@ -114,7 +114,7 @@ def test_serving_records_each_stop_signal_and_raises_none(
     signal.signal(signum, before)
     assert (signum in interrupt.serve_stops()) == stops
     if stops:
-        with interrupt.recording_stops([]) as received:
+        with interrupt.recording_stops(interrupt.serve_stops()) as received:
             signal.raise_signal(signum)  # nothing raised: recorded
         assert received == [signum]
     assert signal.getsignal(signum) is before  # put back
