@@ -15,7 +15,7 @@ import datetime as dt
 import gzip
 import math
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import polars as pl
@@ -344,37 +344,35 @@ def generate_corpus(
     written, copy = CorpusStats(0, 0, 0, 0), 0
     while order and written.lines < target_lines:
         folder = out_dir / f"mirror{copy}" if copy else out_dir
+        # another site's copy: its own address in the header (no file repeats another's bytes)
+        more = (f"https://mirror{copy}.example/",) if copy else ()
+        sites = {c: replace(s, header=(*s.header, *more)) for c, s in SITE_LOCALES.items()}
         for oracle_id in order:
             if written.lines >= target_lines:
                 break
-            card_rulings, sets = sources.card_rulings[oracle_id], sources.sets_of.get(oracle_id)
-            written = _write_card(
-                folder, oracle_id, card_rulings, sets or ["NA"], sources.foreign, rng, written
-            )
+            written = _write_card(sites, folder, oracle_id, sources, rng, written)
         copy += 1
     return written
 
 
 def _write_card(
+    sites: dict[str, SiteLocale],
     out_dir: Path,
     oracle_id: str,
-    entries: list[tuple[dt.date, str]],
-    set_codes: list[str],
-    foreign: dict[tuple[str, str], CardStub],
+    sources: Sources,
     rng: random.Random,
     written: CorpusStats,
 ) -> CorpusStats:
     dumps, lines, size = written.dumps, written.lines, written.bytes
-    for code, site in SITE_LOCALES.items():
-        printed = foreign.get((oracle_id, code))
+    entries = sources.card_rulings[oracle_id]
+    for code, site in sites.items():
+        printed = sources.foreign.get((oracle_id, code))
         if code != "en" and printed is None:
             continue
-        for set_code in set_codes:
+        for set_code in sources.sets_of.get(oracle_id) or ["NA"]:
             straight = rng.random() < STRAIGHT_QUOTE_SHARE
             texts = [(day, _vary(text, rng, straight)) for day, text in entries]
-            card = None
-            if printed is not None and rng.random() < STUB_SHARE:
-                card = printed
+            card = printed if printed is not None and rng.random() < STUB_SHARE else None
             dump = build_site_dump(site, texts, card, set_code=set_code)
             content = dump.content().encode()
             folder = out_dir / code

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from bench.corpus import Sources, generate_corpus, load_sources
@@ -45,7 +46,8 @@ def test_the_pipeline_reads_every_generated_line(sources: Sources, tmp_path: Pat
 
 def test_above_the_real_cards_other_sites_copies_follow(sources: Sources, tmp_path: Path) -> None:
     # one real card: its first dump reaches a target of 1 line, and the card is written
-    # whole (each site and set); a target above twice that takes two more sites' copies
+    # whole (each site and set); three times its lines take two more sites' copies (each a
+    # header line longer)
     card = sorted(sources.card_rulings)[0]
     one = Sources(
         {card: sources.card_rulings[card]},
@@ -53,11 +55,17 @@ def test_above_the_real_cards_other_sites_copies_follow(sources: Sources, tmp_pa
         {key: stub for key, stub in sources.foreign.items() if key[0] == card},
     )
     one_pass = generate_corpus(one, tmp_path / "one", 1, seed=1)
-    more = generate_corpus(one, tmp_path / "more", 2 * one_pass.lines + 1, seed=1)
+    more = generate_corpus(one, tmp_path / "more", 3 * one_pass.lines, seed=1)
     files = _files(tmp_path / "more")
     first = {name: data for name, data in files.items() if not name.startswith("mirror")}
     assert first == _files(tmp_path / "one")  # the first pass is the same for any target
     assert {name.split("/")[0] for name in set(files) - set(first)} == {"mirror1", "mirror2"}
     # each copy has the card's dumps; their lines differ a little (their own stubs)
-    assert more.dumps == 3 * one_pass.dumps and more.lines > 2 * one_pass.lines
+    assert more.dumps == 3 * one_pass.dumps and more.lines >= 3 * one_pass.lines
     assert count_lines(tmp_path / "more") == (more.dumps, more.lines, more.bytes)
+    # each copy is another site's (its address in the header): every file is read, none is
+    # rejected as another's bytes, and the address is a header line
+    run = run_dumps(tmp_path / "more", tmp_path / "output")
+    assert (run.tables["dumps"].height, run.tables["rejects"].height) == (more.dumps, 0)
+    mirror = run.lines.filter(pl.col("line") == "https://mirror2.example/")
+    assert mirror.height == one_pass.dumps and set(mirror["kind"]) == {"header"}
