@@ -36,6 +36,12 @@ from flows.stages.card_names import (
 )
 from flows.stages.cards import Catalog
 from flows.stages.dedupe import comparison_keys
+from flows.stages.record_match import (
+    attribute_by_record,
+    find_consistent_cards,
+    index_dated_rulings,
+    match_dump_entries,
+)
 from flows.stages.rulings_match import (
     attribute_by_rulings,
     find_unpaired_partners,
@@ -57,6 +63,7 @@ class CatalogIndex(TypedDict):
     """The catalog's lookups for attribution (built once per run from `catalog.Catalog`)."""
 
     rulings: pl.DataFrame  # `index_catalog_rulings`
+    dated: pl.DataFrame  # `record_match.index_dated_rulings`
     texts: pl.DataFrame  # `stub_match.index_catalog_texts`
     names: pl.DataFrame  # `card_names.index_catalog_names`
     terms: pl.Series  # `card_names.index_catalog_terms`
@@ -67,6 +74,7 @@ def index_catalog(catalog: Catalog) -> CatalogIndex:
     """Build the rulings, text and name lookups from the catalog's tables."""
     return CatalogIndex(
         rulings=index_catalog_rulings(catalog["rulings"], catalog["cards"]),
+        dated=index_dated_rulings(catalog["rulings"]),
         texts=index_catalog_texts(catalog["cards"], catalog["foreign"]),
         names=index_catalog_names(catalog["cards"]),
         terms=index_catalog_terms(catalog["cards"]),
@@ -92,7 +100,8 @@ def attribute_dumps(
         ("rulings", "stub", "name"), card_attribution_score (0-1); one row per
         attributed dump, sorted by dump_id.
     """
-    dump_texts = _english_dump_texts(occurrences)
+    dump_entries = _english_dump_entries(occurrences)
+    dump_texts = dump_entries.select("dump_id", "text").unique()
     if index is None:
         named = pick_subject_names(dump_texts, find_name_mentions(dump_texts["text"]))
         return named.select(
@@ -110,23 +119,32 @@ def attribute_dumps(
     full_names = index["names"].filter(~pl.col("is_short"))["name"]
     named = pick_subject_names(own_texts, mentions, index["terms"], examples, full_names)
     named = _look_up_names(named, carried, index)
+    matched = match_dump_entries(dump_entries, matches, index["rulings"])
+    consistent = find_consistent_cards(matched, index["dated"])
+    consistent = consistent.filter(~pl.col("oracle_id").is_in(index["unpaired"].implode()))
+    card_names = index["rulings"].select("oracle_id", "card_name").unique("oracle_id")
+    by_record = attribute_by_record(matched, consistent, card_names)
     by_rulings = attribute_by_rulings(dump_texts, index["rulings"], index["names"], matches)
     by_rulings = by_rulings.filter(~pl.col("oracle_id").is_in(index["unpaired"].implode()))
     by_stub = attribute_by_stub(stubs, index["texts"])
     by_stub = by_stub.join(
         _names_against_stub(own_texts, mentions, by_stub, index), on="dump_id", how="anti"
     )
-    return _combine(named, by_rulings, by_stub)
+    return combine_evidence(named, by_rulings, by_record, by_stub, consistent)
 
 
-def _english_dump_texts(occurrences: pl.DataFrame) -> pl.DataFrame:
-    """dump_id, text: each dump's distinct English rulings, normalized (`normalize_text`).
-
-    Each distinct body is normalized once: most recur across dumps.
-    """
-    english = occurrences.filter(pl.col("language") == "en").select("dump_id", "text_raw")
+def _english_dump_entries(occurrences: pl.DataFrame) -> pl.DataFrame:
+    """dump_id, text, published_on: each dump's distinct English entries, text normalized
+    (`normalize_text`). Each distinct body is normalized once: most recur across dumps."""
+    english = occurrences.filter(pl.col("language") == "en").select(
+        "dump_id", "text_raw", "published_on"
+    )
     keys = comparison_keys(english["text_raw"], "text")
-    return english.join(keys, on="text_raw", nulls_equal=True).select("dump_id", "text").unique()
+    return (
+        english.join(keys, on="text_raw", nulls_equal=True)
+        .select("dump_id", "text", "published_on")
+        .unique()
+    )
 
 
 def _names_against_stub(
@@ -214,52 +232,88 @@ def _look_up_names(named: pl.DataFrame, carried: pl.DataFrame, index: CatalogInd
     )
 
 
-def _combine(named: pl.DataFrame, by_rulings: pl.DataFrame, by_stub: pl.DataFrame) -> pl.DataFrame:
-    """One attribution per dump from the three kinds of evidence.
+def combine_evidence(
+    named: pl.DataFrame,
+    by_rulings: pl.DataFrame,
+    by_record: pl.DataFrame,
+    by_stub: pl.DataFrame,
+    consistent: pl.DataFrame,
+) -> pl.DataFrame:
+    """One attribution per dump from the four kinds of evidence.
 
-    Rulings count only when the rulings' subject name is their card. Rulings
-    and stub on two cards, or a subject name of another catalog card: no card.
-    A subject name the catalog does not know beats a catalog match (the name
-    alone is kept). A name alone never gets an oracle_id.
+    Rulings count when the rulings' subject name is their card, or when no
+    subject name was found and the dump is consistent with the card's record
+    (`record_match.find_consistent_cards`). A subject name that is the full
+    name of one catalog card whose rulings the dump carries pins that card
+    when the dump is consistent with it. Evidence on two cards, or a subject
+    name of another catalog card: no card. A subject name the catalog does not
+    know beats a catalog match (the name alone is kept). A dump with no card
+    and no name gets no row.
     """
+    fits = consistent.with_columns(_fits=pl.lit(True))
     evidence = (
         named.select("dump_id", "_n_any", _name="card_name", _n_oid="oracle_id",
                      _n_name="catalog_name", _n_score="name_score")
         .join(by_rulings.rename({"oracle_id": "_r_oid", "card_name": "_r_name",
                                  "rulings_score": "_r_score"}), on="dump_id", how="full",
               coalesce=True)
+        .join(by_record.rename({"oracle_id": "_c_oid", "card_name": "_c_name",
+                                "record_score": "_c_score"}), on="dump_id", how="full",
+              coalesce=True)
         .join(by_stub.rename({"oracle_id": "_s_oid", "card_name": "_s_name",
                               "stub_score": "_s_score"}), on="dump_id", how="full", coalesce=True)
+        .join(fits.rename({"oracle_id": "_r_oid", "_fits": "_r_fits"}), on=["dump_id", "_r_oid"],
+              how="left")
+        .join(fits.rename({"oracle_id": "_n_oid", "_fits": "_n_fits"}), on=["dump_id", "_n_oid"],
+              how="left")
     )  # fmt: skip
-    # Rulings pin a card only when the rulings' subject is that card.
-    subject_is_card = pl.col("_n_any").eq_missing(pl.col("_r_oid"))
+    # Rulings pin a card only when the rulings' subject is that card (or there is
+    # no subject and the dump fits the card's record).
+    subject_is_card = pl.col("_n_any").eq_missing(pl.col("_r_oid")) | (
+        pl.col("_name").is_null() & pl.col("_r_fits").fill_null(False)
+    )
     evidence = evidence.with_columns(
         pl.when(subject_is_card).then(pl.col(c)).name.keep()
         for c in ("_r_oid", "_r_name", "_r_score")
+    ).with_columns(
+        _p_oid=pl.when(pl.col("_n_fits").fill_null(False)).then("_n_oid"),
     )
-    card = pl.coalesce("_r_oid", "_s_oid")
-    rulings_stub_agree = pl.col("_r_oid").is_null() | pl.col("_s_oid").is_null()
-    rulings_stub_agree = rulings_stub_agree | (pl.col("_r_oid") == pl.col("_s_oid"))
+    return _decide(evidence)
+
+
+def _decide(evidence: pl.DataFrame) -> pl.DataFrame:
+    """The card the evidence columns agree on (`combine_evidence`), its kind and score."""
+    oids = ("_r_oid", "_c_oid", "_s_oid")
+    card = pl.coalesce(*oids, "_p_oid")
+    agree = pl.all_horizontal(pl.col(c).is_null() | (pl.col(c) == card) for c in oids)
     other_card_named = (
         pl.col("_n_oid").is_not_null() & card.is_not_null() & (pl.col("_n_oid") != card)
     )
     # The subject is a card the catalog does not know: the catalog match came
     # from rulings it shares with catalog cards; keep the name alone.
     unknown_named = pl.col("_name").is_not_null() & pl.col("_n_oid").is_null() & card.is_not_null()
-    evidence = evidence.filter(rulings_stub_agree & ~other_card_named).with_columns(
+    kept = evidence.filter(agree & ~other_card_named).with_columns(
         pl.when(~unknown_named).then(pl.col(c)).name.keep()
-        for c in ("_r_oid", "_r_name", "_r_score", "_s_oid", "_s_name", "_s_score")
-    )
+        for c in ("_r_oid", "_r_name", "_r_score", "_c_oid", "_c_name", "_c_score",
+                  "_s_oid", "_s_name", "_s_score", "_p_oid")
+    )  # fmt: skip
+    card = pl.coalesce(*oids, "_p_oid")
     how = (
         pl.when(pl.col("_r_oid").is_not_null()).then(pl.lit("rulings"))
+        .when(pl.col("_c_oid").is_not_null()).then(pl.lit("record"))
         .when(pl.col("_s_oid").is_not_null()).then(pl.lit("stub"))
         .otherwise(pl.lit("name"))
     )  # fmt: skip
-    doubt = [(1 - pl.col(c).fill_null(0.0)) for c in ("_r_score", "_s_score", "_n_score")]
-    return evidence.select(
-        "dump_id",
-        card_name=pl.coalesce("_r_name", "_s_name", "_name"),
-        oracle_id=card,
-        card_attribution=how,
-        card_attribution_score=(1 - doubt[0] * doubt[1] * doubt[2]).round(3),
-    ).sort("dump_id")
+    doubt = [(1 - pl.col(c).fill_null(0.0)) for c in ("_r_score", "_c_score", "_s_score")]
+    name_doubt = 1 - pl.col("_n_score").fill_null(0.0)
+    return (
+        kept.select(
+            "dump_id",
+            card_name=pl.coalesce("_r_name", "_c_name", "_s_name", "_n_name", "_name"),
+            oracle_id=card,
+            card_attribution=how,
+            card_attribution_score=(1 - doubt[0] * doubt[1] * doubt[2] * name_doubt).round(3),
+        )
+        .filter(pl.col("card_name").is_not_null())
+        .sort("dump_id")
+    )

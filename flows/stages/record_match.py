@@ -1,0 +1,160 @@
+"""Match a dump's dated entries against the catalog's record of (card, ruling, date).
+
+The catalog records each ruling of each card with its date; a dump carries
+the date of each entry. A ruling the catalog gives to one card alone
+(`card_count` 1) names that card when the dump is consistent with the card's
+record (`find_consistent_cards`):
+
+- every English entry of the dump matches a catalog ruling (a ruling the
+  catalog does not know may be the ruling of a card it lacks, whose other
+  rulings it shares with the candidate: functional reprints, cycles);
+- each entry the candidate carries has one of the candidate's dates for it, and
+  every other entry a date the catalog records for its text (a newer card that
+  repeats an old ruling's words gets its own, later date);
+- no entry is a specific ruling (carried by at most `MAX_SPECIFIC` cards) that
+  the candidate does not carry.
+
+Rulings shared by several cards (cycles, functional reprints) never pin a
+card here, even with their dates: measured, that named a wrong card for cards
+removed from the catalog (see `docs/attribution.md`).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from flows.stages.dedupe import normalize_text
+from flows.stages.rulings_match import MAX_SPECIFIC
+
+#: The score of a card pinned by its record (a unique ruling, every date agreeing).
+RECORD_SCORE = 0.9
+
+
+def index_dated_rulings(rulings: pl.DataFrame) -> pl.DataFrame:
+    """The catalog's record: one row per distinct (normalized text, oracle_id, date).
+
+    Needs:
+        rulings: oracle_id, date (String, ISO), text (`catalog.Catalog["rulings"]`).
+
+    Returns:
+        text (String, `dedupe.normalize_text`), oracle_id (String), date (Date); sorted.
+    """
+    return (
+        rulings.filter(pl.col("oracle_id").is_not_null() & (pl.col("text") != ""))
+        .select(
+            text=normalize_text(pl.col("text")),
+            oracle_id="oracle_id",
+            date=pl.col("date").str.to_date(strict=False),
+        )
+        .drop_nulls()
+        .unique()
+        .sort("text", "oracle_id", "date")
+    )
+
+
+def match_dump_entries(
+    dump_entries: pl.DataFrame, matches: pl.DataFrame, catalog_rulings: pl.DataFrame
+) -> pl.DataFrame:
+    """Each dump entry with the catalog cards that carry its text.
+
+    Needs:
+        dump_entries: dump_id, text (normalized), published_on (Date).
+        matches: text, catalog_text (`rulings_match.match_catalog_texts`).
+        catalog_rulings: text, oracle_id, card_count (`rulings_match.index_catalog_rulings`).
+
+    Returns:
+        dump_id, text, published_on, catalog_text (null: no catalog ruling),
+        oracle_id, card_count (null with catalog_text).
+    """
+    carriers = catalog_rulings.select(catalog_text="text", oracle_id="oracle_id",
+                                      card_count="card_count")  # fmt: skip
+    return (
+        dump_entries.select("dump_id", "text", "published_on")
+        .unique()
+        .join(matches, on="text", how="left")
+        .join(carriers, on="catalog_text", how="left")
+    )
+
+
+def find_consistent_cards(matched: pl.DataFrame, dated: pl.DataFrame) -> pl.DataFrame:
+    """dump_id, oracle_id: the cards carrying a dump ruling that the whole dump is consistent with.
+
+    Consistent as the module doc says: no unknown entry, no date the record
+    does not give, no specific ruling of another card.
+
+    Needs:
+        matched: `match_dump_entries` output. dated: `index_dated_rulings` output.
+    """
+    unknown = matched.filter(pl.col("catalog_text").is_null()).select("dump_id").unique()
+    known_dates = dated.select(catalog_text="text", published_on="date").unique()
+    undated = (
+        matched.filter(pl.col("catalog_text").is_not_null())
+        .join(known_dates, on=["catalog_text", "published_on"], how="anti")
+        .select("dump_id")
+        .unique()
+    )
+    vetoed = pl.concat([unknown, undated]).unique()
+    candidates = (
+        matched.filter(pl.col("oracle_id").is_not_null())
+        .join(vetoed, on="dump_id", how="anti")
+        .select("dump_id", "oracle_id")
+        .unique()
+    )
+    # Entries a candidate does not carry at one of its dates: fine when generic and dated.
+    own = dated.select(catalog_text="text", oracle_id="oracle_id", published_on="date")
+    entries = matched.select("dump_id", "text", "catalog_text", "published_on").unique()
+    carried = candidates.join(entries, on="dump_id").join(
+        own, on=["catalog_text", "oracle_id", "published_on"], how="semi"
+    )
+    specific = (
+        matched.group_by("dump_id", "text")
+        .agg(_min_count=pl.col("card_count").min())
+        .filter(pl.col("_min_count") <= MAX_SPECIFIC)
+        .select("dump_id", "text")
+    )
+    bad = (
+        candidates.join(specific, on="dump_id")
+        .join(carried.select("dump_id", "oracle_id", "text"), on=["dump_id", "oracle_id", "text"],
+              how="anti")
+        .select("dump_id", "oracle_id")
+        .unique()
+    )  # fmt: skip
+    # The candidate's own rulings must carry its own dates (no other card's date for them).
+    misdated = (
+        candidates.join(entries, on="dump_id")
+        .join(own.select("catalog_text", "oracle_id").unique(), on=["catalog_text", "oracle_id"])
+        .join(own, on=["catalog_text", "oracle_id", "published_on"], how="anti")
+        .select("dump_id", "oracle_id")
+        .unique()
+    )
+    return candidates.join(
+        pl.concat([bad, misdated]), on=["dump_id", "oracle_id"], how="anti"
+    ).sort("dump_id", "oracle_id")
+
+
+def attribute_by_record(
+    matched: pl.DataFrame, consistent: pl.DataFrame, card_names: pl.DataFrame
+) -> pl.DataFrame:
+    """The one card whose unique rulings a dump carries, when the dump is consistent with it.
+
+    Needs:
+        matched: `match_dump_entries` output.
+        consistent: `find_consistent_cards` output.
+        card_names: oracle_id, card_name (one row per oracle_id).
+
+    Returns:
+        dump_id, oracle_id, card_name, record_score (Float64: RECORD_SCORE); dumps whose
+        unique rulings belong to exactly one card, which the dump is consistent with.
+    """
+    unique_cards = (
+        matched.filter(pl.col("card_count") == 1)
+        .select("dump_id", "oracle_id")
+        .unique()
+        .filter(pl.len().over("dump_id") == 1)
+    )
+    return (
+        unique_cards.join(consistent, on=["dump_id", "oracle_id"], how="semi")
+        .join(card_names, on="oracle_id", how="left")
+        .select("dump_id", "oracle_id", "card_name", record_score=pl.lit(RECORD_SCORE))
+        .sort("dump_id")
+    )
