@@ -11,7 +11,7 @@ import pandera.polars as pa
 import polars as pl
 
 #: Bumped when a table gains a column (minor) or a column changes meaning (major).
-SCHEMA_VERSION = "1.5.0"
+SCHEMA_VERSION = "1.6.0"
 
 #: What every text column holds (the data dictionary says it first).
 TEXT_IS_NOT_HTML = (
@@ -19,6 +19,10 @@ TEXT_IS_NOT_HTML = (
     "removed (`&lt;script&gt;` in a dump is `<script>` in `text_raw`), so escape text "
     "before putting it into HTML, as `report.html` does."
 )
+
+#: How a dump's card was found (`dumps.card_attribution`); the attribution stage
+#: checks its output against this list and stops the run on any other value.
+CARD_ATTRIBUTION_KINDS = ("rulings", "record", "stub", "name")
 
 _SHA256 = r"^[0-9a-f]{64}$"
 _LANGUAGE = r"^([a-z]{2}(-[a-z]{2})?|und)$"
@@ -86,8 +90,11 @@ class PublishedDump(pa.DataFrameModel):
     )
     card_attribution: pl.String = pa.Field(
         nullable=True,
-        isin=["rulings", "stub", "name"],
-        description="how the card was found: rulings, stub or name; null: no card",
+        isin=list(CARD_ATTRIBUTION_KINDS),
+        description="how the card was found: rulings (its rulings, naming it), record (a "
+        "ruling the catalog gives it alone, every date as the catalog's), stub, or name (the "
+        "rulings' subject; an oracle_id only when the dump fits that card's record); "
+        "null: no card",
     )
     card_attribution_score: pl.Float64 = pa.Field(
         nullable=True, ge=0, le=1, description="confidence of the attribution, 0-1"

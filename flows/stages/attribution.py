@@ -27,6 +27,7 @@ from typing import TypedDict
 
 import polars as pl
 
+from flows.errors import ContractError
 from flows.stages.card_names import (
     find_name_mentions,
     index_catalog_names,
@@ -48,7 +49,8 @@ from flows.stages.rulings_match import (
     index_catalog_rulings,
     match_catalog_texts,
 )
-from flows.stages.stub_match import attribute_by_stub, index_catalog_texts
+from flows.stages.stub_match import attribute_by_stub, find_stub_conflicts, index_catalog_texts
+from schemas.models import CARD_ATTRIBUTION_KINDS
 
 ATTRIBUTION_SCHEMA = {
     "dump_id": pl.String,
@@ -122,6 +124,8 @@ def attribute_dumps(
     matched = match_dump_entries(dump_entries, matches, index["rulings"])
     consistent = find_consistent_cards(matched, index["dated"])
     consistent = consistent.filter(~pl.col("oracle_id").is_in(index["unpaired"].implode()))
+    conflicts = find_stub_conflicts(stubs, index["texts"], consistent)
+    consistent = consistent.join(conflicts, on=["dump_id", "oracle_id"], how="anti")
     card_names = index["rulings"].select("oracle_id", "card_name").unique("oracle_id")
     by_record = attribute_by_record(matched, consistent, card_names)
     by_rulings = attribute_by_rulings(dump_texts, index["rulings"], index["names"], matches)
@@ -130,7 +134,22 @@ def attribute_dumps(
     by_stub = by_stub.join(
         _names_against_stub(own_texts, mentions, by_stub, index), on="dump_id", how="anti"
     )
-    return combine_evidence(named, by_rulings, by_record, by_stub, consistent)
+    return _check_kinds(combine_evidence(named, by_rulings, by_record, by_stub, consistent))
+
+
+def _check_kinds(found: pl.DataFrame) -> pl.DataFrame:
+    """`found` itself; raises ContractError on a card_attribution the schema does not list.
+
+    A value missing from the schema's list would move every such dump to `rejects`
+    at validation, silently: it is a code fault, so the run stops instead.
+    """
+    unknown = set(found["card_attribution"].unique().to_list()) - set(CARD_ATTRIBUTION_KINDS)
+    if unknown:
+        raise ContractError(
+            f"card_attribution {sorted(unknown)} is not in schemas.models.CARD_ATTRIBUTION_KINDS "
+            f"{list(CARD_ATTRIBUTION_KINDS)}: add it to the schema (and bump SCHEMA_VERSION)"
+        )
+    return found
 
 
 def _english_dump_entries(occurrences: pl.DataFrame) -> pl.DataFrame:

@@ -12,7 +12,9 @@ record (`find_consistent_cards`):
   every other entry a date the catalog records for its text (a newer card that
   repeats an old ruling's words gets its own, later date);
 - no entry is a specific ruling (carried by at most `MAX_SPECIFIC` cards) that
-  the candidate does not carry.
+  the candidate does not carry;
+- the dump has every ruling the record gives the candidate up to the dump's
+  last date (a site pastes a card's whole page).
 
 Rulings shared by several cards (cycles, functional reprints) never pin a
 card here, even with their dates: measured, that named a wrong card for cards
@@ -26,8 +28,14 @@ import polars as pl
 from flows.stages.dedupe import normalize_text
 from flows.stages.rulings_match import MAX_SPECIFIC
 
-#: The score of a card pinned by its record (a unique ruling, every date agreeing).
+#: The score of a card pinned by its record (unique rulings, every date agreeing).
 RECORD_SCORE = 0.9
+#: Rulings unique to the card a dump needs to be pinned by its record. Measured with
+#: one (bench/attribution-eval*.json, `docs/attribution.md`): +16 points of recall on
+#: identifiable dumps, but 7 of 399 removed cards named wrong, six of them twins whose
+#: one ruling, same date, the catalog now gives the card kept alone (Scent of Cinder's
+#: to Scent of Ivy, Absolute Grace's to Absolute Law).
+MIN_UNIQUE_RULINGS = 2
 
 
 def index_dated_rulings(rulings: pl.DataFrame) -> pl.DataFrame:
@@ -127,13 +135,34 @@ def find_consistent_cards(matched: pl.DataFrame, dated: pl.DataFrame) -> pl.Data
         .select("dump_id", "oracle_id")
         .unique()
     )
-    return candidates.join(
-        pl.concat([bad, misdated]), on=["dump_id", "oracle_id"], how="anti"
-    ).sort("dump_id", "oracle_id")
+    vetoes = pl.concat([bad, misdated, _incomplete(candidates, entries, own)])
+    return candidates.join(vetoes, on=["dump_id", "oracle_id"], how="anti").sort(
+        "dump_id", "oracle_id"
+    )
+
+
+def _incomplete(candidates: pl.DataFrame, entries: pl.DataFrame, own: pl.DataFrame) -> pl.DataFrame:
+    """dump_id, oracle_id: candidates with a ruling dated up to the dump's last entry that
+    the dump lacks. A card's page lists all its rulings; a card the catalog lacks whose
+    rulings are a part of a catalog card's (Contested Cliffs of Triangle of War's) lacks
+    the others."""
+    last = entries.group_by("dump_id").agg(_last=pl.col("published_on").max())
+    present = entries.select("dump_id", "catalog_text").drop_nulls().unique()
+    return (
+        candidates.join(last, on="dump_id")
+        .join(own, on="oracle_id")
+        .filter(pl.col("published_on") <= pl.col("_last"))
+        .join(present, on=["dump_id", "catalog_text"], how="anti")
+        .select("dump_id", "oracle_id")
+        .unique()
+    )
 
 
 def attribute_by_record(
-    matched: pl.DataFrame, consistent: pl.DataFrame, card_names: pl.DataFrame
+    matched: pl.DataFrame,
+    consistent: pl.DataFrame,
+    card_names: pl.DataFrame,
+    min_unique: int = MIN_UNIQUE_RULINGS,
 ) -> pl.DataFrame:
     """The one card whose unique rulings a dump carries, when the dump is consistent with it.
 
@@ -142,15 +171,19 @@ def attribute_by_record(
         consistent: `find_consistent_cards` output.
         card_names: oracle_id, card_name (one row per oracle_id).
 
+        min_unique: distinct rulings unique to the card the dump must carry.
+
     Returns:
         dump_id, oracle_id, card_name, record_score (Float64: RECORD_SCORE); dumps whose
-        unique rulings belong to exactly one card, which the dump is consistent with.
+        unique rulings (at least `min_unique`) belong to exactly one card, which the
+        dump is consistent with.
     """
     unique_cards = (
         matched.filter(pl.col("card_count") == 1)
+        .group_by("dump_id", "oracle_id")
+        .agg(_n=pl.col("catalog_text").n_unique())
+        .filter((pl.len().over("dump_id") == 1) & (pl.col("_n") >= min_unique))
         .select("dump_id", "oracle_id")
-        .unique()
-        .filter(pl.len().over("dump_id") == 1)
     )
     return (
         unique_cards.join(consistent, on=["dump_id", "oracle_id"], how="semi")

@@ -145,3 +145,44 @@ def _same_or_unknown(column: str, unknown: pl.Expr) -> pl.Expr:
 def _letters(text: pl.Expr) -> pl.Expr:
     """Letters of `text` outside mana symbols such as {T} and {2}{R} (UInt32)."""
     return text.str.replace_all(r"\{[^}]*\}", "").str.count_matches(r"\p{L}")
+
+
+def find_stub_conflicts(
+    stubs: pl.DataFrame, catalog_texts: pl.DataFrame, candidates: pl.DataFrame
+) -> pl.DataFrame:
+    """dump_id, oracle_id: candidate cards that none of the dump's usable stubs is cut from.
+
+    A stub long enough to match (`attribute_by_stub`'s MIN_PREFIX_CHARS and
+    MIN_PREFIX_LETTERS) that starts none of a candidate's printed texts (any
+    language, the same mana value) is another card's: a card the catalog
+    lacks whose rulings the candidate shares (Contested Cliffs' Italian stub
+    in a dump whose one ruling is Triangle of War's too).
+
+    Needs:
+        stubs: dump_id, mana_value, text (`card_stubs`). catalog_texts: `index_catalog_texts`.
+        candidates: dump_id, oracle_id.
+    """
+    usable = (
+        stubs.filter(pl.col("text").is_not_null())
+        .select("dump_id", "mana_value", _prefix=fold_card_text(pl.col("text")))
+        .filter(
+            (pl.col("_prefix").str.len_chars() >= MIN_PREFIX_CHARS)
+            & (_letters(pl.col("_prefix")) >= MIN_PREFIX_LETTERS)
+        )
+    )
+    pairs = candidates.select("dump_id", "oracle_id").join(usable, on="dump_id")
+    fitting = (
+        pairs.join(catalog_texts.select("oracle_id", "text", _mv="mana_value"), on="oracle_id")
+        .filter(
+            pl.col("text").str.starts_with(pl.col("_prefix"))
+            & pl.col("mana_value").eq_missing(pl.col("_mv"))
+        )
+        .select("dump_id", "oracle_id")
+        .unique()
+    )
+    return (
+        pairs.select("dump_id", "oracle_id")
+        .unique()
+        .join(fitting, on=["dump_id", "oracle_id"], how="anti")
+        .sort("dump_id", "oracle_id")
+    )
