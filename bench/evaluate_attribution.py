@@ -188,6 +188,7 @@ def evaluate_attribution(
     run = run_direct(raw, work / "eval-output", catalog=reduced_path, started_at=at_noon)
     seconds = time.perf_counter() - started
     found = run["tables"]["dumps"].select("path", "card_name", "oracle_id", "card_attribution")
+    pl.concat([expected_in, expected_out]).write_parquet(work / "eval-expected.parquet")
     twin_paths = pl.DataFrame({"expected_oracle_id": [c for pair in pairs for c in pair]})
     return {
         "catalog": str(catalog_path),

@@ -45,7 +45,9 @@ def index_dated_rulings(rulings: pl.DataFrame) -> pl.DataFrame:
         rulings: oracle_id, date (String, ISO), text (`catalog.Catalog["rulings"]`).
 
     Returns:
-        text (String, `dedupe.normalize_text`), oracle_id (String), date (Date); sorted.
+        text (String, `dedupe.normalize_text`), oracle_id (String), date (Date),
+        written (String: the catalog's text as written, trimmed; of several, the
+        smallest); sorted by text, oracle_id, date.
     """
     return (
         rulings.filter(pl.col("oracle_id").is_not_null() & (pl.col("text") != ""))
@@ -53,9 +55,11 @@ def index_dated_rulings(rulings: pl.DataFrame) -> pl.DataFrame:
             text=normalize_text(pl.col("text")),
             oracle_id="oracle_id",
             date=pl.col("date").str.to_date(strict=False),
+            written=pl.col("text").str.strip_chars(),
         )
         .drop_nulls()
-        .unique()
+        .group_by("text", "oracle_id", "date")
+        .agg(pl.col("written").min())
         .sort("text", "oracle_id", "date")
     )
 
