@@ -289,7 +289,7 @@ def combine_evidence(
     # Rulings pin a card only when the rulings' subject is that card (or there is
     # no subject and the dump fits the card's record).
     subject_is_card = pl.col("_n_any").eq_missing(pl.col("_r_oid")) | (
-        pl.col("_name").is_null() & pl.col("_r_fits").fill_null(False)
+        (pl.col("_name").is_null() | _part_of_name("_r_name")) & pl.col("_r_fits").fill_null(False)
     )
     evidence = evidence.with_columns(
         pl.when(subject_is_card).then(pl.col(c)).name.keep()
@@ -297,7 +297,18 @@ def combine_evidence(
     ).with_columns(
         _p_oid=pl.when(pl.col("_n_fits").fill_null(False)).then("_n_oid"),
     )
+    card = pl.coalesce("_r_oid", "_c_oid", "_s_oid", "_p_oid")
+    evidence = evidence.with_columns(_card=card).join(
+        fits.rename({"oracle_id": "_card"}), on=["dump_id", "_card"], how="left"
+    )
     return _decide(evidence)
+
+
+def _part_of_name(card_name: str) -> pl.Expr:
+    """Whether the subject name `_name` is whole words of `card_name` (a legend's short
+    name, `Athreos`; a name cut at its possessive, `Ruse` of `Familiar's Ruse`)."""
+    pattern = pl.lit(r"(?:^|\W)") + pl.col("_name").str.escape_regex() + pl.lit(r"(?:$|\W)")
+    return pl.col(card_name).str.contains(pattern).fill_null(False)
 
 
 def _decide(evidence: pl.DataFrame) -> pl.DataFrame:
@@ -310,8 +321,14 @@ def _decide(evidence: pl.DataFrame) -> pl.DataFrame:
     )
     # The subject is a card the catalog does not know: the catalog match came
     # from rulings it shares with catalog cards; keep the name alone.
-    unknown_named = pl.col("_name").is_not_null() & pl.col("_n_oid").is_null() & card.is_not_null()
-    kept = evidence.filter(agree & ~other_card_named).with_columns(
+    # A part of the card's own name (`Athreos`) is no other card when the dump fits its record.
+    card_name = pl.coalesce("_r_name", "_c_name", "_s_name")
+    own_part = pl.col("_fits").fill_null(False) & _part_of_name("_card_name")
+    unknown_named = (
+        pl.col("_name").is_not_null() & pl.col("_n_oid").is_null() & card.is_not_null() & ~own_part
+    )
+    kept = evidence.with_columns(_card_name=card_name).filter(agree & ~other_card_named)
+    kept = kept.with_columns(
         pl.when(~unknown_named).then(pl.col(c)).name.keep()
         for c in ("_r_oid", "_r_name", "_r_score", "_c_oid", "_c_name", "_c_score",
                   "_s_oid", "_s_name", "_s_score", "_p_oid")

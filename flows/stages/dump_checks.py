@@ -18,15 +18,19 @@ An entry counts as carrying an official ruling when its text equals it
 from __future__ import annotations
 
 import difflib
+import logging
 
 import polars as pl
 
 from flows.stages.dedupe import normalize_text
+from schemas.models import DUMP_CHECK_KINDS
 
 #: The check kinds, in the order the table lists them.
-CHECKS = ("missing", "not_on_card", "other_date")
+CHECKS = DUMP_CHECK_KINDS
 #: An official text at least this similar (difflib ratio, 0-1) to an entry is its closest.
 CLOSEST_MIN_RATIO = 0.8
+
+logger = logging.getLogger(__name__)
 
 DUMP_CHECK_SCHEMA = {
     "dump_id": pl.String,
@@ -41,6 +45,21 @@ DUMP_CHECK_SCHEMA = {
     "catalog_text": pl.String,
     "catalog_date": pl.Date,
 }
+
+
+def add_dump_cards(
+    published: dict[str, pl.DataFrame], attribution: pl.DataFrame, dated: pl.DataFrame | None
+) -> dict[str, pl.DataFrame]:
+    """`published` with each dump's card (`attribution.attribute_dumps`) on `dumps` and the
+    `dump_checks` table (`build_dump_checks`; `dated`: None without a catalog)."""
+    dumps = published["dumps"].join(attribution, on="dump_id", how="left")
+    logger.info(
+        "attributed %d of %d dumps to a card (%d with an oracle_id)",
+        attribution.height, dumps.height, attribution["oracle_id"].count(),
+    )  # fmt: skip
+    checks = build_dump_checks(dumps, published["ruling_occurrences"], dated)
+    logger.info("dump_checks: %d findings on %d dumps", checks.height, checks["dump_id"].n_unique())
+    return published | {"dumps": dumps, "dump_checks": checks}
 
 
 def build_dump_checks(
