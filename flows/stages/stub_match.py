@@ -64,6 +64,10 @@ def index_catalog_texts(cards: pl.DataFrame, foreign: pl.DataFrame) -> pl.DataFr
 def attribute_by_stub(stubs: pl.DataFrame, catalog_texts: pl.DataFrame) -> pl.DataFrame:
     """The one catalog card each dump's stub is a cut copy of.
 
+    The catalog texts compared are those of the stub's language (when reliably
+    detected), mana value and power/toughness (when the stub has them): the
+    cards left are the candidates and the rivals the stub must part from.
+
     Needs:
         stubs: dump_id, mana_value, power, toughness, text, language,
             language_is_inferred (`card_stubs`). catalog_texts: `index_catalog_texts`.
@@ -84,15 +88,15 @@ def attribute_by_stub(stubs: pl.DataFrame, catalog_texts: pl.DataFrame) -> pl.Da
         )
     )
     keyed = prefixes.with_columns(_key=pl.col("_prefix").str.slice(0, MIN_PREFIX_CHARS))
+    # Narrowed by language, mana value and power/toughness before the texts are
+    # compared: a card of other stats that starts the same is no rival.
     same_start = keyed.join(catalog_texts, on="_key", suffix="_catalog").filter(
         _same_or_unknown("language", pl.col("language_is_inferred"))
-    )
-    candidates = same_start.filter(
-        pl.col("text_catalog").str.starts_with(pl.col("_prefix"))
         & pl.col("mana_value").eq_missing(pl.col("mana_value_catalog"))
         & _same_or_unknown("power", pl.col("power").is_null())
         & _same_or_unknown("toughness", pl.col("toughness").is_null())
     )
+    candidates = same_start.filter(pl.col("text_catalog").str.starts_with(pl.col("_prefix")))
     found = (
         candidates.group_by("dump_id", "_prefix")
         .agg(pl.col("oracle_id").unique(), pl.col("card_name").first())
