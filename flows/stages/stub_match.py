@@ -18,8 +18,10 @@ MIN_PREFIX_CHARS = 20
 #: ... and so is one with fewer letters than this outside mana symbols (`{T}: Add {C}.`
 #: starts hundreds of lands).
 MIN_PREFIX_LETTERS = 12
-#: Letters the stub must have after it parts from every other card's text.
+#: Letters the stub must have after it parts from every other card's text of its
+#: stats, and from every card's text of other stats.
 MIN_TAIL_LETTERS = 8
+MIN_TAIL_LETTERS_OTHER_STATS = 4
 
 
 def fold_card_text(text: pl.Expr) -> pl.Expr:
@@ -89,24 +91,44 @@ def attribute_by_stub(stubs: pl.DataFrame, catalog_texts: pl.DataFrame) -> pl.Da
     )
     keyed = prefixes.with_columns(_key=pl.col("_prefix").str.slice(0, MIN_PREFIX_CHARS))
     # Narrowed by language, mana value and power/toughness before the texts are
-    # compared: a card of other stats that starts the same is no rival.
+    # compared: the candidates, and the rivals the stub must part from by
+    # MIN_TAIL_LETTERS letters; a card of other stats that prints the same words
+    # is a weaker rival (MIN_TAIL_LETTERS_OTHER_STATS): the words are generic, a
+    # card the catalog lacks may print them with these stats (a functional reprint).
     same_start = keyed.join(catalog_texts, on="_key", suffix="_catalog").filter(
         _same_or_unknown("language", pl.col("language_is_inferred"))
-        & pl.col("mana_value").eq_missing(pl.col("mana_value_catalog"))
+    )
+    same_start = same_start.with_columns(
+        _same_stats=pl.col("mana_value").eq_missing(pl.col("mana_value_catalog"))
         & _same_or_unknown("power", pl.col("power").is_null())
         & _same_or_unknown("toughness", pl.col("toughness").is_null())
     )
-    candidates = same_start.filter(pl.col("text_catalog").str.starts_with(pl.col("_prefix")))
+    candidates = same_start.filter(
+        pl.col("_same_stats") & pl.col("text_catalog").str.starts_with(pl.col("_prefix"))
+    )
     found = (
         candidates.group_by("dump_id", "_prefix")
         .agg(pl.col("oracle_id").unique(), pl.col("card_name").first())
         .filter(pl.col("oracle_id").list.len() == 1)
         .with_columns(pl.col("oracle_id").list.first())
     )
-    distinct = _distinct_tail(found, same_start)
+    distinct = _distinct_tail(found, same_start.filter("_same_stats")).join(
+        _distinct_tail(found, same_start.filter(~pl.col("_same_stats"))).rename(
+            {"_tail": "_tail_other"}
+        ),
+        on="dump_id",
+        how="full",
+        coalesce=True,
+    )
     return (
         found.join(distinct, on="dump_id", how="left")
-        .filter(_letters(pl.col("_tail").fill_null(pl.col("_prefix"))) >= MIN_TAIL_LETTERS)
+        .filter(
+            (_letters(pl.col("_tail").fill_null(pl.col("_prefix"))) >= MIN_TAIL_LETTERS)
+            & (
+                _letters(pl.col("_tail_other").fill_null(pl.col("_prefix")))
+                >= MIN_TAIL_LETTERS_OTHER_STATS
+            )
+        )
         .select(
             "dump_id",
             "oracle_id",
