@@ -40,6 +40,7 @@ from flows.stages.dedupe import comparison_keys
 from flows.stages.record_match import (
     attribute_by_record,
     find_consistent_cards,
+    find_missing_specific,
     index_dated_rulings,
     match_dump_entries,
 )
@@ -130,6 +131,11 @@ def attribute_dumps(
     by_record = attribute_by_record(matched, consistent, card_names)
     by_rulings = attribute_by_rulings(dump_texts, index["rulings"], index["names"], matches)
     by_rulings = by_rulings.filter(~pl.col("oracle_id").is_in(index["unpaired"].implode()))
+    by_rulings = by_rulings.join(
+        _incomplete_beside_unknown_names(matched, own_texts, mentions, by_rulings, index),
+        on=["dump_id", "oracle_id"],
+        how="anti",
+    )
     by_stub = attribute_by_stub(stubs, index["texts"])
     by_stub = by_stub.join(
         _names_against_stub(own_texts, mentions, by_stub, index), on="dump_id", how="anti"
@@ -150,6 +156,37 @@ def _check_kinds(found: pl.DataFrame) -> pl.DataFrame:
             f"{list(CARD_ATTRIBUTION_KINDS)}: add it to the schema (and bump SCHEMA_VERSION)"
         )
     return found
+
+
+def _incomplete_beside_unknown_names(
+    matched: pl.DataFrame,
+    dump_texts: pl.DataFrame,
+    mentions: pl.DataFrame,
+    pins: pl.DataFrame,
+    index: CatalogIndex,
+) -> pl.DataFrame:
+    """dump_id, oracle_id: `pins` of dumps that name a card the catalog does not know and lack
+    a specific ruling of the pinned card (`record_match.find_missing_specific`).
+
+    Opalescence's page (Opalescence not in the catalog) carries the rulings it shares with
+    Humility, which name both, but none of Humility's own: not Humility's page.
+    """
+    terms = index["terms"].implode()
+    names = index["names"]["name"].implode()
+    lowercase = pl.col("name").str.to_lowercase()
+    unknown = (
+        dump_texts.join(mentions, on="text")
+        .filter(
+            ~pl.col("name").is_in(names)
+            & ~pl.col("name").str.strip_suffix("s").is_in(names)
+            & ~lowercase.is_in(terms)
+            & ~lowercase.str.strip_suffix("s").is_in(terms)
+        )
+        .select("dump_id")
+        .unique()
+    )
+    pins = pins.join(unknown, on="dump_id", how="semi")
+    return find_missing_specific(matched, index["dated"], index["rulings"], pins)
 
 
 def _english_dump_entries(occurrences: pl.DataFrame) -> pl.DataFrame:
@@ -306,8 +343,10 @@ def combine_evidence(
 
 def _part_of_name(card_name: str) -> pl.Expr:
     """Whether the subject name `_name` is whole words of `card_name` (a legend's short
-    name, `Athreos`; a name cut at its possessive, `Ruse` of `Familiar's Ruse`)."""
-    pattern = pl.lit(r"(?:^|\W)") + pl.col("_name").str.escape_regex() + pl.lit(r"(?:$|\W)")
+    name, `Athreos`; a name cut at its possessive, `Ruse` of `Familiar's Ruse`; a plural,
+    `two Temple Altisaurs`)."""
+    name = pl.col("_name").str.strip_suffix("s").str.escape_regex()  # `Temple Altisaurs`
+    pattern = pl.lit(r"(?:^|\W)") + name + pl.lit(r"s?(?:$|\W)")
     return pl.col(card_name).str.contains(pattern).fill_null(False)
 
 

@@ -81,6 +81,43 @@ def attribute_by_stub(stubs: pl.DataFrame, catalog_texts: pl.DataFrame) -> pl.Da
         every other card's text. A stub in a reliably detected language is
         matched against that language's texts only.
     """
+    same_start, found = _match_prefixes(stubs, catalog_texts)
+    distinct = _distinct_tail(found, same_start.filter("_same_stats")).join(
+        _distinct_tail(found, same_start.filter(~pl.col("_same_stats"))).rename(
+            {"_tail": "_tail_other"}
+        ),
+        on="dump_id",
+        how="full",
+        coalesce=True,
+    )
+    return (
+        found.join(distinct, on="dump_id", how="left")
+        .filter(
+            (_letters(pl.col("_tail").fill_null(pl.col("_prefix"))) >= MIN_TAIL_LETTERS)
+            & (
+                _letters(pl.col("_tail_other").fill_null(pl.col("_prefix")))
+                >= MIN_TAIL_LETTERS_OTHER_STATS
+            )
+        )
+        .select(
+            "dump_id",
+            "oracle_id",
+            "card_name",
+            stub_score=(0.5 + pl.col("_prefix").str.len_chars() / 200)
+            .clip(upper_bound=0.95)
+            .round(3),
+        )
+        .unique("dump_id", keep="none")
+        .sort("dump_id")
+    )
+
+
+def _match_prefixes(
+    stubs: pl.DataFrame, catalog_texts: pl.DataFrame
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(the catalog texts starting as each usable stub, `_same_stats` flagged; the dumps
+    whose stub starts the texts of exactly one card of its stats: dump_id, _prefix,
+    oracle_id, card_name)."""
     prefixes = (
         stubs.filter(pl.col("text").is_not_null())
         .with_columns(_prefix=fold_card_text(pl.col("text")))
@@ -112,34 +149,7 @@ def attribute_by_stub(stubs: pl.DataFrame, catalog_texts: pl.DataFrame) -> pl.Da
         .filter(pl.col("oracle_id").list.len() == 1)
         .with_columns(pl.col("oracle_id").list.first())
     )
-    distinct = _distinct_tail(found, same_start.filter("_same_stats")).join(
-        _distinct_tail(found, same_start.filter(~pl.col("_same_stats"))).rename(
-            {"_tail": "_tail_other"}
-        ),
-        on="dump_id",
-        how="full",
-        coalesce=True,
-    )
-    return (
-        found.join(distinct, on="dump_id", how="left")
-        .filter(
-            (_letters(pl.col("_tail").fill_null(pl.col("_prefix"))) >= MIN_TAIL_LETTERS)
-            & (
-                _letters(pl.col("_tail_other").fill_null(pl.col("_prefix")))
-                >= MIN_TAIL_LETTERS_OTHER_STATS
-            )
-        )
-        .select(
-            "dump_id",
-            "oracle_id",
-            "card_name",
-            stub_score=(0.5 + pl.col("_prefix").str.len_chars() / 200)
-            .clip(upper_bound=0.95)
-            .round(3),
-        )
-        .unique("dump_id", keep="none")
-        .sort("dump_id")
-    )
+    return same_start, found
 
 
 def _distinct_tail(found: pl.DataFrame, same_start: pl.DataFrame) -> pl.DataFrame:

@@ -27,7 +27,9 @@ TRIANGLE_OF_WAR = "6d4daf9c-e2f4-4d0e-b2e4-ded04d644b11"
 GRIZZLY_FATE = "f3073e4f-ca7e-4fde-88a4-bd7b6ebfbc8c"  # Lightning Surge's threshold ruling
 ABSOLUTE_GRACE = "41785f7b-3d02-4b7f-86ff-b381f626142e"  # Absolute Law's one ruling
 CONTESTED_CLIFFS = "b891a683-2ebc-4e9c-b402-5dd9c1b42b69"  # Triangle of War's one ruling
-REMOVED = {GRIZZLY_FATE, ABSOLUTE_GRACE, CONTESTED_CLIFFS}
+OPALESCENCE = "59489b46-9d02-4f3c-bcd0-884e7605e9a5"  # two rulings naming Humility
+REMOVED = {GRIZZLY_FATE, ABSOLUTE_GRACE, CONTESTED_CLIFFS, OPALESCENCE}
+KILLING_WAVE = "69d6b906-5461-4eba-8667-dbb8c0ce3fcb"  # four rulings its own, none naming it
 
 THRESHOLD = (
     "At the time this spell is resolving, it is on the stack and not in the graveyard. This "
@@ -49,7 +51,7 @@ def real_catalog(real_catalog_cache: tuple[Catalog, object]) -> Catalog:
 
 @pytest.fixture(scope="module")
 def reduced_index(real_catalog: Catalog) -> CatalogIndex:
-    """The real catalog without Grizzly Fate, Absolute Grace and Contested Cliffs."""
+    """The real catalog without Grizzly Fate, Absolute Grace, Contested Cliffs, Opalescence."""
     return index_catalog(split_catalog(real_catalog, REMOVED))
 
 
@@ -107,14 +109,41 @@ def test_one_ruling_naming_its_card_pins_it(
     )  # fmt: skip
 
 
-def test_two_unique_rulings_at_their_dates_pin_the_card(reduced_index: CatalogIndex) -> None:
-    """Lightning Surge's two rulings never name it; without Grizzly Fate both are its alone."""
-    entries = [("2004-10-04", SURGE), ("2013-04-15", THRESHOLD)]
-    assert card_of(entries, reduced_index) == ("Lightning Surge", LIGHTNING_SURGE, "record")
+def test_four_unique_rulings_at_their_date_pin_the_card(
+    real_catalog: Catalog, reduced_index: CatalogIndex
+) -> None:
+    """Killing Wave's four rulings (2012-05-01) are its alone and never name it."""
+    entries = rulings_of(real_catalog, KILLING_WAVE)
+    assert card_of(entries, reduced_index) == ("Killing Wave", KILLING_WAVE, "record")
 
 
-def test_a_date_the_record_does_not_give_vetoes_the_card(reduced_index: CatalogIndex) -> None:
-    assert card_of([("2004-10-05", SURGE), ("2013-04-15", THRESHOLD)], reduced_index) is None
+def test_a_date_the_record_does_not_give_vetoes_the_card(
+    real_catalog: Catalog, reduced_index: CatalogIndex
+) -> None:
+    entries = rulings_of(real_catalog, KILLING_WAVE)
+    assert card_of([("2012-05-02", entries[0][1]), *entries[1:]], reduced_index) is None
+
+
+def test_a_missing_ruling_of_the_card_vetoes_it(
+    real_catalog: Catalog, reduced_index: CatalogIndex
+) -> None:
+    """Three of Killing Wave's four rulings: not its page."""
+    assert card_of(rulings_of(real_catalog, KILLING_WAVE)[1:], reduced_index) is None
+
+
+def test_two_unique_rulings_are_not_enough(reduced_index: CatalogIndex) -> None:
+    """Lightning Surge's two rulings, its alone without Grizzly Fate: fewer than
+    MIN_UNIQUE_RULINGS (cascade and persist cards share two or three with a twin)."""
+    assert card_of([("2004-10-04", SURGE), ("2013-04-15", THRESHOLD)], reduced_index) is None
+
+
+def test_rulings_naming_a_card_whose_own_rulings_are_missing_pin_nothing(
+    real_catalog: Catalog, reduced_index: CatalogIndex
+) -> None:
+    """Opalescence's rulings (two of them name Humility, the subject) without Humility's own
+    two: no card (Humility, by rulings, before)."""
+    found = card_of(rulings_of(real_catalog, OPALESCENCE), reduced_index)
+    assert found is None or found[1] is None
 
 
 def test_a_removed_card_whose_ruling_the_catalog_gives_one_card_gets_none(
