@@ -27,7 +27,6 @@ from typing import TypedDict
 
 import polars as pl
 
-from flows.errors import ContractError
 from flows.stages.card_names import (
     find_name_mentions,
     index_catalog_names,
@@ -37,6 +36,7 @@ from flows.stages.card_names import (
 )
 from flows.stages.cards import Catalog
 from flows.stages.dedupe import comparison_keys
+from flows.stages.evidence import check_kinds, combine_evidence
 from flows.stages.record_match import (
     attribute_by_record,
     find_consistent_cards,
@@ -45,13 +45,13 @@ from flows.stages.record_match import (
     match_dump_entries,
 )
 from flows.stages.rulings_match import (
+    MAX_SPECIFIC,
     attribute_by_rulings,
     find_unpaired_partners,
     index_catalog_rulings,
     match_catalog_texts,
 )
 from flows.stages.stub_match import attribute_by_stub, find_stub_conflicts, index_catalog_texts
-from schemas.models import CARD_ATTRIBUTION_KINDS
 
 ATTRIBUTION_SCHEMA = {
     "dump_id": pl.String,
@@ -139,23 +139,32 @@ def attribute_dumps(
     by_stub = attribute_by_stub(stubs, index["texts"])
     by_stub = by_stub.join(
         _names_against_stub(own_texts, mentions, by_stub, index), on="dump_id", how="anti"
-    )
-    return _check_kinds(combine_evidence(named, by_rulings, by_record, by_stub, consistent))
+    ).join(_rulings_against_stub(matched, by_stub, index), on=["dump_id", "oracle_id"], how="anti")
+    return check_kinds(combine_evidence(named, by_rulings, by_record, by_stub, consistent))
 
 
-def _check_kinds(found: pl.DataFrame) -> pl.DataFrame:
-    """`found` itself; raises ContractError on a card_attribution the schema does not list.
+def _rulings_against_stub(
+    matched: pl.DataFrame, by_stub: pl.DataFrame, index: CatalogIndex
+) -> pl.DataFrame:
+    """dump_id, oracle_id: stub matches whose dump's rulings point at another card: an entry
+    the catalog does not know or a specific ruling the stub's card does not carry, and the
+    card's own specific rulings missing.
 
-    A value missing from the schema's list would move every such dump to `rejects`
-    at validation, silently: it is a code fault, so the run stops instead.
+    Lace with Moonglove (not in the catalog) prints the words Serpent's Gift starts with;
+    its page carries its own rulings, none of Serpent's Gift's.
     """
-    unknown = set(found["card_attribution"].unique().to_list()) - set(CARD_ATTRIBUTION_KINDS)
-    if unknown:
-        raise ContractError(
-            f"card_attribution {sorted(unknown)} is not in schemas.models.CARD_ATTRIBUTION_KINDS "
-            f"{list(CARD_ATTRIBUTION_KINDS)}: add it to the schema (and bump SCHEMA_VERSION)"
-        )
-    return found
+    pairs = by_stub.select("dump_id", "oracle_id")
+    carried = matched.join(pairs, on=["dump_id", "oracle_id"], how="semi").select("dump_id", "text")
+    elsewhere = (
+        matched.group_by("dump_id", "text")
+        .agg(_min=pl.col("card_count").min())
+        .filter(pl.col("_min").is_null() | (pl.col("_min") <= MAX_SPECIFIC))
+        .join(carried, on=["dump_id", "text"], how="anti")
+        .select("dump_id")
+        .unique()
+    )
+    doubted = pairs.join(elsewhere, on="dump_id", how="semi")
+    return find_missing_specific(matched, index["dated"], index["rulings"], doubted)
 
 
 def _incomplete_beside_unknown_names(
@@ -285,110 +294,4 @@ def _look_up_names(named: pl.DataFrame, carried: pl.DataFrame, index: CatalogInd
         .join(
             index["names"].select(card_name="name", _n_any="oracle_id"), on="card_name", how="left"
         )
-    )
-
-
-def combine_evidence(
-    named: pl.DataFrame,
-    by_rulings: pl.DataFrame,
-    by_record: pl.DataFrame,
-    by_stub: pl.DataFrame,
-    consistent: pl.DataFrame,
-) -> pl.DataFrame:
-    """One attribution per dump from the four kinds of evidence.
-
-    Rulings count when the rulings' subject name is their card, or when no
-    subject name was found and the dump is consistent with the card's record
-    (`record_match.find_consistent_cards`). A subject name that is the full
-    name of one catalog card whose rulings the dump carries pins that card
-    when the dump is consistent with it. Evidence on two cards, or a subject
-    name of another catalog card: no card. A subject name the catalog does not
-    know beats a catalog match (the name alone is kept). A dump with no card
-    and no name gets no row.
-    """
-    fits = consistent.with_columns(_fits=pl.lit(True))
-    evidence = (
-        named.select("dump_id", "_n_any", _name="card_name", _n_oid="oracle_id",
-                     _n_name="catalog_name", _n_score="name_score")
-        .join(by_rulings.rename({"oracle_id": "_r_oid", "card_name": "_r_name",
-                                 "rulings_score": "_r_score"}), on="dump_id", how="full",
-              coalesce=True)
-        .join(by_record.rename({"oracle_id": "_c_oid", "card_name": "_c_name",
-                                "record_score": "_c_score"}), on="dump_id", how="full",
-              coalesce=True)
-        .join(by_stub.rename({"oracle_id": "_s_oid", "card_name": "_s_name",
-                              "stub_score": "_s_score"}), on="dump_id", how="full", coalesce=True)
-        .join(fits.rename({"oracle_id": "_r_oid", "_fits": "_r_fits"}), on=["dump_id", "_r_oid"],
-              how="left")
-        .join(fits.rename({"oracle_id": "_n_oid", "_fits": "_n_fits"}), on=["dump_id", "_n_oid"],
-              how="left")
-    )  # fmt: skip
-    # Rulings pin a card only when the rulings' subject is that card (or there is
-    # no subject and the dump fits the card's record).
-    subject_is_card = pl.col("_n_any").eq_missing(pl.col("_r_oid")) | (
-        (pl.col("_name").is_null() | _part_of_name("_r_name")) & pl.col("_r_fits").fill_null(False)
-    )
-    evidence = evidence.with_columns(
-        pl.when(subject_is_card).then(pl.col(c)).name.keep()
-        for c in ("_r_oid", "_r_name", "_r_score")
-    ).with_columns(
-        _p_oid=pl.when(pl.col("_n_fits").fill_null(False)).then("_n_oid"),
-    )
-    card = pl.coalesce("_r_oid", "_c_oid", "_s_oid", "_p_oid")
-    evidence = evidence.with_columns(_card=card).join(
-        fits.rename({"oracle_id": "_card"}), on=["dump_id", "_card"], how="left"
-    )
-    return _decide(evidence)
-
-
-def _part_of_name(card_name: str) -> pl.Expr:
-    """Whether the subject name `_name` is whole words of `card_name` (a legend's short
-    name, `Athreos`; a name cut at its possessive, `Ruse` of `Familiar's Ruse`; a plural,
-    `two Temple Altisaurs`)."""
-    name = pl.col("_name").str.strip_suffix("s").str.escape_regex()  # `Temple Altisaurs`
-    pattern = pl.lit(r"(?:^|\W)") + name + pl.lit(r"s?(?:$|\W)")
-    return pl.col(card_name).str.contains(pattern).fill_null(False)
-
-
-def _decide(evidence: pl.DataFrame) -> pl.DataFrame:
-    """The card the evidence columns agree on (`combine_evidence`), its kind and score."""
-    oids = ("_r_oid", "_c_oid", "_s_oid")
-    card = pl.coalesce(*oids, "_p_oid")
-    agree = pl.all_horizontal(pl.col(c).is_null() | (pl.col(c) == card) for c in oids)
-    other_card_named = (
-        pl.col("_n_oid").is_not_null() & card.is_not_null() & (pl.col("_n_oid") != card)
-    )
-    # The subject is a card the catalog does not know: the catalog match came
-    # from rulings it shares with catalog cards; keep the name alone.
-    # A part of the card's own name (`Athreos`) is no other card when the dump fits its record.
-    card_name = pl.coalesce("_r_name", "_c_name", "_s_name")
-    own_part = pl.col("_fits").fill_null(False) & _part_of_name("_card_name")
-    unknown_named = (
-        pl.col("_name").is_not_null() & pl.col("_n_oid").is_null() & card.is_not_null() & ~own_part
-    )
-    kept = evidence.with_columns(_card_name=card_name).filter(agree & ~other_card_named)
-    kept = kept.with_columns(
-        pl.when(~unknown_named).then(pl.col(c)).name.keep()
-        for c in ("_r_oid", "_r_name", "_r_score", "_c_oid", "_c_name", "_c_score",
-                  "_s_oid", "_s_name", "_s_score", "_p_oid")
-    )  # fmt: skip
-    card = pl.coalesce(*oids, "_p_oid")
-    how = (
-        pl.when(pl.col("_r_oid").is_not_null()).then(pl.lit("rulings"))
-        .when(pl.col("_c_oid").is_not_null()).then(pl.lit("record"))
-        .when(pl.col("_s_oid").is_not_null()).then(pl.lit("stub"))
-        .otherwise(pl.lit("name"))
-    )  # fmt: skip
-    doubt = [(1 - pl.col(c).fill_null(0.0)) for c in ("_r_score", "_c_score", "_s_score")]
-    name_doubt = 1 - pl.col("_n_score").fill_null(0.0)
-    return (
-        kept.select(
-            "dump_id",
-            card_name=pl.coalesce("_r_name", "_c_name", "_s_name", "_n_name", "_name"),
-            oracle_id=card,
-            card_attribution=how,
-            card_attribution_score=(1 - doubt[0] * doubt[1] * doubt[2] * name_doubt).round(3),
-        )
-        .filter(pl.col("card_name").is_not_null())
-        .sort("dump_id")
     )
