@@ -146,12 +146,13 @@ def attribute_dumps(
 def _rulings_against_stub(
     matched: pl.DataFrame, by_stub: pl.DataFrame, index: CatalogIndex
 ) -> pl.DataFrame:
-    """dump_id, oracle_id: stub matches whose dump's rulings point at another card: an entry
-    the catalog does not know or a specific ruling the stub's card does not carry, and the
-    card's own specific rulings missing.
+    """dump_id, oracle_id: stub matches whose dump's rulings point at another card (an entry
+    the catalog does not know, or a specific ruling the stub's card does not carry) while
+    none of them is the card's, or the card's own specific rulings are missing.
 
     Lace with Moonglove (not in the catalog) prints the words Serpent's Gift starts with;
-    its page carries its own rulings, none of Serpent's Gift's.
+    its page carries a deathtouch ruling the catalog does not know, none of Serpent's
+    Gift's.
     """
     pairs = by_stub.select("dump_id", "oracle_id")
     carried = matched.join(pairs, on=["dump_id", "oracle_id"], how="semi").select("dump_id", "text")
@@ -164,7 +165,9 @@ def _rulings_against_stub(
         .unique()
     )
     doubted = pairs.join(elsewhere, on="dump_id", how="semi")
-    return find_missing_specific(matched, index["dated"], index["rulings"], doubted)
+    carries_none = doubted.join(carried.select("dump_id").unique(), on="dump_id", how="anti")
+    lacks_own = find_missing_specific(matched, index["dated"], index["rulings"], doubted)
+    return pl.concat([carries_none, lacks_own]).unique()
 
 
 def _incomplete_beside_unknown_names(
