@@ -188,6 +188,12 @@ def test_the_per_card_queries_agree_and_give_the_seeds_answers(
         "You can't pay more energy counters than you have."
     ]  # the dump has an outdated wording of two others: not_on_card, the official beside it
     assert checks.filter(pl.col("check") == "not_on_card")["catalog_text"].count() == 4
+    manifest = json.loads((published / "output/latest/manifest.json").read_text())
+    assert manifest["dump_checks"] == {
+        "checked": 1, "missing": 1, "not_on_card": 1, "other_date": 1,
+    }  # fmt: skip
+    report = (published / "output/latest/report.html").read_text()
+    assert '<td>other_date</td><td class="n" data-count="dump_checks.other_date">1</td>' in report
 
 
 def _argv(command: str) -> tuple[dict[str, str], list[str]]:

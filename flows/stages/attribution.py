@@ -1,7 +1,12 @@
-"""Which card is each dump about: by its rulings, its stray stub, or the names its rulings use.
+"""Which card is each dump about: by its rulings, its dated record, its stray stub, or names.
 
-Three kinds of evidence, from strongest to weakest, and a dump gets a card
-only when the evidence it has agrees (a wrong card is worse than none):
+Four kinds of evidence, from strongest to weakest, and a dump gets a card
+only when the evidence it has agrees (a wrong card is worse than none;
+`evidence.combine_evidence`). Most lean on the dump being consistent with a
+card's dated record (`record_match.find_consistent_cards`: every entry a
+catalog ruling at a date the catalog gives it, none specific to another
+card, every ruling of the card up to the dump's last date present, no stub
+against it).
 
 - `rulings`: the dump's English rulings matched to the catalog's rulings
   (normalized exactly, then the near-duplicate rule of `dedupe`). A ruling
@@ -9,16 +14,22 @@ only when the evidence it has agrees (a wrong card is worse than none):
   on up to hundreds of cards) say little, a card-specific one pins the card.
   A card needs a matched ruling carried by at most `MAX_SPECIFIC` cards, the
   clear lead, a matched ruling naming it (`rulings_match.attribute_by_rulings`)
-  and to be the rulings' subject name. A card whose printed `Partner with`
+  and to be the rulings' subject name, or no subject (or a part of its name)
+  with the dump consistent with the card. A card whose printed `Partner with`
   names a card the catalog lacks is never pinned by rulings: partners carry
-  the same rulings (`rulings_match.find_unpaired_partners`).
+  the same rulings (`rulings_match.find_unpaired_partners`); nor is a card
+  whose specific rulings the dump lacks beside a name the catalog does not know.
+- `record`: `record_match.MIN_UNIQUE_RULINGS` rulings the catalog gives the
+  card alone, the dump consistent with it (`record_match.attribute_by_record`).
 - `stub`: the stray stub's mana value, power/toughness and cut text prefix
   match exactly one catalog card's text in the stub's language (`stub_match`),
   and the dump's rulings, when they name cards, name that one (a card the
-  catalog lacks may print the same text: Recycle and Null Profusion).
+  catalog lacks may print the same text: Recycle and Null Profusion), and do
+  not point at another card (`_rulings_against_stub`).
 - `name`: the name the rulings use as their subject (`card_names`). It
-  confirms or vetoes the two above; alone it never gets an oracle_id (a card
-  newer than the catalog, a legend's short name).
+  confirms or vetoes the others; alone it gets an oracle_id only as the full
+  name of a catalog card the dump is consistent with (not a card newer than
+  the catalog, nor a legend's short name).
 """
 
 from __future__ import annotations
@@ -88,20 +99,24 @@ def index_catalog(catalog: Catalog) -> CatalogIndex:
 def attribute_dumps(
     occurrences: pl.DataFrame, stubs: pl.DataFrame, index: CatalogIndex | None
 ) -> pl.DataFrame:
-    """Attribute each dump to a card by rulings, stub or name (see the module doc).
+    """Attribute each dump to a card by rulings, record, stub or name (see the module doc).
 
-    Evidence that disagrees (rulings and stub on two cards, or a subject name
-    that is not the card the rulings or stub point at) gives no card at all.
+    Evidence that disagrees (two kinds on two cards, or a subject name that is
+    not the card the others point at) gives no card at all.
     When several kinds agree, the score is 1 - prod(1 - score) over them.
 
     Needs:
-        occurrences: dump_id, text_raw, language (`ruling_occurrences`).
+        occurrences: dump_id, text_raw, language, published_on (`ruling_occurrences`).
         stubs: `card_stubs`. index: None without a catalog (names only, oracle_id null).
 
     Returns:
         ATTRIBUTION_SCHEMA: dump_id, card_name, oracle_id, card_attribution
-        ("rulings", "stub", "name"), card_attribution_score (0-1); one row per
-        attributed dump, sorted by dump_id.
+        ("rulings", "record", "stub", "name": `schemas.models.CARD_ATTRIBUTION_KINDS`),
+        card_attribution_score (0-1); one row per dump with a card or a name, sorted
+        by dump_id.
+
+    Raises:
+        ContractError: a card_attribution the schema does not list (`evidence.check_kinds`).
     """
     dump_entries = _english_dump_entries(occurrences)
     dump_texts = dump_entries.select("dump_id", "text").unique()
