@@ -189,7 +189,10 @@ def evaluate_attribution(
     seconds = time.perf_counter() - started
     found = run["tables"]["dumps"].select("path", "card_name", "oracle_id", "card_attribution")
     pl.concat([expected_in, expected_out]).write_parquet(work / "eval-expected.parquet")
-    twin_paths = pl.DataFrame({"expected_oracle_id": [c for pair in pairs for c in pair]})
+    twin_paths = pl.DataFrame(
+        {"expected_oracle_id": [c for pair in pairs for c in pair]},
+        schema={"expected_oracle_id": pl.String},
+    )
     return {
         "catalog": str(catalog_path),
         "seed": seed,

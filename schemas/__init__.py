@@ -1,6 +1,8 @@
 """The data contract of ruling-dumps: pandera (polars) models of every published table."""
 
 from schemas.models import (
+    CARD_ATTRIBUTION_KINDS,
+    DUMP_CHECK_KINDS,
     SCHEMA_VERSION,
     TABLE_MODELS,
     PublishedCardStub,
@@ -15,6 +17,8 @@ from schemas.models import (
 )
 
 __all__ = [
+    "CARD_ATTRIBUTION_KINDS",
+    "DUMP_CHECK_KINDS",
     "SCHEMA_VERSION",
     "TABLE_MODELS",
     "PublishedCardStub",

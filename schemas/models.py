@@ -20,7 +20,7 @@ TEXT_IS_NOT_HTML = (
     "before putting it into HTML, as `report.html` does."
 )
 
-#: How a dump's card was found (`dumps.card_attribution`); the attribution stage
+#: How a dump's card was found (`dumps.card_attribution`); the tables step (`dump_checks`)
 #: checks its output against this list and stops the run on any other value.
 CARD_ATTRIBUTION_KINDS = ("rulings", "record", "stub", "name")
 

@@ -47,7 +47,7 @@ from flows.stages.card_names import (
 )
 from flows.stages.cards import Catalog
 from flows.stages.dedupe import comparison_keys
-from flows.stages.evidence import check_kinds, combine_evidence
+from flows.stages.evidence import combine_evidence
 from flows.stages.record_match import (
     attribute_by_record,
     find_consistent_cards,
@@ -115,8 +115,6 @@ def attribute_dumps(
         card_attribution_score (0-1); one row per dump with a card or a name, sorted
         by dump_id.
 
-    Raises:
-        ContractError: a card_attribution the schema does not list (`evidence.check_kinds`).
     """
     dump_entries = _english_dump_entries(occurrences)
     dump_texts = dump_entries.select("dump_id", "text").unique()
@@ -155,7 +153,7 @@ def attribute_dumps(
     by_stub = by_stub.join(
         _names_against_stub(own_texts, mentions, by_stub, index), on="dump_id", how="anti"
     ).join(_rulings_against_stub(matched, by_stub, index), on=["dump_id", "oracle_id"], how="anti")
-    return check_kinds(combine_evidence(named, by_rulings, by_record, by_stub, consistent))
+    return combine_evidence(named, by_rulings, by_record, by_stub, consistent)
 
 
 def _rulings_against_stub(

@@ -22,8 +22,9 @@ import logging
 
 import polars as pl
 
+from flows.errors import ContractError
 from flows.stages.dedupe import normalize_text
-from schemas.models import DUMP_CHECK_KINDS
+from schemas import CARD_ATTRIBUTION_KINDS, DUMP_CHECK_KINDS
 
 #: The check kinds, in the order the table lists them.
 CHECKS = DUMP_CHECK_KINDS
@@ -53,8 +54,12 @@ def add_dump_cards(
     published: dict[str, pl.DataFrame], attribution: pl.DataFrame, dated: pl.DataFrame | None
 ) -> dict[str, pl.DataFrame]:
     """`published` with each dump's card (`attribution.attribute_dumps`) on `dumps` and the
-    `dump_checks` table (`build_dump_checks`; `dated`: None without a catalog)."""
-    dumps = published["dumps"].join(attribution, on="dump_id", how="left")
+    `dump_checks` table (`build_dump_checks`; `dated`: None without a catalog).
+
+    Raises:
+        ContractError: a card_attribution the schema does not list (`check_kinds`).
+    """
+    dumps = published["dumps"].join(check_kinds(attribution), on="dump_id", how="left")
     logger.info(
         "attributed %d of %d dumps to a card (%d with an oracle_id)",
         attribution.height, dumps.height, attribution["oracle_id"].count(),
@@ -62,6 +67,21 @@ def add_dump_cards(
     checks = build_dump_checks(dumps, published["ruling_occurrences"], dated)
     logger.info("dump_checks: %d findings on %d dumps", checks.height, checks["dump_id"].n_unique())
     return published | {"dumps": dumps, "dump_checks": checks}
+
+
+def check_kinds(found: pl.DataFrame) -> pl.DataFrame:
+    """`found` itself; raises ContractError on a card_attribution the schema does not list.
+
+    A value missing from the schema's list would move every such dump to `rejects`
+    at validation, silently: it is a code fault, so the run stops instead.
+    """
+    unknown = set(found["card_attribution"].unique().to_list()) - set(CARD_ATTRIBUTION_KINDS)
+    if unknown:
+        raise ContractError(
+            f"card_attribution {sorted(unknown)} is not in schemas.models.CARD_ATTRIBUTION_KINDS "
+            f"{list(CARD_ATTRIBUTION_KINDS)}: add it to the schema (and bump SCHEMA_VERSION)"
+        )
+    return found
 
 
 def build_dump_checks(

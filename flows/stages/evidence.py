@@ -9,24 +9,6 @@ from __future__ import annotations
 
 import polars as pl
 
-from flows.errors import ContractError
-from schemas.models import CARD_ATTRIBUTION_KINDS
-
-
-def check_kinds(found: pl.DataFrame) -> pl.DataFrame:
-    """`found` itself; raises ContractError on a card_attribution the schema does not list.
-
-    A value missing from the schema's list would move every such dump to `rejects`
-    at validation, silently: it is a code fault, so the run stops instead.
-    """
-    unknown = set(found["card_attribution"].unique().to_list()) - set(CARD_ATTRIBUTION_KINDS)
-    if unknown:
-        raise ContractError(
-            f"card_attribution {sorted(unknown)} is not in schemas.models.CARD_ATTRIBUTION_KINDS "
-            f"{list(CARD_ATTRIBUTION_KINDS)}: add it to the schema (and bump SCHEMA_VERSION)"
-        )
-    return found
-
 
 def combine_evidence(
     named: pl.DataFrame,

@@ -390,7 +390,7 @@ def test_a_kind_the_schema_lacks_stops_the_run() -> None:
     """A card_attribution value missing from the schema would move every such dump to
     `rejects` at validation, silently (an earlier attempt lost 222 dumps so): it stops."""
     from flows.errors import ContractError
-    from flows.stages.evidence import check_kinds as _check_kinds
+    from flows.stages.dump_checks import check_kinds as _check_kinds
 
     found = pl.DataFrame({"dump_id": ["d"], "card_attribution": ["dated_rulings"]})
     with pytest.raises(ContractError, match=r"\['dated_rulings'\] is not in schemas"):
