@@ -21,6 +21,7 @@ import difflib
 import logging
 
 import polars as pl
+from rapidfuzz import fuzz
 
 from flows.errors import ContractError
 from flows.stages.dedupe import normalize_text
@@ -32,6 +33,8 @@ CHECKS = DUMP_CHECK_KINDS
 #: Seed 002's outdated energy wordings are 0.57 and 0.73 from their official texts, other
 #: pairs of the card's rulings at most 0.33.
 CLOSEST_MIN_RATIO = 0.5
+#: Pairs under this Indel similarity (rapidfuzz) are not compared by difflib.
+PREFILTER_RATIO = 0.45
 
 logger = logging.getLogger(__name__)
 
@@ -140,7 +143,7 @@ def _pair_entries(entries: pl.DataFrame, official: pl.DataFrame) -> pl.DataFrame
     rest = entries.join(exact, on=["dump_id", "line_number"], how="anti")
     candidates = rest.select("oracle_id", "_key").unique().join(texts, on="oracle_id")
     pairs = zip(candidates["_key"].to_list(), candidates["_official"].to_list(), strict=True)
-    ratios = [difflib.SequenceMatcher(None, a, b, autojunk=False).ratio() for a, b in pairs]
+    ratios = [_similarity(a, b) for a, b in pairs]
     closest = (
         candidates.with_columns(_ratio=pl.Series(ratios, dtype=pl.Float64))
         .filter(pl.col("_ratio") >= CLOSEST_MIN_RATIO)
@@ -152,6 +155,15 @@ def _pair_entries(entries: pl.DataFrame, official: pl.DataFrame) -> pl.DataFrame
         _exact=pl.lit(False)
     )
     return pl.concat([exact, near], how="diagonal_relaxed")
+
+
+def _similarity(a: str, b: str) -> float:
+    """difflib's ratio of two texts (0-1); 0.0 when rapidfuzz's (Indel, much faster) is under
+    PREFILTER_RATIO: on seed 002, unrelated rulings of the card are at most 0.49 by Indel,
+    related ones at least 0.59."""
+    if fuzz.ratio(a, b, score_cutoff=100 * PREFILTER_RATIO) == 0:
+        return 0.0
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).ratio()
 
 
 def _official_written(official: pl.DataFrame) -> pl.DataFrame:
