@@ -306,6 +306,7 @@ def eval_attribution(
 
         python -m bench eval attribution --catalog AllPrintings.json.xz --twins 100
     """
+    from bench.attribution_scores import against_targets
     from bench.evaluate_attribution import evaluate_attribution, measure_catalog_load
 
     cache = work / "catalog-cache"
@@ -317,15 +318,8 @@ def eval_attribution(
     except RulingsError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
-    inside, outside = measured["in_catalog"], measured["out_of_catalog"]
     measured["catalog_load"] = load
-    twin_in, twin_out = measured["twins"]["in_catalog"], measured["twins"]["out_of_catalog"]
-    measured["against_targets"] = {
-        "identifiable_recall_at_least_0.95": (inside["recall_identifiable"] or 0) >= 0.95,
-        "in_catalog_wrong_is_0": inside["wrong"] == 0,
-        "out_of_catalog_wrong_is_0": outside["wrong"] == 0,
-        "twins_wrong_is_0": twin_in["wrong"] + twin_out["wrong"] == 0,
-    }
+    measured["against_targets"] = against_targets(measured)
     results.parent.mkdir(parents=True, exist_ok=True)
     results.write_text(json.dumps(measured, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     typer.echo(json.dumps(measured["against_targets"], indent=2))

@@ -135,6 +135,17 @@ def score_outside(found: pl.DataFrame) -> dict[str, Any]:
     }  # fmt: skip
 
 
+def against_targets(measured: dict[str, Any]) -> dict[str, bool]:
+    """Issue 25's targets for one seed's `evaluate_attribution` result."""
+    inside, outside, twins = measured["in_catalog"], measured["out_of_catalog"], measured["twins"]
+    return {
+        "identifiable_recall_at_least_0.95": (inside["recall_identifiable"] or 0) >= 0.95,
+        "in_catalog_wrong_is_0": inside["wrong"] == 0,
+        "out_of_catalog_wrong_is_0": outside["wrong"] == 0,
+        "twins_wrong_is_0": twins["in_catalog"]["wrong"] + twins["out_of_catalog"]["wrong"] == 0,
+    }
+
+
 def _reason() -> pl.Expr:
     """Why an identifiable dump has no card: what made it identifiable, what was published."""
     published = (
