@@ -11,7 +11,7 @@ import pandera.polars as pa
 import polars as pl
 
 #: Bumped when a table gains a column (minor) or a column changes meaning (major).
-SCHEMA_VERSION = "1.5.0"
+SCHEMA_VERSION = "1.6.0"
 
 #: What every text column holds (the data dictionary says it first).
 TEXT_IS_NOT_HTML = (
@@ -19,6 +19,13 @@ TEXT_IS_NOT_HTML = (
     "removed (`&lt;script&gt;` in a dump is `<script>` in `text_raw`), so escape text "
     "before putting it into HTML, as `report.html` does."
 )
+
+#: How a dump's card was found (`dumps.card_attribution`); the tables step (`dump_checks`)
+#: checks its output against this list and stops the run on any other value.
+CARD_ATTRIBUTION_KINDS = ("rulings", "record", "stub", "name")
+
+#: What `dump_checks.check` says of a dump's entry or of its card's official ruling.
+DUMP_CHECK_KINDS = ("missing", "not_on_card", "other_date")
 
 _SHA256 = r"^[0-9a-f]{64}$"
 _LANGUAGE = r"^([a-z]{2}(-[a-z]{2})?|und)$"
@@ -86,8 +93,11 @@ class PublishedDump(pa.DataFrameModel):
     )
     card_attribution: pl.String = pa.Field(
         nullable=True,
-        isin=["rulings", "stub", "name"],
-        description="how the card was found: rulings, stub or name; null: no card",
+        isin=list(CARD_ATTRIBUTION_KINDS),
+        description="how the card was found: rulings (its rulings, naming it), record (a "
+        "ruling the catalog gives it alone, every date as the catalog's), stub, or name (the "
+        "rulings' subject; an oracle_id only when the dump fits that card's record); "
+        "null: no card",
     )
     card_attribution_score: pl.Float64 = pa.Field(
         nullable=True, ge=0, le=1, description="confidence of the attribution, 0-1"
@@ -265,6 +275,57 @@ class PublishedRulingCard(pa.DataFrameModel):
         unique = ["ruling_id", "oracle_id"]
 
 
+class PublishedDumpCheck(pa.DataFrameModel):
+    """`dump_checks`: each dump with an oracle_id against the catalog's rulings of its card.
+
+    One row per finding: an official ruling the dump lacks (`missing`), an entry
+    the catalog does not give that card (`not_on_card`: another card's ruling, a
+    typo, an outdated wording), an entry dated otherwise than the catalog
+    (`other_date`). Empty without a catalog.
+    """
+
+    dump_id: pl.String = pa.Field(str_matches=_SHA256, description="the dump's id (dumps.dump_id)")
+    path: pl.String = pa.Field(
+        description="the dump file's path relative to the raw dir (dumps.path): no join needed"
+    )
+    oracle_id: pl.String = pa.Field(
+        str_matches=_UUID, description="the dump's card (dumps.oracle_id)"
+    )
+    card_name: pl.String = pa.Field(nullable=True, description="the card's name (dumps.card_name)")
+    check: pl.String = pa.Field(
+        isin=list(DUMP_CHECK_KINDS),
+        description="missing: an official ruling of the card no entry carries; not_on_card: "
+        "an entry that is not exactly one of the card's official rulings; other_date: an "
+        "entry carrying one of the card's rulings under a date the catalog does not give it",
+    )
+    line_number: pl.Int64 = pa.Field(
+        nullable=True, ge=1, description="the entry's date·source line; null for missing"
+    )
+    ruling_id: pl.String = pa.Field(
+        nullable=True,
+        str_matches=_SHA256,
+        description="the entry's ruling (rulings.ruling_id); null for missing",
+    )
+    text: pl.String = pa.Field(
+        nullable=True, description="the entry's body as written; null for missing"
+    )
+    published_on: pl.Date = pa.Field(
+        nullable=True, description="the entry's date; null for missing"
+    )
+    catalog_text: pl.String = pa.Field(
+        nullable=True,
+        description="the card's official ruling as the catalog writes it: the one missing, "
+        "the one dated otherwise, or for not_on_card the closest (a near-duplicate: typo or "
+        "outdated wording; null when none is close)",
+    )
+    catalog_date: pl.Date = pa.Field(
+        nullable=True, description="the catalog's (earliest) date for catalog_text on this card"
+    )
+
+    class Config:
+        strict = True
+
+
 #: Table name -> model, in publishing order.
 TABLE_MODELS: dict[str, type[pa.DataFrameModel]] = {
     "dumps": PublishedDump,
@@ -275,4 +336,5 @@ TABLE_MODELS: dict[str, type[pa.DataFrameModel]] = {
     "card_stubs": PublishedCardStub,
     "rejects": PublishedReject,
     "ruling_cards": PublishedRulingCard,
+    "dump_checks": PublishedDumpCheck,
 }

@@ -217,6 +217,7 @@ SEED_ROWS = {
     "card_stubs": 1,
     "rejects": 0,
     "ruling_cards": 0,  # no catalog
+    "dump_checks": 0,  # no catalog
 }
 
 

@@ -133,7 +133,7 @@ def test_run_then_validate_in_a_subprocess(prefect_api: str, tmp_path: Path) -> 
     assert manifest["state_recovered"] is None
     check = runner.invoke(app, ["validate", "--output", str(tmp_path / "out")])
     assert check.exit_code == 0
-    assert check.output == f"{snapshot}: all 8 tables match the contract and the manifest\n"
+    assert check.output == f"{snapshot}: all 9 tables match the contract and the manifest\n"
     (tmp_path / "out" / "latest" / "rulings.jsonl").write_text("{}\n")
     tampered = runner.invoke(app, ["validate", "--output", str(tmp_path / "out")])
     assert tampered.exit_code == 1

@@ -124,6 +124,11 @@ def test_the_readme_examples_give_the_seeds_answers(
     )
     places = by_polars["places"]
     assert places.height == 73 and places["path"].n_unique() == 5
+    assert by_polars["card_checks"].rows() == [
+        ("Demon of Dark Schemes", DEMON, "missing", 1),
+        ("Demon of Dark Schemes", DEMON, "not_on_card", 8),
+        ("Demon of Dark Schemes", DEMON, "other_date", 5),
+    ]
     assert sorted(places["path"].unique()) == sorted(p.name for p in SEED_DIR.glob("*.txt"))
     on_most_cards = by_polars["on_most_cards"]
     assert on_most_cards.row(0) == (
@@ -156,7 +161,7 @@ def test_the_per_card_queries_agree_and_give_the_seeds_answers(
     polars_block, duckdb_block = blocks(REPO / "docs" / "attribution.md", "python")
     by_polars = _run_here(polars_block, published, monkeypatch)
     by_duckdb = _run_here(duckdb_block, published, monkeypatch)
-    for name in ("card_rulings", "shared", "date_check"):
+    for name in ("card_rulings", "shared", "date_check", "checks"):
         relation = by_duckdb[name]
         answer = pl.DataFrame(relation.fetchall(), schema=relation.columns, orient="row")
         assert_frame_equal(by_polars[name], answer, check_dtypes=False)
@@ -175,6 +180,20 @@ def test_the_per_card_queries_agree_and_give_the_seeds_answers(
     assert dates.filter(~pl.col("is_official_date"))["published_on"].unique().to_list() == [
         dt.date(2024, 6, 7)
     ]  # the site re-dated the energy rulings (catalog: 2017-02-09)
+    checks = by_polars["checks"]  # seed 002 against Demon of Dark Schemes' record
+    assert checks.group_by("check").len().sort("check").rows() == [
+        ("missing", 1), ("not_on_card", 8), ("other_date", 5),
+    ]  # fmt: skip
+    assert checks.filter(pl.col("check") == "missing")["catalog_text"].to_list() == [
+        "You can't pay more energy counters than you have."
+    ]  # the dump has an outdated wording of two others: not_on_card, the official beside it
+    assert checks.filter(pl.col("check") == "not_on_card")["catalog_text"].count() == 4
+    manifest = json.loads((published / "output/latest/manifest.json").read_text())
+    assert manifest["dump_checks"] == {
+        "checked": 1, "missing": 1, "not_on_card": 1, "other_date": 1,
+    }  # fmt: skip
+    report = (published / "output/latest/report.html").read_text()
+    assert '<td>other_date</td><td class="n" data-count="dump_checks.other_date">1</td>' in report
 
 
 def _argv(command: str) -> tuple[dict[str, str], list[str]]:

@@ -40,7 +40,7 @@ def test_manifest_accounts_for_every_line(two_runs: tuple[Path, list[dict[str, A
         ("003_321b63c5bd17bae4.txt", 3077),
         ("004_304d898eb3c4b8ca.txt", 3700),
     ]
-    assert manifest["schema_version"] == "1.5.0"
+    assert manifest["schema_version"] == "1.6.0"
     assert manifest["started_at"] < manifest["finished_at"]
 
 

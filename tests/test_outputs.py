@@ -34,7 +34,7 @@ def test_json_schema_gives_each_table_its_dtypes(seed_tables: dict[str, pl.DataF
         assert schema["required"] == table.columns
     dumps = json.loads(documents["dumps.schema.json"])["properties"]
     assert dumps["card_attribution"]["type"] == ["string", "null"]
-    assert dumps["card_attribution"]["enum"] == ["rulings", "stub", "name", None]
+    assert dumps["card_attribution"]["enum"] == ["rulings", "record", "stub", "name", None]
     assert dumps["dump_id"]["pattern"] == "^[0-9a-f]{64}$"
 
 

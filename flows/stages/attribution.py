@@ -1,7 +1,12 @@
-"""Which card is each dump about: by its rulings, its stray stub, or the names its rulings use.
+"""Which card is each dump about: by its rulings, its dated record, its stray stub, or names.
 
-Three kinds of evidence, from strongest to weakest, and a dump gets a card
-only when the evidence it has agrees (a wrong card is worse than none):
+Four kinds of evidence, from strongest to weakest, and a dump gets a card
+only when the evidence it has agrees (a wrong card is worse than none;
+`evidence.combine_evidence`). Most lean on the dump being consistent with a
+card's dated record (`record_match.find_consistent_cards`: every entry a
+catalog ruling at a date the catalog gives it, none specific to another
+card, every ruling of the card up to the dump's last date present, no stub
+against it).
 
 - `rulings`: the dump's English rulings matched to the catalog's rulings
   (normalized exactly, then the near-duplicate rule of `dedupe`). A ruling
@@ -9,16 +14,22 @@ only when the evidence it has agrees (a wrong card is worse than none):
   on up to hundreds of cards) say little, a card-specific one pins the card.
   A card needs a matched ruling carried by at most `MAX_SPECIFIC` cards, the
   clear lead, a matched ruling naming it (`rulings_match.attribute_by_rulings`)
-  and to be the rulings' subject name. A card whose printed `Partner with`
+  and to be the rulings' subject name, or no subject (or a part of its name)
+  with the dump consistent with the card. A card whose printed `Partner with`
   names a card the catalog lacks is never pinned by rulings: partners carry
-  the same rulings (`rulings_match.find_unpaired_partners`).
+  the same rulings (`rulings_match.find_unpaired_partners`); nor is a card
+  whose specific rulings the dump lacks beside a name the catalog does not know.
+- `record`: `record_match.MIN_UNIQUE_RULINGS` rulings the catalog gives the
+  card alone, the dump consistent with it (`record_match.attribute_by_record`).
 - `stub`: the stray stub's mana value, power/toughness and cut text prefix
   match exactly one catalog card's text in the stub's language (`stub_match`),
   and the dump's rulings, when they name cards, name that one (a card the
-  catalog lacks may print the same text: Recycle and Null Profusion).
+  catalog lacks may print the same text: Recycle and Null Profusion), and do
+  not point at another card (`_rulings_against_stub`).
 - `name`: the name the rulings use as their subject (`card_names`). It
-  confirms or vetoes the two above; alone it never gets an oracle_id (a card
-  newer than the catalog, a legend's short name).
+  confirms or vetoes the others; alone it gets an oracle_id only as the full
+  name of a catalog card the dump is consistent with (not a card newer than
+  the catalog, nor a legend's short name).
 """
 
 from __future__ import annotations
@@ -36,13 +47,22 @@ from flows.stages.card_names import (
 )
 from flows.stages.cards import Catalog
 from flows.stages.dedupe import comparison_keys
+from flows.stages.evidence import combine_evidence
+from flows.stages.record_match import (
+    attribute_by_record,
+    find_consistent_cards,
+    find_missing_specific,
+    index_dated_rulings,
+    match_dump_entries,
+)
 from flows.stages.rulings_match import (
+    MAX_SPECIFIC,
     attribute_by_rulings,
     find_unpaired_partners,
     index_catalog_rulings,
     match_catalog_texts,
 )
-from flows.stages.stub_match import attribute_by_stub, index_catalog_texts
+from flows.stages.stub_match import attribute_by_stub, find_stub_conflicts, index_catalog_texts
 
 ATTRIBUTION_SCHEMA = {
     "dump_id": pl.String,
@@ -57,6 +77,7 @@ class CatalogIndex(TypedDict):
     """The catalog's lookups for attribution (built once per run from `catalog.Catalog`)."""
 
     rulings: pl.DataFrame  # `index_catalog_rulings`
+    dated: pl.DataFrame  # `record_match.index_dated_rulings`
     texts: pl.DataFrame  # `stub_match.index_catalog_texts`
     names: pl.DataFrame  # `card_names.index_catalog_names`
     terms: pl.Series  # `card_names.index_catalog_terms`
@@ -67,6 +88,7 @@ def index_catalog(catalog: Catalog) -> CatalogIndex:
     """Build the rulings, text and name lookups from the catalog's tables."""
     return CatalogIndex(
         rulings=index_catalog_rulings(catalog["rulings"], catalog["cards"]),
+        dated=index_dated_rulings(catalog["rulings"]),
         texts=index_catalog_texts(catalog["cards"], catalog["foreign"]),
         names=index_catalog_names(catalog["cards"]),
         terms=index_catalog_terms(catalog["cards"]),
@@ -77,22 +99,25 @@ def index_catalog(catalog: Catalog) -> CatalogIndex:
 def attribute_dumps(
     occurrences: pl.DataFrame, stubs: pl.DataFrame, index: CatalogIndex | None
 ) -> pl.DataFrame:
-    """Attribute each dump to a card by rulings, stub or name (see the module doc).
+    """Attribute each dump to a card by rulings, record, stub or name (see the module doc).
 
-    Evidence that disagrees (rulings and stub on two cards, or a subject name
-    that is not the card the rulings or stub point at) gives no card at all.
+    Evidence that disagrees (two kinds on two cards, or a subject name that is
+    not the card the others point at) gives no card at all.
     When several kinds agree, the score is 1 - prod(1 - score) over them.
 
     Needs:
-        occurrences: dump_id, text_raw, language (`ruling_occurrences`).
+        occurrences: dump_id, text_raw, language, published_on (`ruling_occurrences`).
         stubs: `card_stubs`. index: None without a catalog (names only, oracle_id null).
 
     Returns:
         ATTRIBUTION_SCHEMA: dump_id, card_name, oracle_id, card_attribution
-        ("rulings", "stub", "name"), card_attribution_score (0-1); one row per
-        attributed dump, sorted by dump_id.
+        ("rulings", "record", "stub", "name": `schemas.models.CARD_ATTRIBUTION_KINDS`),
+        card_attribution_score (0-1); one row per dump with a card or a name, sorted
+        by dump_id.
+
     """
-    dump_texts = _english_dump_texts(occurrences)
+    dump_entries = _english_dump_entries(occurrences)
+    dump_texts = dump_entries.select("dump_id", "text").unique()
     if index is None:
         named = pick_subject_names(dump_texts, find_name_mentions(dump_texts["text"]))
         return named.select(
@@ -110,23 +135,97 @@ def attribute_dumps(
     full_names = index["names"].filter(~pl.col("is_short"))["name"]
     named = pick_subject_names(own_texts, mentions, index["terms"], examples, full_names)
     named = _look_up_names(named, carried, index)
+    matched = match_dump_entries(dump_entries, matches, index["rulings"])
+    consistent = find_consistent_cards(matched, index["dated"])
+    consistent = consistent.filter(~pl.col("oracle_id").is_in(index["unpaired"].implode()))
+    conflicts = find_stub_conflicts(stubs, index["texts"], consistent)
+    consistent = consistent.join(conflicts, on=["dump_id", "oracle_id"], how="anti")
+    card_names = index["rulings"].select("oracle_id", "card_name").unique("oracle_id")
+    by_record = attribute_by_record(matched, consistent, card_names)
     by_rulings = attribute_by_rulings(dump_texts, index["rulings"], index["names"], matches)
     by_rulings = by_rulings.filter(~pl.col("oracle_id").is_in(index["unpaired"].implode()))
+    by_rulings = by_rulings.join(
+        _incomplete_beside_unknown_names(matched, own_texts, mentions, by_rulings, index),
+        on=["dump_id", "oracle_id"],
+        how="anti",
+    )
     by_stub = attribute_by_stub(stubs, index["texts"])
     by_stub = by_stub.join(
         _names_against_stub(own_texts, mentions, by_stub, index), on="dump_id", how="anti"
-    )
-    return _combine(named, by_rulings, by_stub)
+    ).join(_rulings_against_stub(matched, by_stub, index), on=["dump_id", "oracle_id"], how="anti")
+    return combine_evidence(named, by_rulings, by_record, by_stub, consistent)
 
 
-def _english_dump_texts(occurrences: pl.DataFrame) -> pl.DataFrame:
-    """dump_id, text: each dump's distinct English rulings, normalized (`normalize_text`).
+def _rulings_against_stub(
+    matched: pl.DataFrame, by_stub: pl.DataFrame, index: CatalogIndex
+) -> pl.DataFrame:
+    """dump_id, oracle_id: stub matches whose dump's rulings point at another card (an entry
+    the catalog does not know, or a specific ruling the stub's card does not carry) while
+    none of them is the card's, or the card's own specific rulings are missing.
 
-    Each distinct body is normalized once: most recur across dumps.
+    Lace with Moonglove (not in the catalog) prints the words Serpent's Gift starts with;
+    its page carries a deathtouch ruling the catalog does not know, none of Serpent's
+    Gift's.
     """
-    english = occurrences.filter(pl.col("language") == "en").select("dump_id", "text_raw")
+    pairs = by_stub.select("dump_id", "oracle_id")
+    carried = matched.join(pairs, on=["dump_id", "oracle_id"], how="semi").select("dump_id", "text")
+    elsewhere = (
+        matched.group_by("dump_id", "text")
+        .agg(_min=pl.col("card_count").min())
+        .filter(pl.col("_min").is_null() | (pl.col("_min") <= MAX_SPECIFIC))
+        .join(carried, on=["dump_id", "text"], how="anti")
+        .select("dump_id")
+        .unique()
+    )
+    doubted = pairs.join(elsewhere, on="dump_id", how="semi")
+    carries_none = doubted.join(carried.select("dump_id").unique(), on="dump_id", how="anti")
+    lacks_own = find_missing_specific(matched, index["dated"], index["rulings"], doubted)
+    return pl.concat([carries_none, lacks_own]).unique()
+
+
+def _incomplete_beside_unknown_names(
+    matched: pl.DataFrame,
+    dump_texts: pl.DataFrame,
+    mentions: pl.DataFrame,
+    pins: pl.DataFrame,
+    index: CatalogIndex,
+) -> pl.DataFrame:
+    """dump_id, oracle_id: `pins` of dumps that name a card the catalog does not know and lack
+    a specific ruling of the pinned card (`record_match.find_missing_specific`).
+
+    Opalescence's page (Opalescence not in the catalog) carries the rulings it shares with
+    Humility, which name both, but none of Humility's own: not Humility's page.
+    """
+    terms = index["terms"].implode()
+    names = index["names"]["name"].implode()
+    lowercase = pl.col("name").str.to_lowercase()
+    unknown = (
+        dump_texts.join(mentions, on="text")
+        .filter(
+            ~pl.col("name").is_in(names)
+            & ~pl.col("name").str.strip_suffix("s").is_in(names)
+            & ~lowercase.is_in(terms)
+            & ~lowercase.str.strip_suffix("s").is_in(terms)
+        )
+        .select("dump_id")
+        .unique()
+    )
+    pins = pins.join(unknown, on="dump_id", how="semi")
+    return find_missing_specific(matched, index["dated"], index["rulings"], pins)
+
+
+def _english_dump_entries(occurrences: pl.DataFrame) -> pl.DataFrame:
+    """dump_id, text, published_on: each dump's distinct English entries, text normalized
+    (`normalize_text`). Each distinct body is normalized once: most recur across dumps."""
+    english = occurrences.filter(pl.col("language") == "en").select(
+        "dump_id", "text_raw", "published_on"
+    )
     keys = comparison_keys(english["text_raw"], "text")
-    return english.join(keys, on="text_raw", nulls_equal=True).select("dump_id", "text").unique()
+    return (
+        english.join(keys, on="text_raw", nulls_equal=True)
+        .select("dump_id", "text", "published_on")
+        .unique()
+    )
 
 
 def _names_against_stub(
@@ -212,54 +311,3 @@ def _look_up_names(named: pl.DataFrame, carried: pl.DataFrame, index: CatalogInd
             index["names"].select(card_name="name", _n_any="oracle_id"), on="card_name", how="left"
         )
     )
-
-
-def _combine(named: pl.DataFrame, by_rulings: pl.DataFrame, by_stub: pl.DataFrame) -> pl.DataFrame:
-    """One attribution per dump from the three kinds of evidence.
-
-    Rulings count only when the rulings' subject name is their card. Rulings
-    and stub on two cards, or a subject name of another catalog card: no card.
-    A subject name the catalog does not know beats a catalog match (the name
-    alone is kept). A name alone never gets an oracle_id.
-    """
-    evidence = (
-        named.select("dump_id", "_n_any", _name="card_name", _n_oid="oracle_id",
-                     _n_name="catalog_name", _n_score="name_score")
-        .join(by_rulings.rename({"oracle_id": "_r_oid", "card_name": "_r_name",
-                                 "rulings_score": "_r_score"}), on="dump_id", how="full",
-              coalesce=True)
-        .join(by_stub.rename({"oracle_id": "_s_oid", "card_name": "_s_name",
-                              "stub_score": "_s_score"}), on="dump_id", how="full", coalesce=True)
-    )  # fmt: skip
-    # Rulings pin a card only when the rulings' subject is that card.
-    subject_is_card = pl.col("_n_any").eq_missing(pl.col("_r_oid"))
-    evidence = evidence.with_columns(
-        pl.when(subject_is_card).then(pl.col(c)).name.keep()
-        for c in ("_r_oid", "_r_name", "_r_score")
-    )
-    card = pl.coalesce("_r_oid", "_s_oid")
-    rulings_stub_agree = pl.col("_r_oid").is_null() | pl.col("_s_oid").is_null()
-    rulings_stub_agree = rulings_stub_agree | (pl.col("_r_oid") == pl.col("_s_oid"))
-    other_card_named = (
-        pl.col("_n_oid").is_not_null() & card.is_not_null() & (pl.col("_n_oid") != card)
-    )
-    # The subject is a card the catalog does not know: the catalog match came
-    # from rulings it shares with catalog cards; keep the name alone.
-    unknown_named = pl.col("_name").is_not_null() & pl.col("_n_oid").is_null() & card.is_not_null()
-    evidence = evidence.filter(rulings_stub_agree & ~other_card_named).with_columns(
-        pl.when(~unknown_named).then(pl.col(c)).name.keep()
-        for c in ("_r_oid", "_r_name", "_r_score", "_s_oid", "_s_name", "_s_score")
-    )
-    how = (
-        pl.when(pl.col("_r_oid").is_not_null()).then(pl.lit("rulings"))
-        .when(pl.col("_s_oid").is_not_null()).then(pl.lit("stub"))
-        .otherwise(pl.lit("name"))
-    )  # fmt: skip
-    doubt = [(1 - pl.col(c).fill_null(0.0)) for c in ("_r_score", "_s_score", "_n_score")]
-    return evidence.select(
-        "dump_id",
-        card_name=pl.coalesce("_r_name", "_s_name", "_name"),
-        oracle_id=card,
-        card_attribution=how,
-        card_attribution_score=(1 - doubt[0] * doubt[1] * doubt[2]).round(3),
-    ).sort("dump_id")

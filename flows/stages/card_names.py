@@ -47,6 +47,9 @@ _LEADING_TEXT = (
     "Otherwise Instead Likewise Normally Usually Remember"
 )
 LEADING_WORDS = frozenset(_LEADING_TEXT.split(" "))
+#: Rules variables and the name connectors: never the start of a name.
+_VARIABLES = frozenset(("X", "Y", "Z", "N"))
+_CONNECTORS = frozenset(("of", "the", "from", "for", "in", "to"))
 #: Rules terms: never a card name alone (with a catalog, its subtypes and keywords too).
 _TERMS_TEXT = (
     "Energy Reconfigure Equipment Aura Vehicle Saga Token Creature Player Planeswalker Battle "
@@ -91,7 +94,12 @@ def find_name_mentions(texts: pl.Series) -> pl.DataFrame:
     for text in texts.drop_nulls().unique().to_list():
         for match in _NAME.finditer(text):
             words = match.group().split(" ")
-            while words and re.split("['’,]", words[0])[0] in LEADING_WORDS:
+            # Sentence words and variables (`the value of X in Zaxara's ability`) are no name.
+            while words and (
+                re.split("['’,]", words[0])[0] in LEADING_WORDS
+                or words[0] in _VARIABLES
+                or words[0] in _CONNECTORS
+            ):
                 words.pop(0)
             name = " ".join(words).rstrip(",")
             if len(name) < 3 or _is_rules_term(name) or name.isupper() or name[0].islower():

@@ -7,6 +7,7 @@ from typing import Any
 
 import polars as pl
 
+from flows.stages.dump_checks import count_dump_checks
 from flows.stages.parse import LINE_KINDS
 from flows.stages.report import build_report
 from flows.stages.report_html import build_report_html
@@ -78,7 +79,10 @@ def build_manifest(
         dumps_parsed, dumps_reused, languages_detected, languages_reused),
         ruling_ids (published rulings by how their id relates to the id
         registry: kept, merged, split, gained; the merge rules versions of
-        the registry and of this run; see `dedupe.stabilize_ruling_ids`).
+        the registry and of this run; see `dedupe.stabilize_ruling_ids`),
+        dump_checks ({checked: dumps with an oracle_id, missing, not_on_card,
+        other_date: dumps with such a finding}; {} when no dump has an oracle_id:
+        `dump_checks.count_dump_checks`).
     """
     return {
         "run_id": run_id,
@@ -95,6 +99,9 @@ def build_manifest(
         "since_previous": since_previous or {},
         "work": work or {},
         "ruling_ids": ruling_ids or {},
+        "dump_checks": count_dump_checks(tables["dumps"], tables["dump_checks"])
+        if "dump_checks" in tables
+        else {},
     }
 
 

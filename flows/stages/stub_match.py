@@ -18,8 +18,10 @@ MIN_PREFIX_CHARS = 20
 #: ... and so is one with fewer letters than this outside mana symbols (`{T}: Add {C}.`
 #: starts hundreds of lands).
 MIN_PREFIX_LETTERS = 12
-#: Letters the stub must have after it parts from every other card's text.
+#: Letters the stub must have after it parts from every other card's text of its
+#: stats, and from every card's text of other stats.
 MIN_TAIL_LETTERS = 8
+MIN_TAIL_LETTERS_OTHER_STATS = 4
 
 
 def fold_card_text(text: pl.Expr) -> pl.Expr:
@@ -64,6 +66,10 @@ def index_catalog_texts(cards: pl.DataFrame, foreign: pl.DataFrame) -> pl.DataFr
 def attribute_by_stub(stubs: pl.DataFrame, catalog_texts: pl.DataFrame) -> pl.DataFrame:
     """The one catalog card each dump's stub is a cut copy of.
 
+    The catalog texts compared are those of the stub's language (when reliably
+    detected), mana value and power/toughness (when the stub has them): the
+    cards left are the candidates and the rivals the stub must part from.
+
     Needs:
         stubs: dump_id, mana_value, power, toughness, text, language,
             language_is_inferred (`card_stubs`). catalog_texts: `index_catalog_texts`.
@@ -75,34 +81,24 @@ def attribute_by_stub(stubs: pl.DataFrame, catalog_texts: pl.DataFrame) -> pl.Da
         every other card's text. A stub in a reliably detected language is
         matched against that language's texts only.
     """
-    prefixes = (
-        stubs.filter(pl.col("text").is_not_null())
-        .with_columns(_prefix=fold_card_text(pl.col("text")))
-        .filter(
-            (pl.col("_prefix").str.len_chars() >= MIN_PREFIX_CHARS)
-            & (_letters(pl.col("_prefix")) >= MIN_PREFIX_LETTERS)
-        )
+    same_start, found = _match_prefixes(stubs, catalog_texts)
+    distinct = _distinct_tail(found, same_start.filter("_same_stats")).join(
+        _distinct_tail(found, same_start.filter(~pl.col("_same_stats"))).rename(
+            {"_tail": "_tail_other"}
+        ),
+        on="dump_id",
+        how="full",
+        coalesce=True,
     )
-    keyed = prefixes.with_columns(_key=pl.col("_prefix").str.slice(0, MIN_PREFIX_CHARS))
-    same_start = keyed.join(catalog_texts, on="_key", suffix="_catalog").filter(
-        _same_or_unknown("language", pl.col("language_is_inferred"))
-    )
-    candidates = same_start.filter(
-        pl.col("text_catalog").str.starts_with(pl.col("_prefix"))
-        & pl.col("mana_value").eq_missing(pl.col("mana_value_catalog"))
-        & _same_or_unknown("power", pl.col("power").is_null())
-        & _same_or_unknown("toughness", pl.col("toughness").is_null())
-    )
-    found = (
-        candidates.group_by("dump_id", "_prefix")
-        .agg(pl.col("oracle_id").unique(), pl.col("card_name").first())
-        .filter(pl.col("oracle_id").list.len() == 1)
-        .with_columns(pl.col("oracle_id").list.first())
-    )
-    distinct = _distinct_tail(found, same_start)
     return (
         found.join(distinct, on="dump_id", how="left")
-        .filter(_letters(pl.col("_tail").fill_null(pl.col("_prefix"))) >= MIN_TAIL_LETTERS)
+        .filter(
+            (_letters(pl.col("_tail").fill_null(pl.col("_prefix"))) >= MIN_TAIL_LETTERS)
+            & (
+                _letters(pl.col("_tail_other").fill_null(pl.col("_prefix")))
+                >= MIN_TAIL_LETTERS_OTHER_STATS
+            )
+        )
         .select(
             "dump_id",
             "oracle_id",
@@ -114,6 +110,46 @@ def attribute_by_stub(stubs: pl.DataFrame, catalog_texts: pl.DataFrame) -> pl.Da
         .unique("dump_id", keep="none")
         .sort("dump_id")
     )
+
+
+def _match_prefixes(
+    stubs: pl.DataFrame, catalog_texts: pl.DataFrame
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(the catalog texts starting as each usable stub, `_same_stats` flagged; the dumps
+    whose stub starts the texts of exactly one card of its stats: dump_id, _prefix,
+    oracle_id, card_name)."""
+    prefixes = (
+        stubs.filter(pl.col("text").is_not_null())
+        .with_columns(_prefix=fold_card_text(pl.col("text")))
+        .filter(
+            (pl.col("_prefix").str.len_chars() >= MIN_PREFIX_CHARS)
+            & (_letters(pl.col("_prefix")) >= MIN_PREFIX_LETTERS)
+        )
+    )
+    keyed = prefixes.with_columns(_key=pl.col("_prefix").str.slice(0, MIN_PREFIX_CHARS))
+    # Narrowed by language, mana value and power/toughness before the texts are
+    # compared: the candidates, and the rivals the stub must part from by
+    # MIN_TAIL_LETTERS letters; a card of other stats that prints the same words
+    # is a weaker rival (MIN_TAIL_LETTERS_OTHER_STATS): the words are generic, a
+    # card the catalog lacks may print them with these stats (a functional reprint).
+    same_start = keyed.join(catalog_texts, on="_key", suffix="_catalog").filter(
+        _same_or_unknown("language", pl.col("language_is_inferred"))
+    )
+    same_start = same_start.with_columns(
+        _same_stats=pl.col("mana_value").eq_missing(pl.col("mana_value_catalog"))
+        & _same_or_unknown("power", pl.col("power").is_null())
+        & _same_or_unknown("toughness", pl.col("toughness").is_null())
+    )
+    candidates = same_start.filter(
+        pl.col("_same_stats") & pl.col("text_catalog").str.starts_with(pl.col("_prefix"))
+    )
+    found = (
+        candidates.group_by("dump_id", "_prefix")
+        .agg(pl.col("oracle_id").unique(), pl.col("card_name").first())
+        .filter(pl.col("oracle_id").list.len() == 1)
+        .with_columns(pl.col("oracle_id").list.first())
+    )
+    return same_start, found
 
 
 def _distinct_tail(found: pl.DataFrame, same_start: pl.DataFrame) -> pl.DataFrame:
@@ -145,3 +181,44 @@ def _same_or_unknown(column: str, unknown: pl.Expr) -> pl.Expr:
 def _letters(text: pl.Expr) -> pl.Expr:
     """Letters of `text` outside mana symbols such as {T} and {2}{R} (UInt32)."""
     return text.str.replace_all(r"\{[^}]*\}", "").str.count_matches(r"\p{L}")
+
+
+def find_stub_conflicts(
+    stubs: pl.DataFrame, catalog_texts: pl.DataFrame, candidates: pl.DataFrame
+) -> pl.DataFrame:
+    """dump_id, oracle_id: candidate cards that none of the dump's usable stubs is cut from.
+
+    A stub long enough to match (`attribute_by_stub`'s MIN_PREFIX_CHARS and
+    MIN_PREFIX_LETTERS) that starts none of a candidate's printed texts (any
+    language, the same mana value) is another card's: a card the catalog
+    lacks whose rulings the candidate shares (Contested Cliffs' Italian stub
+    in a dump whose one ruling is Triangle of War's too).
+
+    Needs:
+        stubs: dump_id, mana_value, text (`card_stubs`). catalog_texts: `index_catalog_texts`.
+        candidates: dump_id, oracle_id.
+    """
+    usable = (
+        stubs.filter(pl.col("text").is_not_null())
+        .select("dump_id", "mana_value", _prefix=fold_card_text(pl.col("text")))
+        .filter(
+            (pl.col("_prefix").str.len_chars() >= MIN_PREFIX_CHARS)
+            & (_letters(pl.col("_prefix")) >= MIN_PREFIX_LETTERS)
+        )
+    )
+    pairs = candidates.select("dump_id", "oracle_id").join(usable, on="dump_id")
+    fitting = (
+        pairs.join(catalog_texts.select("oracle_id", "text", _mv="mana_value"), on="oracle_id")
+        .filter(
+            pl.col("text").str.starts_with(pl.col("_prefix"))
+            & pl.col("mana_value").eq_missing(pl.col("_mv"))
+        )
+        .select("dump_id", "oracle_id")
+        .unique()
+    )
+    return (
+        pairs.select("dump_id", "oracle_id")
+        .unique()
+        .join(fitting, on=["dump_id", "oracle_id"], how="anti")
+        .sort("dump_id", "oracle_id")
+    )

@@ -20,6 +20,7 @@ from pandera.errors import SchemaErrors
 from flows.errors import ContractError
 from flows.stages.attribution import CatalogIndex
 from flows.stages.dedupe import REGISTRY_SCHEMA, stabilize_ruling_ids
+from flows.stages.dump_checks import add_dump_cards
 from flows.stages.dumps import DUMP_COUNT_COLUMNS, DumpResults
 from flows.stages.for_readers import add_paths, choose_ruling_texts
 from flows.stages.parse import LINE_KINDS
@@ -82,12 +83,7 @@ def build_global_tables(
         "rejects": build_rejects(results["kept_lines"], file_rejects),
         "ruling_cards": build_ruling_cards(variant_table, catalog and catalog["rulings"]),
     }
-    published["dumps"] = published["dumps"].join(results["attribution"], on="dump_id", how="left")
-    found = results["attribution"]
-    logger.info(
-        "attributed %d of %d dumps to a card (%d with an oracle_id)",
-        found.height, published["dumps"].height, found["oracle_id"].count(),
-    )  # fmt: skip
+    published = add_dump_cards(published, results["attribution"], catalog and catalog["dated"])
     counts = results["counts"]
     accounting = {kind: int(counts[f"kind_{kind}"].sum()) for kind in LINE_KINDS}
     accounting["lines_read"] = int(counts["line_count"].sum())

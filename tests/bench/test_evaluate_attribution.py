@@ -20,12 +20,17 @@ def test_eval_help_ends_with_an_example() -> None:
 
 
 def test_attribution_on_a_small_catalog(small_catalog_dir: Path, tmp_path: Path) -> None:
-    """60 dumps of catalog cards, 20 of removed ones: no wrong oracle_id, most cards found."""
-    measured = evaluate_attribution(small_catalog_dir, tmp_path / "cache", 60, 20, seed=0)
-    inside, outside = measured["in_catalog"], measured["out_of_catalog"]
-    assert (inside["dumps"], outside["dumps"]) == (60, 20)
+    """60 dumps of catalog cards, 20 of removed ones, 3 twin pairs each way: no wrong
+    oracle_id, most identifiable cards found, every abstention with a reason."""
+    measured = evaluate_attribution(small_catalog_dir, tmp_path / "cache", 60, 20, 0, twins=3)
+    inside, outside, twins = measured["in_catalog"], measured["out_of_catalog"], measured["twins"]
+    assert (twins["pairs_removed_one"], twins["pairs_both_kept"]) == (3, 3)
+    assert (inside["dumps"], outside["dumps"]) == (60 + 3 + 6, 20 + 3)
     assert inside["wrong"] == 0 and outside["wrong"] == 0
     assert inside["right"] == inside["given_an_oracle_id"] >= 20
+    assert inside["recall_identifiable"] >= 0.5
+    left = inside["identifiable"] - inside["identifiable_right"]
+    assert sum(inside["abstained_identifiable_by_reason"].values()) == left
 
 
 def test_eval_command_writes_results(small_catalog_dir: Path, tmp_path: Path) -> None:
@@ -36,10 +41,12 @@ def test_eval_command_writes_results(small_catalog_dir: Path, tmp_path: Path) ->
     ])  # fmt: skip
     assert result.exit_code == 0, result.output
     written = json.loads(results.read_text())
-    assert written["against_targets"] == {
-        "in_catalog_accuracy_at_least_0.99": True,
-        "out_of_catalog_wrong_is_0": True,
-    }
+    targets = written["against_targets"]
+    assert sorted(targets) == [
+        "identifiable_recall_at_least_0.95", "in_catalog_wrong_is_0",
+        "out_of_catalog_wrong_is_0", "twins_wrong_is_0",
+    ]  # fmt: skip
+    assert targets["in_catalog_wrong_is_0"] and targets["out_of_catalog_wrong_is_0"]
     assert written["catalog_load"]["cold"]["from_cache"] is False
     assert written["catalog_load"]["warm"]["from_cache"] is True
     assert written["catalog_load"]["warm"]["rows"] == written["catalog_load"]["cold"]["rows"]

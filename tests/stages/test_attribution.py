@@ -384,3 +384,18 @@ def test_a_name_used_mid_sentence_still_names_the_card() -> None:
     )
     dumps = run_contents({"t.txt": dump}).tables["dumps"]
     assert dumps.select("card_name", "card_attribution").rows() == [("Satya", "name")]
+
+
+def test_a_kind_the_schema_lacks_stops_the_run() -> None:
+    """A card_attribution value missing from the schema would move every such dump to
+    `rejects` at validation, silently (an earlier attempt lost 222 dumps so): it stops."""
+    from flows.errors import ContractError
+    from flows.stages.dump_checks import check_kinds as _check_kinds
+
+    found = pl.DataFrame({"dump_id": ["d"], "card_attribution": ["dated_rulings"]})
+    with pytest.raises(ContractError, match=r"\['dated_rulings'\] is not in schemas"):
+        _check_kinds(found)
+    assert_frame_equal(
+        _check_kinds(found.with_columns(card_attribution=pl.lit("record"))),
+        found.with_columns(card_attribution=pl.lit("record")),
+    )

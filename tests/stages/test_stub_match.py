@@ -5,7 +5,9 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
+from flows.stages.cards import Catalog
 from flows.stages.stub_match import attribute_by_stub, index_catalog_texts
+from tests.conftest import needs_real_catalog
 
 #: Real MTGJSON printings (2022 catalog): two lands that start alike.
 SKARRG = "92bac34e-2045-4331-842f-185711c1ac56"
@@ -59,3 +61,27 @@ def test_stub_prefix_must_part_from_other_cards(
 def test_stub_with_another_mana_value_matches_nothing() -> None:
     text = "{T}: Add {C}.\n{R}{G}, {T}: Target creature gets +1/+1 and"
     assert attribute_by_stub(stub(text, 1.0), index_catalog_texts(LANDS, NO_FOREIGN)).height == 0
+
+
+SALVAGE_DRONE = "9b18bbf3-3b1c-4010-bc6f-e7eacb2ffb70"
+
+
+@needs_real_catalog
+def test_a_portuguese_stub_cut_from_the_card_names_it(
+    real_catalog_cache: tuple[Catalog, object],
+) -> None:
+    """`CMC 1P/R 1/1` + Salvage Drone's Brazilian text as MTGJSON prints it (no break after
+    `cor.)`), cut: the candidates are the 1-mana 1/1 texts in pt (Sludge Crawler's starts
+    the same), and other Eldrazi print `Quando Zangão de` too."""
+    catalog = real_catalog_cache[0]
+    texts = index_catalog_texts(catalog["cards"], catalog["foreign"])
+    cut = (
+        "Desprovido (Este card não tem cor.)Ingerir (Toda vez que esta criatura causa dano "
+        "de combate a um jogador, ele exila o card do topo do próprio grimório.)Quando "
+        "Zangão de Recuperação morre,"
+    )
+    stub_pt = stub(cut, 1.0).with_columns(
+        power=pl.lit("1"), toughness=pl.lit("1"), language=pl.lit("pt")
+    )
+    found = attribute_by_stub(stub_pt, texts)
+    assert found.select("oracle_id", "card_name").rows() == [(SALVAGE_DRONE, "Salvage Drone")]

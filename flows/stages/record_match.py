@@ -1,0 +1,222 @@
+"""Match a dump's dated entries against the catalog's record of (card, ruling, date).
+
+The catalog records each ruling of each card with its date; a dump carries
+the date of each entry. A ruling the catalog gives to one card alone
+(`card_count` 1) names that card when the dump is consistent with the card's
+record (`find_consistent_cards`):
+
+- every English entry of the dump matches a catalog ruling (a ruling the
+  catalog does not know may be the ruling of a card it lacks, whose other
+  rulings it shares with the candidate: functional reprints, cycles);
+- each entry the candidate carries has one of the candidate's dates for it, and
+  every other entry a date the catalog records for its text (a newer card that
+  repeats an old ruling's words gets its own, later date);
+- no entry is a specific ruling (carried by at most `MAX_SPECIFIC` cards) that
+  the candidate does not carry;
+- the dump has every ruling the record gives the candidate up to the dump's
+  last date (a site pastes a card's whole page).
+
+Rulings shared by several cards (cycles, functional reprints) never pin a
+card here, even with their dates: measured, that named a wrong card for cards
+removed from the catalog (see `docs/attribution.md`).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from flows.stages.dedupe import normalize_text
+from flows.stages.rulings_match import MAX_SPECIFIC
+
+#: The score of a card pinned by its record (unique rulings, every date agreeing).
+RECORD_SCORE = 0.9
+#: Rulings unique to the card a dump needs to be pinned by its record. Measured over
+#: seeds 0, 1, 2 (1,000 cards, 300 removed, 100 twin pairs each; `docs/attribution.md`):
+#: with 1, +16 points of recall on seed 0 but 7 of 399 removed cards named wrong (twins
+#: whose one ruling, same date, the catalog now gives the card kept: Absolute Grace's
+#: to Absolute Law); with 2, 3 wrong on seed 1 (Ardent Plea's cascade rulings named
+#: Captured Sunlight; Cauldron Haze, Targ Nar), with 3, 1 wrong; with 4, none.
+MIN_UNIQUE_RULINGS = 4
+
+
+def index_dated_rulings(rulings: pl.DataFrame) -> pl.DataFrame:
+    """The catalog's record: one row per distinct (normalized text, oracle_id, date).
+
+    Needs:
+        rulings: oracle_id, date (String, ISO), text (`catalog.Catalog["rulings"]`).
+
+    Returns:
+        text (String, `dedupe.normalize_text`), oracle_id (String), date (Date),
+        written (String: the catalog's text as written, trimmed; of several, the
+        smallest); sorted by text, oracle_id, date.
+    """
+    return (
+        rulings.filter(pl.col("oracle_id").is_not_null() & (pl.col("text") != ""))
+        .select(
+            text=normalize_text(pl.col("text")),
+            oracle_id="oracle_id",
+            date=pl.col("date").str.to_date(strict=False),
+            written=pl.col("text").str.strip_chars(),
+        )
+        .drop_nulls()
+        .group_by("text", "oracle_id", "date")
+        .agg(pl.col("written").min())
+        .sort("text", "oracle_id", "date")
+    )
+
+
+def match_dump_entries(
+    dump_entries: pl.DataFrame, matches: pl.DataFrame, catalog_rulings: pl.DataFrame
+) -> pl.DataFrame:
+    """Each dump entry with the catalog cards that carry its text.
+
+    Needs:
+        dump_entries: dump_id, text (normalized), published_on (Date).
+        matches: text, catalog_text (`rulings_match.match_catalog_texts`).
+        catalog_rulings: text, oracle_id, card_count (`rulings_match.index_catalog_rulings`).
+
+    Returns:
+        dump_id, text, published_on, catalog_text (null: no catalog ruling),
+        oracle_id, card_count (null with catalog_text).
+    """
+    carriers = catalog_rulings.select(catalog_text="text", oracle_id="oracle_id",
+                                      card_count="card_count")  # fmt: skip
+    return (
+        dump_entries.select("dump_id", "text", "published_on")
+        .unique()
+        .join(matches, on="text", how="left")
+        .join(carriers, on="catalog_text", how="left")
+    )
+
+
+def find_consistent_cards(matched: pl.DataFrame, dated: pl.DataFrame) -> pl.DataFrame:
+    """dump_id, oracle_id: the cards carrying a dump ruling that the whole dump is consistent with.
+
+    Consistent as the module doc says: no unknown entry, no date the record
+    does not give, no specific ruling of another card.
+
+    Needs:
+        matched: `match_dump_entries` output. dated: `index_dated_rulings` output.
+    """
+    unknown = matched.filter(pl.col("catalog_text").is_null()).select("dump_id").unique()
+    known_dates = dated.select(catalog_text="text", published_on="date").unique()
+    undated = (
+        matched.filter(pl.col("catalog_text").is_not_null())
+        .join(known_dates, on=["catalog_text", "published_on"], how="anti")
+        .select("dump_id")
+        .unique()
+    )
+    vetoed = pl.concat([unknown, undated]).unique()
+    candidates = (
+        matched.filter(pl.col("oracle_id").is_not_null())
+        .join(vetoed, on="dump_id", how="anti")
+        .select("dump_id", "oracle_id")
+        .unique()
+    )
+    # Entries a candidate does not carry at one of its dates: fine when generic and dated.
+    own = dated.select(catalog_text="text", oracle_id="oracle_id", published_on="date")
+    entries = matched.select("dump_id", "text", "catalog_text", "published_on").unique()
+    carried = candidates.join(entries, on="dump_id").join(
+        own, on=["catalog_text", "oracle_id", "published_on"], how="semi"
+    )
+    specific = (
+        matched.group_by("dump_id", "text")
+        .agg(_min_count=pl.col("card_count").min())
+        .filter(pl.col("_min_count") <= MAX_SPECIFIC)
+        .select("dump_id", "text")
+    )
+    bad = (
+        candidates.join(specific, on="dump_id")
+        .join(carried.select("dump_id", "oracle_id", "text"), on=["dump_id", "oracle_id", "text"],
+              how="anti")
+        .select("dump_id", "oracle_id")
+        .unique()
+    )  # fmt: skip
+    # The candidate's own rulings must carry its own dates (no other card's date for them).
+    misdated = (
+        candidates.join(entries, on="dump_id")
+        .join(own.select("catalog_text", "oracle_id").unique(), on=["catalog_text", "oracle_id"])
+        .join(own, on=["catalog_text", "oracle_id", "published_on"], how="anti")
+        .select("dump_id", "oracle_id")
+        .unique()
+    )
+    vetoes = pl.concat([bad, misdated, _incomplete(candidates, entries, own)])
+    return candidates.join(vetoes, on=["dump_id", "oracle_id"], how="anti").sort(
+        "dump_id", "oracle_id"
+    )
+
+
+def _incomplete(candidates: pl.DataFrame, entries: pl.DataFrame, own: pl.DataFrame) -> pl.DataFrame:
+    """dump_id, oracle_id: candidates with a ruling dated up to the dump's last entry that
+    the dump lacks. A card's page lists all its rulings; a card the catalog lacks whose
+    rulings are a part of a catalog card's (Contested Cliffs of Triangle of War's) lacks
+    the others."""
+    last = entries.group_by("dump_id").agg(_last=pl.col("published_on").max())
+    present = entries.select("dump_id", "catalog_text").drop_nulls().unique()
+    return (
+        candidates.join(last, on="dump_id")
+        .join(own, on="oracle_id")
+        .filter(pl.col("published_on") <= pl.col("_last"))
+        .join(present, on=["dump_id", "catalog_text"], how="anti")
+        .select("dump_id", "oracle_id")
+        .unique()
+    )
+
+
+def find_missing_specific(
+    matched: pl.DataFrame, dated: pl.DataFrame, catalog_rulings: pl.DataFrame, pairs: pl.DataFrame
+) -> pl.DataFrame:
+    """dump_id, oracle_id: the `pairs` whose card has a specific ruling (on at most
+    MAX_SPECIFIC cards), dated up to the dump's last entry, that the dump lacks.
+
+    A site pastes a card's whole page: a dump of Opalescence (not in the catalog)
+    carries the rulings it shares with Humility, which name Humility, but none of
+    Humility's own.
+
+    Needs:
+        matched: `match_dump_entries` output. dated: `index_dated_rulings` output.
+        catalog_rulings: `rulings_match.index_catalog_rulings`. pairs: dump_id, oracle_id.
+    """
+    specific = catalog_rulings.filter(pl.col("card_count") <= MAX_SPECIFIC).select(
+        catalog_text="text", oracle_id="oracle_id"
+    )
+    own = dated.select(catalog_text="text", oracle_id="oracle_id", published_on="date").join(
+        specific, on=["catalog_text", "oracle_id"], how="semi"
+    )
+    entries = matched.select("dump_id", "text", "catalog_text", "published_on").unique()
+    return _incomplete(pairs.select("dump_id", "oracle_id").unique(), entries, own)
+
+
+def attribute_by_record(
+    matched: pl.DataFrame,
+    consistent: pl.DataFrame,
+    card_names: pl.DataFrame,
+    min_unique: int = MIN_UNIQUE_RULINGS,
+) -> pl.DataFrame:
+    """The one card whose unique rulings a dump carries, when the dump is consistent with it.
+
+    Needs:
+        matched: `match_dump_entries` output.
+        consistent: `find_consistent_cards` output.
+        card_names: oracle_id, card_name (one row per oracle_id).
+
+        min_unique: distinct rulings unique to the card the dump must carry.
+
+    Returns:
+        dump_id, oracle_id, card_name, record_score (Float64: RECORD_SCORE); dumps whose
+        unique rulings (at least `min_unique`) belong to exactly one card, which the
+        dump is consistent with.
+    """
+    unique_cards = (
+        matched.filter(pl.col("card_count") == 1)
+        .group_by("dump_id", "oracle_id")
+        .agg(_n=pl.col("catalog_text").n_unique())
+        .filter((pl.len().over("dump_id") == 1) & (pl.col("_n") >= min_unique))
+        .select("dump_id", "oracle_id")
+    )
+    return (
+        unique_cards.join(consistent, on=["dump_id", "oracle_id"], how="semi")
+        .join(card_names, on="oracle_id", how="left")
+        .select("dump_id", "oracle_id", "card_name", record_score=pl.lit(RECORD_SCORE))
+        .sort("dump_id")
+    )

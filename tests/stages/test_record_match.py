@@ -1,0 +1,190 @@
+"""The catalog's dated record as evidence (`record_match`), on real cards of the 2022 catalog.
+
+Cards are removed from the catalog as the evaluation removes them: a removed
+card's dump must get no card, whatever the catalog's other cards share with it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+from bench.evaluate_attribution import split_catalog
+from flows.stages.attribution import CatalogIndex, attribute_dumps, index_catalog
+from flows.stages.cards import Catalog
+from flows.stages.record_match import index_dated_rulings
+from flows.stages.stub_match import find_stub_conflicts
+from tests.conftest import needs_real_catalog
+
+SAVAGE_PUNCH = "3ca58e01-21c6-4314-ab3d-280ba6f9f509"
+DEMOGORGONS_CLUTCHES = "0bbab99f-2ff6-4d48-b7c1-1ab0500c9422"
+LIGHTNING_SURGE = "dc55e69e-e1b8-4129-902c-c71bcb952418"
+TRIANGLE_OF_WAR = "6d4daf9c-e2f4-4d0e-b2e4-ded04d644b11"
+#: Removed from the catalog: each shares its rulings with a card kept.
+GRIZZLY_FATE = "f3073e4f-ca7e-4fde-88a4-bd7b6ebfbc8c"  # Lightning Surge's threshold ruling
+ABSOLUTE_GRACE = "41785f7b-3d02-4b7f-86ff-b381f626142e"  # Absolute Law's one ruling
+CONTESTED_CLIFFS = "b891a683-2ebc-4e9c-b402-5dd9c1b42b69"  # Triangle of War's one ruling
+OPALESCENCE = "59489b46-9d02-4f3c-bcd0-884e7605e9a5"  # two rulings naming Humility
+REMOVED = {GRIZZLY_FATE, ABSOLUTE_GRACE, CONTESTED_CLIFFS, OPALESCENCE}
+KILLING_WAVE = "69d6b906-5461-4eba-8667-dbb8c0ce3fcb"  # four rulings its own, none naming it
+
+THRESHOLD = (
+    "At the time this spell is resolving, it is on the stack and not in the graveyard. This "
+    "means that you should not count this card when determining whether the Threshold effect "
+    "occurs."
+)
+SURGE = "It either deals 4 damage or 6 damage. It does not deal 10 damage."
+ILLEGAL = "If either target is illegal when the ability resolves, it will do nothing."
+#: Contested Cliffs' Italian text, cut as a stub (mana value 0).
+CLIFFS_STUB = "{T}: Aggiungi {1} alla tua riserva di mana. {R}{G}, {T}: Scegli una Bestia"
+
+pytestmark = needs_real_catalog
+
+
+@pytest.fixture(scope="module")
+def real_catalog(real_catalog_cache: tuple[Catalog, object]) -> Catalog:
+    return real_catalog_cache[0]
+
+
+@pytest.fixture(scope="module")
+def reduced_index(real_catalog: Catalog) -> CatalogIndex:
+    """The real catalog without Grizzly Fate, Absolute Grace, Contested Cliffs, Opalescence."""
+    return index_catalog(split_catalog(real_catalog, REMOVED))
+
+
+def rulings_of(catalog: Catalog, oracle_id: str) -> list[tuple[str, str]]:
+    """(date, text) of the card's distinct rulings in the real catalog, sorted."""
+    rulings = catalog["rulings"].filter(pl.col("oracle_id") == oracle_id, pl.col("text") != "")
+    return sorted(rulings.select("date", "text").unique().iter_rows())
+
+
+def occurrences(entries: list[tuple[str, str]], dump_id: str = "d") -> pl.DataFrame:
+    """A dump's English entries as `attribute_dumps` reads them."""
+    return pl.DataFrame(
+        {
+            "dump_id": [dump_id] * len(entries),
+            "text_raw": [text for _, text in entries],
+            "language": ["en"] * len(entries),
+            "published_on": [dt.date.fromisoformat(date) for date, _ in entries],
+        },
+        schema={"dump_id": pl.String, "text_raw": pl.String, "language": pl.String,
+                "published_on": pl.Date},
+    )  # fmt: skip
+
+
+NO_STUBS = pl.DataFrame(
+    schema={"dump_id": pl.String, "mana_value": pl.Float64, "power": pl.String,
+            "toughness": pl.String, "text": pl.String, "language": pl.String,
+            "language_is_inferred": pl.Boolean},
+)  # fmt: skip
+
+
+def card_of(entries: list[tuple[str, str]], index: CatalogIndex) -> tuple | None:
+    """(card_name, oracle_id, card_attribution) of a one-dump attribution; None: no row."""
+    found = attribute_dumps(occurrences(entries), NO_STUBS, index)
+    return (
+        found.select("card_name", "oracle_id", "card_attribution").row(0) if found.height else None
+    )
+
+
+def test_rulings_that_name_the_card_as_no_subject_pin_it(
+    real_catalog: Catalog, reduced_index: CatalogIndex
+) -> None:
+    """`when Savage Punch tries to resolve` is no subject mention; its five rulings, one
+    card's record at its dates, pin Savage Punch (the issue: name, score 0, no card)."""
+    assert card_of(rulings_of(real_catalog, SAVAGE_PUNCH), reduced_index) == (
+        "Savage Punch", SAVAGE_PUNCH, "rulings",
+    )  # fmt: skip
+
+
+def test_one_ruling_naming_its_card_pins_it(
+    real_catalog: Catalog, reduced_index: CatalogIndex
+) -> None:
+    """`Demogorgon's Clutches requires its target to discard…`: its one ruling."""
+    assert card_of(rulings_of(real_catalog, DEMOGORGONS_CLUTCHES), reduced_index) == (
+        "Demogorgon's Clutches", DEMOGORGONS_CLUTCHES, "rulings",
+    )  # fmt: skip
+
+
+def test_four_unique_rulings_at_their_date_pin_the_card(
+    real_catalog: Catalog, reduced_index: CatalogIndex
+) -> None:
+    """Killing Wave's four rulings (2012-05-01) are its alone and never name it."""
+    entries = rulings_of(real_catalog, KILLING_WAVE)
+    assert card_of(entries, reduced_index) == ("Killing Wave", KILLING_WAVE, "record")
+
+
+def test_a_date_the_record_does_not_give_vetoes_the_card(
+    real_catalog: Catalog, reduced_index: CatalogIndex
+) -> None:
+    entries = rulings_of(real_catalog, KILLING_WAVE)
+    assert card_of([("2012-05-02", entries[0][1]), *entries[1:]], reduced_index) is None
+
+
+def test_a_missing_ruling_of_the_card_vetoes_it(
+    real_catalog: Catalog, reduced_index: CatalogIndex
+) -> None:
+    """Three of Killing Wave's four rulings: not its page."""
+    assert card_of(rulings_of(real_catalog, KILLING_WAVE)[1:], reduced_index) is None
+
+
+def test_two_unique_rulings_are_not_enough(reduced_index: CatalogIndex) -> None:
+    """Lightning Surge's two rulings, its alone without Grizzly Fate: fewer than
+    MIN_UNIQUE_RULINGS (cascade and persist cards share two or three with a twin)."""
+    assert card_of([("2004-10-04", SURGE), ("2013-04-15", THRESHOLD)], reduced_index) is None
+
+
+def test_rulings_naming_a_card_whose_own_rulings_are_missing_pin_nothing(
+    real_catalog: Catalog, reduced_index: CatalogIndex
+) -> None:
+    """Opalescence's rulings (two of them name Humility, the subject) without Humility's own
+    two: no card (Humility, by rulings, before)."""
+    found = card_of(rulings_of(real_catalog, OPALESCENCE), reduced_index)
+    assert found is None or found[1] is None
+
+
+def test_a_removed_card_whose_ruling_the_catalog_gives_one_card_gets_none(
+    real_catalog: Catalog, reduced_index: CatalogIndex
+) -> None:
+    """Grizzly Fate's one ruling is Lightning Surge's too, same date: Surge's 2004 ruling is
+    missing from the dump. Absolute Grace's one ruling is Absolute Law's, same date: one
+    ruling unique to a card is not enough (`MIN_UNIQUE_RULINGS`)."""
+    assert rulings_of(real_catalog, GRIZZLY_FATE) == [("2013-04-15", THRESHOLD)]
+    assert card_of(rulings_of(real_catalog, GRIZZLY_FATE), reduced_index) is None
+    assert card_of(rulings_of(real_catalog, ABSOLUTE_GRACE), reduced_index) is None
+
+
+def test_a_stub_of_another_card_conflicts(
+    real_catalog: Catalog, reduced_index: CatalogIndex
+) -> None:
+    """Contested Cliffs' Italian stub in a dump whose ruling is Triangle of War's alone
+    conflicts; Triangle of War's own English text, cut, does not."""
+    cards = real_catalog["cards"]
+    triangle = cards.filter(pl.col("oracle_id") == TRIANGLE_OF_WAR)["text"][0][:40]
+    stubs = pl.DataFrame(
+        {"dump_id": ["cliffs", "triangle"], "mana_value": [0.0, 1.0],
+         "text": [CLIFFS_STUB, triangle]},
+    )  # fmt: skip
+    candidates = pl.DataFrame(
+        {"dump_id": ["cliffs", "triangle"], "oracle_id": [TRIANGLE_OF_WAR] * 2}
+    )
+    conflicts = find_stub_conflicts(stubs, reduced_index["texts"], candidates)
+    assert conflicts.rows() == [("cliffs", TRIANGLE_OF_WAR)]
+
+
+def test_the_dated_record_keeps_each_date_and_the_text_as_written(real_catalog: Catalog) -> None:
+    dated = index_dated_rulings(
+        real_catalog["rulings"].filter(pl.col("oracle_id") == LIGHTNING_SURGE)
+    )
+    expected = pl.DataFrame(
+        {
+            "text": [THRESHOLD, SURGE],
+            "oracle_id": [LIGHTNING_SURGE] * 2,
+            "date": [dt.date(2013, 4, 15), dt.date(2004, 10, 4)],
+            "written": [THRESHOLD, SURGE],
+        }
+    )
+    assert_frame_equal(dated, expected)
