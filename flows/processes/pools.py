@@ -138,14 +138,16 @@ def parse_workers(processes: int) -> Iterator[Executor | None]:
         yield pool
 
 
-#: Below this many texts, detection stays in the calling process. With the
-#: engine (~0.1 ms of CPU a text, ~1 s to build its tables in each process) a
-#: pool wins only on many texts: on the 1M-line bench corpus's texts, one
-#: process against a pool of two took 2.9 / 3.1 s at 1,000 texts, 3.9 / 4.3 s
-#: at 4,000 and 10.5 / 13.4 s at 16,000 on the 2-core machine busy with other
-#: work (load 4), and 13.2-13.8 / 9.3-11.0 s at 40,937 on a quiet one. A warm
-#: night's few thousand texts start no pool (no forkserver, no workers).
-PARALLEL_MIN_TEXTS = 10_000
+#: Below this many texts, detection stays in the calling process: a pool costs
+#: its forkserver's start and each worker's engine tables (~1 s), but its
+#: workers build them while this process loads the word lists. Measured with
+#: the engine on the 1M-line bench corpus's texts (2-core machine), one process
+#: against a pool of two: 2.9 / 3.1 s at 1,000 texts, 3.9 / 4.3 s at 4,000,
+#: 10.5 / 13.4 s at 16,000 (busy machine, load 4), 13.2-13.8 / 9.3-11.0 s at
+#: 40,937 (quiet); a warm 1M run (1,001 new texts) cost 5.7 s more than the
+#: unchanged run with 10,000 here, 3.5 s with 1,000 (one run each, loads 3-5):
+#: no clear gain from moving it, so it stays where it was measured first.
+PARALLEL_MIN_TEXTS = 1000
 
 
 def probe_in_workers(texts: list[str], processes: int) -> Iterator[Probe]:
