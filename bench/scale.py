@@ -51,7 +51,9 @@ def run_scale(corpus: Path, work: Path, changed_share: float = 0.01) -> dict[str
     with prefect_server(work / "prefect-server-home") as api:
         served = {**env, "PREFECT_API_URL": api}
         for kind in ("cold", "warm", "unchanged"):
-            if kind == "warm":
+            if kind == "warm":  # the direct cold run reads the corpus as the cold run did
+                runs["direct"] = measure([*direct_run, str(steps)], work, env)
+                load["after_direct"] = load_average()
                 runs["changed_for_warm"] = change_dumps(raw, changed_share)
             runs[kind] = measure(flow_run, work, served)
             manifest = json.loads(OutputPaths(output).latest_manifest.read_text())
@@ -62,10 +64,6 @@ def run_scale(corpus: Path, work: Path, changed_share: float = 0.01) -> dict[str
                 "rows": manifest["rows"],
             }
             load[f"after_{kind}"] = load_average()
-    shutil.rmtree(raw)
-    shutil.copytree(corpus, raw)  # the direct run reads the corpus as the cold run did
-    runs["direct"] = measure([*direct_run, str(steps)], work, env)
-    load["after_direct"] = load_average()
     return {
         "measured_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "machine": machine(),

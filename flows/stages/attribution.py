@@ -114,7 +114,6 @@ def attribute_dumps(
         ("rulings", "record", "stub", "name": `schemas.models.CARD_ATTRIBUTION_KINDS`),
         card_attribution_score (0-1); one row per dump with a card or a name, sorted
         by dump_id.
-
     """
     dump_entries = _english_dump_entries(occurrences)
     dump_texts = dump_entries.select("dump_id", "text").unique()

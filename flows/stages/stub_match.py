@@ -118,15 +118,7 @@ def _match_prefixes(
     """(the catalog texts starting as each usable stub, `_same_stats` flagged; the dumps
     whose stub starts the texts of exactly one card of its stats: dump_id, _prefix,
     oracle_id, card_name)."""
-    prefixes = (
-        stubs.filter(pl.col("text").is_not_null())
-        .with_columns(_prefix=fold_card_text(pl.col("text")))
-        .filter(
-            (pl.col("_prefix").str.len_chars() >= MIN_PREFIX_CHARS)
-            & (_letters(pl.col("_prefix")) >= MIN_PREFIX_LETTERS)
-        )
-    )
-    keyed = prefixes.with_columns(_key=pl.col("_prefix").str.slice(0, MIN_PREFIX_CHARS))
+    keyed = _usable_stubs(stubs).with_columns(_key=pl.col("_prefix").str.slice(0, MIN_PREFIX_CHARS))
     # Narrowed by language, mana value and power/toughness before the texts are
     # compared: the candidates, and the rivals the stub must part from by
     # MIN_TAIL_LETTERS letters; a card of other stats that prints the same words
@@ -150,6 +142,19 @@ def _match_prefixes(
         .with_columns(pl.col("oracle_id").list.first())
     )
     return same_start, found
+
+
+def _usable_stubs(stubs: pl.DataFrame) -> pl.DataFrame:
+    """`stubs` with a text long enough to match (MIN_PREFIX_CHARS, MIN_PREFIX_LETTERS),
+    plus _prefix: the text folded (`fold_card_text`)."""
+    return (
+        stubs.filter(pl.col("text").is_not_null())
+        .with_columns(_prefix=fold_card_text(pl.col("text")))
+        .filter(
+            (pl.col("_prefix").str.len_chars() >= MIN_PREFIX_CHARS)
+            & (_letters(pl.col("_prefix")) >= MIN_PREFIX_LETTERS)
+        )
+    )
 
 
 def _distinct_tail(found: pl.DataFrame, same_start: pl.DataFrame) -> pl.DataFrame:
@@ -198,14 +203,7 @@ def find_stub_conflicts(
         stubs: dump_id, mana_value, text (`card_stubs`). catalog_texts: `index_catalog_texts`.
         candidates: dump_id, oracle_id.
     """
-    usable = (
-        stubs.filter(pl.col("text").is_not_null())
-        .select("dump_id", "mana_value", _prefix=fold_card_text(pl.col("text")))
-        .filter(
-            (pl.col("_prefix").str.len_chars() >= MIN_PREFIX_CHARS)
-            & (_letters(pl.col("_prefix")) >= MIN_PREFIX_LETTERS)
-        )
-    )
+    usable = _usable_stubs(stubs).select("dump_id", "mana_value", "_prefix")
     pairs = candidates.select("dump_id", "oracle_id").join(usable, on="dump_id")
     fitting = (
         pairs.join(catalog_texts.select("oracle_id", "text", _mv="mana_value"), on="oracle_id")
