@@ -12,7 +12,9 @@ browser shows it on hover). Every text is escaped.
 from __future__ import annotations
 
 import unicodedata
+from functools import cache
 from html import escape
+from itertools import accumulate
 
 #: The charts' text size and line height (px), and their width (viewBox units = px).
 FONT_SIZE = 12
@@ -32,6 +34,7 @@ _WIDE = frozenset("mwMW@%&")
 _WIDEST = frozenset("‰‱ↀↁↂↇↈ")
 
 
+@cache  # a pure function of one character: labels repeat few of them
 def _char_em(char: str) -> float:
     """The width of `char` in em, rounded up (combining marks take none).
 
@@ -83,31 +86,39 @@ def wrap_label(text: str, width: float, max_lines: int = 1) -> list[str]:
     """
     words = " ".join(text.split()).split(" ")
     lines: list[str] = []
-    current = ""
+    current, ems = "", 0.0  # current's width in em, added left to right as `text_width` does
     for word in words:
         candidate = f"{current} {word}" if current else word
-        if text_width(candidate) <= width:
-            current = candidate
+        candidate_ems = _ems(f" {word}", ems) if current else _ems(word, 0.0)
+        if FONT_SIZE * candidate_ems <= width:
+            current, ems = candidate, candidate_ems
             continue
         if current:
             lines.append(current)
-        current = word
-        while text_width(current) > width:  # a word wider than a line: cut it
+        current, ems = word, _ems(word, 0.0)
+        while FONT_SIZE * ems > width:  # a word wider than a line: cut it
             head = _fitting_prefix(current, width)
             lines.append(head)
             current = current[len(head) :]
+            ems = _ems(current, 0.0)
     lines.append(current)
     if len(lines) <= max_lines:
         return lines
     return [*lines[: max_lines - 1], _ellipsized(lines[max_lines - 1], width)]
 
 
+def _ems(text: str, start: float) -> float:
+    """`start` plus the widths of `text`'s characters in em, added one by one (as `sum`)."""
+    for char in text:
+        start += _char_em(char)
+    return start
+
+
 def _fitting_prefix(text: str, width: float) -> str:
     """The longest prefix of `text` (at least one character) at most `width` px wide."""
-    end = 1
-    while end < len(text) and text_width(text[: end + 1]) <= width:
-        end += 1
-    return text[:end]
+    widths = accumulate((_char_em(char) for char in text), initial=0)  # each prefix's, as sum
+    fitting = sum(1 for ems in widths if FONT_SIZE * ems <= width) - 1  # prefixes grow
+    return text[: max(1, fitting)]
 
 
 def _ellipsized(line: str, width: float) -> str:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import polars as pl
 import pytest
 from markdown_it import MarkdownIt
 
 from flows.stages.report import code_span
-from flows.stages.report_html import build_report_html, rejects_by_kind
+from flows.stages.report_html import MAX_REJECT_KINDS, build_report_html, rejects_by_kind
 from schemas.models import TEXT_IS_NOT_HTML
-from tests.conftest import REPO, run_contents, run_dumps, write_dumps
+from tests.conftest import REPO, Run, run_contents, run_dumps, write_dumps
 
 #: The issue's repro: a ruling that renders as a remote image and a phishing link.
 ATTACK_RULING = "![x](https://attacker.example/t.png)[Re-login](https://phish.example)"
@@ -110,3 +111,32 @@ def test_rejects_are_counted_by_kind_not_one_row_per_value() -> None:
     # the two kinds of 15 (each bar's full label and count on hover); no value of a line
     assert page.count("two-digit year in date &#x27;…&#x27;: the century is not written: 15") == 2
     assert "07 juin" not in page and "41 juin" not in page
+
+
+def test_copies_of_different_files_are_one_kind_of_reject() -> None:
+    # the 1M bench corpus: 3,177 copies of 1,986 files were 1,986 bars of 1-17 rejects
+    # each (the first copy's path in each reason); 926 KB of report.html, 1.2 s to draw
+    one = b"Official rulings.\n07 juin 2024 \xc2\xb7 source : wotc\nA ruling.\n"
+    other = one.replace(b"A ruling.", b"Another ruling.")
+    run = run_contents({"a.txt": one, "en/b.txt": one, "c.txt": other, "fr/d.txt": other})
+    reasons = sorted(run.tables["rejects"]["reason"].to_list())
+    assert reasons == [
+        "file has the same bytes as a.txt; its lines are read once, there",
+        "file has the same bytes as c.txt; its lines are read once, there",
+    ]
+    assert rejects_by_kind(run.tables["rejects"]).rows() == [
+        ("read", "file has the same bytes as …; its lines are read once, there", 2)
+    ]
+
+
+def test_the_rejects_chart_shows_the_commonest_kinds_and_the_rest_as_one_bar(
+    seed_run: Run,
+) -> None:
+    reasons = [f"reason {'x' * n}" for n in range(1, 31) for _ in range(n)]  # 30 kinds
+    rejects = pl.DataFrame({"stage": "parse", "reason": reasons})
+    page = build_report_html(seed_run.result["manifest"], {**seed_run.tables, "rejects": rejects})
+    start = page.index("Rejects by stage")
+    chart = page[start : page.index("</svg>", start)]
+    assert chart.count('<g class="row">') == MAX_REJECT_KINDS == 25
+    assert f"parse: reason {'x' * 30}: 30</title>" in chart  # the commonest, whole
+    assert "6 other kinds (see rejects): 21</title>" in chart  # 6 + 5 + 4 + 3 + 2 + 1
