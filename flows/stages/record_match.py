@@ -220,3 +220,31 @@ def attribute_by_record(
         .select("dump_id", "oracle_id", "card_name", record_score=pl.lit(RECORD_SCORE))
         .sort("dump_id")
     )
+
+
+#: Rulings unique to the card a dump needs to be pinned by its record when its stub
+#: fits the card too (`attribute_by_record_and_stub`).
+MIN_UNIQUE_RULINGS_WITH_STUB = 1
+
+
+def attribute_by_record_and_stub(
+    matched: pl.DataFrame,
+    consistent: pl.DataFrame,
+    stub_fits: pl.DataFrame,
+    card_names: pl.DataFrame,
+) -> pl.DataFrame:
+    """`attribute_by_record` with MIN_UNIQUE_RULINGS_WITH_STUB, for dumps whose stray stub
+    fits the same card alone among the texts of its stats (`stub_match.find_stub_fits`).
+
+    Two kinds of evidence that each alone could be a removed twin's (its one ruling the
+    catalog now gives the card kept; a stub ending before the texts part) agree.
+
+    Needs:
+        matched, consistent, card_names: as `attribute_by_record`.
+        stub_fits: dump_id, oracle_id.
+
+    Returns:
+        `attribute_by_record`'s columns.
+    """
+    both = consistent.join(stub_fits, on=["dump_id", "oracle_id"], how="semi")
+    return attribute_by_record(matched, both, card_names, MIN_UNIQUE_RULINGS_WITH_STUB)

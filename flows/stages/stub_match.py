@@ -144,6 +144,21 @@ def _match_prefixes(
     return same_start, found
 
 
+def find_stub_fits(stubs: pl.DataFrame, catalog_texts: pl.DataFrame) -> pl.DataFrame:
+    """dump_id, oracle_id: the one card of the stub's stats whose text the stub starts.
+
+    `attribute_by_stub`'s candidates before its tail rule: the stub's language
+    (when reliably detected), mana value and power/toughness, and exactly one
+    card whose printed text starts with the stub's text. Alone this pins
+    nothing (the stub may end before it parts from a card the catalog lacks);
+    `record_match.attribute_by_record_and_stub` takes it beside the dump's record.
+
+    Needs:
+        stubs: `card_stubs`. catalog_texts: `index_catalog_texts`.
+    """
+    return _match_prefixes(stubs, catalog_texts)[1].select("dump_id", "oracle_id").sort("dump_id")
+
+
 def _usable_stubs(stubs: pl.DataFrame) -> pl.DataFrame:
     """`stubs` with a text long enough to match (MIN_PREFIX_CHARS, MIN_PREFIX_LETTERS),
     plus _prefix: the text folded (`fold_card_text`)."""
