@@ -20,9 +20,12 @@ against it).
   the same rulings (`rulings_match.find_unpaired_partners`); nor is a card
   whose specific rulings the dump lacks beside a name the catalog does not know.
 - `record`: `record_match.MIN_UNIQUE_RULINGS` rulings the catalog gives the
-  card alone, the dump consistent with it (`record_match.attribute_by_record`).
+  card alone, the dump consistent with it (`record_match.attribute_by_record`),
+  or one beside a stray stub that fits that card alone among the texts of its
+  stats (`record_match.attribute_by_record_and_stub`, `stub_match.find_stub_fits`).
 - `stub`: the stray stub's mana value, power/toughness and cut text prefix
-  match exactly one catalog card's text in the stub's language (`stub_match`),
+  match exactly one catalog card's text in the stub's language, parting from the
+  others in a word of its own (`stub_match`),
   and the dump's rulings, when they name cards, name that one (a card the
   catalog lacks may print the same text: Recycle and Null Profusion), and do
   not point at another card (`_rulings_against_stub`).
