@@ -12,7 +12,9 @@ was built from:
 - in the catalog: recall = right oracle_id / identifiable dumps (target >= 95 %), and
   wrong oracle_ids (target: none); `attribution_scores` says what is identifiable;
 - out of it: any oracle_id is wrong (target: none);
-- twins (`--twins`): cards sharing rulings only they carry, one of a pair removed.
+- twins (`--twins`): cards sharing rulings only they carry, one of a pair removed;
+- the structural bound (`attribution_bound`): the best recall a rule on rulings and
+  dates can reach with no removed card named.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from typing import Any
 
 import polars as pl
 
+from bench.attribution_bound import structural_bound
 from bench.attribution_scores import choose_twins, identifiable_by, score_inside, score_outside
 from bench.corpus import SITE_LOCALES, CardStub, build_site_dump
 from flows.disk.catalog import load_catalog
@@ -209,6 +212,7 @@ def evaluate_attribution(
             ),
         },
         "pipeline_seconds": round(seconds, 1),
+        "structural_bound": structural_bound(catalog, work),
     }
 
 

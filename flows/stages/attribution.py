@@ -20,9 +20,12 @@ against it).
   the same rulings (`rulings_match.find_unpaired_partners`); nor is a card
   whose specific rulings the dump lacks beside a name the catalog does not know.
 - `record`: `record_match.MIN_UNIQUE_RULINGS` rulings the catalog gives the
-  card alone, the dump consistent with it (`record_match.attribute_by_record`).
+  card alone, the dump consistent with it (`record_match.attribute_by_record`),
+  or one beside a stray stub that fits that card alone among the texts of its
+  stats (`record_match.attribute_by_record_and_stub`, `stub_match.find_stub_fits`).
 - `stub`: the stray stub's mana value, power/toughness and cut text prefix
-  match exactly one catalog card's text in the stub's language (`stub_match`),
+  match exactly one catalog card's text in the stub's language, parting from the
+  others in a word of its own (`stub_match`),
   and the dump's rulings, when they name cards, name that one (a card the
   catalog lacks may print the same text: Recycle and Null Profusion), and do
   not point at another card (`_rulings_against_stub`).
@@ -50,6 +53,7 @@ from flows.stages.dedupe import comparison_keys
 from flows.stages.evidence import combine_evidence
 from flows.stages.record_match import (
     attribute_by_record,
+    attribute_by_record_and_stub,
     find_consistent_cards,
     find_missing_specific,
     index_dated_rulings,
@@ -62,7 +66,12 @@ from flows.stages.rulings_match import (
     index_catalog_rulings,
     match_catalog_texts,
 )
-from flows.stages.stub_match import attribute_by_stub, find_stub_conflicts, index_catalog_texts
+from flows.stages.stub_match import (
+    attribute_by_stub,
+    find_stub_conflicts,
+    find_stub_fits,
+    index_catalog_texts,
+)
 
 ATTRIBUTION_SCHEMA = {
     "dump_id": pl.String,
@@ -141,6 +150,9 @@ def attribute_dumps(
     consistent = consistent.join(conflicts, on=["dump_id", "oracle_id"], how="anti")
     card_names = index["rulings"].select("oracle_id", "card_name").unique("oracle_id")
     by_record = attribute_by_record(matched, consistent, card_names)
+    fits = find_stub_fits(stubs, index["texts"])
+    with_stub = attribute_by_record_and_stub(matched, consistent, fits, card_names)
+    by_record = pl.concat([by_record, with_stub]).unique("dump_id", keep="first").sort("dump_id")
     by_rulings = attribute_by_rulings(dump_texts, index["rulings"], index["names"], matches)
     by_rulings = by_rulings.filter(~pl.col("oracle_id").is_in(index["unpaired"].implode()))
     by_rulings = by_rulings.join(

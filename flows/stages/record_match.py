@@ -18,7 +18,9 @@ record (`find_consistent_cards`):
 
 Rulings shared by several cards (cycles, functional reprints) never pin a
 card here, even with their dates: measured, that named a wrong card for cards
-removed from the catalog (see `docs/attribution.md`).
+removed from the catalog (see `docs/attribution.md`). Fewer than
+MIN_UNIQUE_RULINGS unique rulings pin the card only beside a stub that fits
+it alone (`attribute_by_record_and_stub`).
 """
 
 from __future__ import annotations
@@ -31,11 +33,14 @@ from flows.stages.rulings_match import MAX_SPECIFIC
 #: The score of a card pinned by its record (unique rulings, every date agreeing).
 RECORD_SCORE = 0.9
 #: Rulings unique to the card a dump needs to be pinned by its record. Measured over
-#: seeds 0, 1, 2 (1,000 cards, 300 removed, 100 twin pairs each; `docs/attribution.md`):
-#: with 1, +16 points of recall on seed 0 but 7 of 399 removed cards named wrong (twins
-#: whose one ruling, same date, the catalog now gives the card kept: Absolute Grace's
-#: to Absolute Law); with 2, 3 wrong on seed 1 (Ardent Plea's cascade rulings named
-#: Captured Sunlight; Cauldron Haze, Targ Nar), with 3, 1 wrong; with 4, none.
+#: seeds 0, 1, 2 (1,000 cards, 300 removed, 100 twin pairs each; `docs/attribution.md`),
+#: recall on identifiable dumps / removed cards named: with 1, 97.8 / 97.3 / 96.8 % but
+#: 7 / 17 / 13 named by the record (twins ruled the same day, whose rulings the reduced
+#: catalog now gives the card kept: Absolute Grace's to Absolute Law); with 2, 85.6 /
+#: 82.9 / 82.4 %, 0 / 3 / 0 (Ardent Plea's cascade rulings named Captured Sunlight;
+#: Antler Skulkin, Choose Your Weapon); with 3, 80.0 / 78.1 / 77.2 %, 0 / 1 / 0 (Ardent
+#: Plea); with 4, none. Such twins are indistinguishable by rulings and dates
+#: (`bench/attribution_bound`); a stub may tell them apart (`attribute_by_record_and_stub`).
 MIN_UNIQUE_RULINGS = 4
 
 
@@ -220,3 +225,31 @@ def attribute_by_record(
         .select("dump_id", "oracle_id", "card_name", record_score=pl.lit(RECORD_SCORE))
         .sort("dump_id")
     )
+
+
+#: Rulings unique to the card a dump needs to be pinned by its record when its stub
+#: fits the card too (`attribute_by_record_and_stub`).
+MIN_UNIQUE_RULINGS_WITH_STUB = 1
+
+
+def attribute_by_record_and_stub(
+    matched: pl.DataFrame,
+    consistent: pl.DataFrame,
+    stub_fits: pl.DataFrame,
+    card_names: pl.DataFrame,
+) -> pl.DataFrame:
+    """`attribute_by_record` with MIN_UNIQUE_RULINGS_WITH_STUB, for dumps whose stray stub
+    fits the same card alone among the texts of its stats (`stub_match.find_stub_fits`).
+
+    Two kinds of evidence that each alone could be a removed twin's (its one ruling the
+    catalog now gives the card kept; a stub ending before the texts part) agree.
+
+    Needs:
+        matched, consistent, card_names: as `attribute_by_record`.
+        stub_fits: dump_id, oracle_id.
+
+    Returns:
+        `attribute_by_record`'s columns.
+    """
+    both = consistent.join(stub_fits, on=["dump_id", "oracle_id"], how="semi")
+    return attribute_by_record(matched, both, card_names, MIN_UNIQUE_RULINGS_WITH_STUB)

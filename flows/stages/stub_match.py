@@ -78,13 +78,15 @@ def attribute_by_stub(stubs: pl.DataFrame, catalog_texts: pl.DataFrame) -> pl.Da
         dump_id, oracle_id, card_name, stub_score (Float64: 0.5 plus the prefix
         length / 200, at most 0.95); only dumps whose stub matches exactly one
         oracle_id and goes on for MIN_TAIL_LETTERS letters after it parts from
-        every other card's text. A stub in a reliably detected language is
-        matched against that language's texts only.
+        every other card's text, with a word there that none of them prints
+        (`_template_only`). A stub in a reliably detected language is matched
+        against that language's texts only.
     """
     same_start, found = _match_prefixes(stubs, catalog_texts)
-    distinct = _distinct_tail(found, same_start.filter("_same_stats")).join(
-        _distinct_tail(found, same_start.filter(~pl.col("_same_stats"))).rename(
-            {"_tail": "_tail_other"}
+    distinct = _distinct_tail(found, same_start.filter("_same_stats")).select("dump_id", "_tail")
+    distinct = distinct.join(
+        _distinct_tail(found, same_start.filter(~pl.col("_same_stats"))).select(
+            "dump_id", _tail_other="_tail"
         ),
         on="dump_id",
         how="full",
@@ -92,6 +94,7 @@ def attribute_by_stub(stubs: pl.DataFrame, catalog_texts: pl.DataFrame) -> pl.Da
     )
     return (
         found.join(distinct, on="dump_id", how="left")
+        .join(_template_only(found, same_start), on="dump_id", how="anti")
         .filter(
             (_letters(pl.col("_tail").fill_null(pl.col("_prefix"))) >= MIN_TAIL_LETTERS)
             & (
@@ -144,6 +147,26 @@ def _match_prefixes(
     return same_start, found
 
 
+def find_stub_fits(stubs: pl.DataFrame, catalog_texts: pl.DataFrame) -> pl.DataFrame:
+    """dump_id, oracle_id: the one card of the stub's stats whose text the stub starts.
+
+    `attribute_by_stub`'s candidates before its tail rule: the stub's language
+    (when reliably detected), mana value and power/toughness, and exactly one
+    card whose printed text starts with the stub's text. Alone this pins
+    nothing (the stub may end before it parts from a card the catalog lacks);
+    `record_match.attribute_by_record_and_stub` takes it beside the dump's record.
+
+    Needs:
+        stubs: `card_stubs`. catalog_texts: `index_catalog_texts`.
+    """
+    same_start, found = _match_prefixes(stubs, catalog_texts)
+    return (
+        found.join(_template_only(found, same_start), on="dump_id", how="anti")
+        .select("dump_id", "oracle_id")
+        .sort("dump_id")
+    )
+
+
 def _usable_stubs(stubs: pl.DataFrame) -> pl.DataFrame:
     """`stubs` with a text long enough to match (MIN_PREFIX_CHARS, MIN_PREFIX_LETTERS),
     plus _prefix: the text folded (`fold_card_text`)."""
@@ -158,7 +181,8 @@ def _usable_stubs(stubs: pl.DataFrame) -> pl.DataFrame:
 
 
 def _distinct_tail(found: pl.DataFrame, same_start: pl.DataFrame) -> pl.DataFrame:
-    """dump_id, _tail: the stub's text after its longest common start with another card's text.
+    """dump_id, _prefix, _shared (characters in common with the nearest rival), _tail: the
+    stub's text after its longest common start with another card's text.
 
     A stub that only repeats what other cards print too (`{T}: Add {C}.`) and
     ends where they part says nothing about which of them it is.
@@ -174,8 +198,48 @@ def _distinct_tail(found: pl.DataFrame, same_start: pl.DataFrame) -> pl.DataFram
         rivals.with_columns(_shared=pl.Series(shared, dtype=pl.Int64))
         .group_by("dump_id", "_prefix")
         .agg(pl.col("_shared").max())
-        .select("dump_id", _tail=pl.col("_prefix").str.slice(pl.col("_shared")))
+        .select("dump_id", "_prefix", "_shared",
+                _tail=pl.col("_prefix").str.slice(pl.col("_shared")))
+    )  # fmt: skip
+
+
+#: A word of the stub's tail counts when it has this many letters (`_template_only`).
+MIN_WORD_LETTERS = 4
+
+
+def _template_only(found: pl.DataFrame, same_start: pl.DataFrame) -> pl.DataFrame:
+    """dump_id: stubs that part from every other card's text of their stats only in words
+    those cards print too: a cycle's template, not one card's text.
+
+    From the word where the stub parts from its nearest rival (same language, mana value,
+    power/toughness) to its end, no word of MIN_WORD_LETTERS letters is missing from all
+    rivals' texts. Curse of the Forsaken (removed from the catalog) and Curse of Predation
+    print `Immer wenn eine Kreatur den verzauberten Spieler angreift, ...` and part after
+    it; a stub cut there parts from Curse of Inertia's `Immer wenn ein Spieler den
+    verzauberten Spieler ...` with words Inertia prints too. Stubs without a rival pass.
+    """
+    same_stats = same_start.filter("_same_stats")
+    tails = _distinct_tail(found, same_stats)
+    start = pl.col("_prefix").str.slice(0, pl.col("_shared")).str.replace(r"\S*$", "")
+    words = (
+        tails.select("dump_id", _word=pl.col("_prefix").str.slice(start.str.len_chars()))
+        .with_columns(pl.col("_word").str.split(" "))
+        .explode("_word")
+        .with_columns(pl.col("_word").str.strip_chars(".,;:!?()[]\"'«»"))
+        .filter(pl.col("_word").str.count_matches(r"\p{L}") >= MIN_WORD_LETTERS)
+        .unique()
     )
+    rivals = same_stats.join(found.select("dump_id", _card="oracle_id"), on="dump_id").filter(
+        pl.col("oracle_id") != pl.col("_card")
+    )
+    printed = (
+        words.join(rivals.select("dump_id", "text_catalog"), on="dump_id")
+        .filter(pl.col("text_catalog").str.contains(pl.col("_word"), literal=True))
+        .select("dump_id", "_word")
+        .unique()
+    )
+    own_word = words.join(printed, on=["dump_id", "_word"], how="anti").select("dump_id")
+    return tails.select("dump_id").unique().join(own_word, on="dump_id", how="anti")
 
 
 def _same_or_unknown(column: str, unknown: pl.Expr) -> pl.Expr:

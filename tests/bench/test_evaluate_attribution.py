@@ -31,6 +31,9 @@ def test_attribution_on_a_small_catalog(small_catalog_dir: Path, tmp_path: Path)
     assert inside["recall_identifiable"] >= 0.5
     left = inside["identifiable"] - inside["identifiable_right"]
     assert sum(inside["abstained_identifiable_by_reason"].values()) == left
+    bound = measured["structural_bound"]
+    assert bound["identifiable"] == inside["identifiable"]
+    assert inside["recall_identifiable"] <= bound["bound_with_stubs"] <= 1
 
 
 def test_eval_command_writes_results(small_catalog_dir: Path, tmp_path: Path) -> None:

@@ -28,7 +28,9 @@ GRIZZLY_FATE = "f3073e4f-ca7e-4fde-88a4-bd7b6ebfbc8c"  # Lightning Surge's thres
 ABSOLUTE_GRACE = "41785f7b-3d02-4b7f-86ff-b381f626142e"  # Absolute Law's one ruling
 CONTESTED_CLIFFS = "b891a683-2ebc-4e9c-b402-5dd9c1b42b69"  # Triangle of War's one ruling
 OPALESCENCE = "59489b46-9d02-4f3c-bcd0-884e7605e9a5"  # two rulings naming Humility
-REMOVED = {GRIZZLY_FATE, ABSOLUTE_GRACE, CONTESTED_CLIFFS, OPALESCENCE}
+SPIKETAIL_DRAKE = "6568859d-b96d-4015-84da-1a8960752737"  # Spiketail Hatchling's one ruling
+REMOVED = {GRIZZLY_FATE, ABSOLUTE_GRACE, CONTESTED_CLIFFS, OPALESCENCE, SPIKETAIL_DRAKE}
+SPIKETAIL_HATCHLING = "8109aeff-1ba7-46c2-89ab-450d6ff99c28"
 KILLING_WAVE = "69d6b906-5461-4eba-8667-dbb8c0ce3fcb"  # four rulings its own, none naming it
 
 THRESHOLD = (
@@ -51,7 +53,8 @@ def real_catalog(real_catalog_cache: tuple[Catalog, object]) -> Catalog:
 
 @pytest.fixture(scope="module")
 def reduced_index(real_catalog: Catalog) -> CatalogIndex:
-    """The real catalog without Grizzly Fate, Absolute Grace, Contested Cliffs, Opalescence."""
+    """The real catalog without Grizzly Fate, Absolute Grace, Contested Cliffs, Opalescence,
+    Spiketail Drake."""
     return index_catalog(split_catalog(real_catalog, REMOVED))
 
 
@@ -188,3 +191,36 @@ def test_the_dated_record_keeps_each_date_and_the_text_as_written(real_catalog: 
         }
     )
     assert_frame_equal(dated, expected)
+
+
+def stub_of(text: str, mana_value: float, power: str, toughness: str) -> pl.DataFrame:
+    """One English stub of dump `d`, as `card_stubs` has it."""
+    return pl.DataFrame(
+        {"dump_id": ["d"], "mana_value": [mana_value], "power": [power],
+         "toughness": [toughness], "text": [text], "language": ["en"],
+         "language_is_inferred": [False]},
+    )  # fmt: skip
+
+
+def test_one_unique_ruling_and_a_stub_of_the_card_pin_it(
+    real_catalog: Catalog, reduced_index: CatalogIndex
+) -> None:
+    """Spiketail Hatchling's one ruling (2004-10-04) is Spiketail Drake's too, same day;
+    Drake removed, the catalog gives it to Hatchling alone. The ruling alone pins nothing
+    (Drake's page would be named Hatchling); beside a stub cut from Hatchling's text
+    (mana value 2, 1/1) it pins Hatchling; beside Drake's stub (5, 3/3) nothing."""
+    entries = rulings_of(real_catalog, SPIKETAIL_HATCHLING)
+    assert entries == rulings_of(real_catalog, SPIKETAIL_DRAKE)
+    assert card_of(entries, reduced_index) is None
+    hatchling = stub_of(
+        "Flying (This creature can't be blocked except by creatures with flying or reach.)\n"
+        "Sacrifice Spiketail", 2.0, "1", "1",
+    )  # fmt: skip
+    found = attribute_dumps(occurrences(entries), hatchling, reduced_index)
+    assert found.select("card_name", "oracle_id", "card_attribution").rows() == [
+        ("Spiketail Hatchling", SPIKETAIL_HATCHLING, "record")
+    ]
+    drake = stub_of("Flying\nSacrifice Spiketail Drake: Counter target", 5.0, "3", "3")
+    assert attribute_dumps(occurrences(entries), drake, reduced_index)["oracle_id"].to_list() in (
+        [], [None],
+    )  # fmt: skip

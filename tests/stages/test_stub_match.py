@@ -5,8 +5,9 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
+from bench.evaluate_attribution import split_catalog
 from flows.stages.cards import Catalog
-from flows.stages.stub_match import attribute_by_stub, index_catalog_texts
+from flows.stages.stub_match import attribute_by_stub, find_stub_fits, index_catalog_texts
 from tests.conftest import needs_real_catalog
 
 #: Real MTGJSON printings (2022 catalog): two lands that start alike.
@@ -85,3 +86,34 @@ def test_a_portuguese_stub_cut_from_the_card_names_it(
     )
     found = attribute_by_stub(stub_pt, texts)
     assert found.select("oracle_id", "card_name").rows() == [(SALVAGE_DRONE, "Salvage Drone")]
+
+
+CURSE_OF_PREDATION = "69ea4ce2-f749-4d5b-a392-efcfdce14a30"
+CURSE_OF_THE_FORSAKEN = "e00f8d6b-5bb1-4625-9fa4-114cdc381bd4"
+
+
+@needs_real_catalog
+@pytest.mark.parametrize(
+    ("cut", "expected"),
+    [
+        # Forsaken's text, cut before it parts from Predation's: it parts from Curse of
+        # Inertia's (`ein Spieler den verzauberten Spieler`) in words Inertia prints too.
+        ("Verzaubert einen SpielerImmer wenn eine Kreatur den verzauberten Spieler ", []),
+        # Predation's own words past the template (`lege eine +1/+1-Marke`): Predation.
+        ("Verzaubert einen SpielerImmer wenn eine Kreatur den verzauberten Spieler angreift, "
+         "lege eine +1/+1-Marke", [CURSE_OF_PREDATION]),
+    ],
+    ids=["template", "own-words"],
+)  # fmt: skip
+def test_a_stub_cut_inside_a_cycles_template_pins_nothing(
+    real_catalog_cache: tuple[Catalog, object], cut: str, expected: list[str]
+) -> None:
+    """Curse of the Forsaken removed from the catalog (the evaluation's seed 2): its German
+    stub is Curse of Predation's opening word for word (mana value 3), and its five rulings
+    are Predation's too. A stub that parts from its rivals only in words they print (a
+    cycle's template) names no card, alone or beside the record."""
+    catalog = split_catalog(real_catalog_cache[0], {CURSE_OF_THE_FORSAKEN})
+    texts = index_catalog_texts(catalog["cards"], catalog["foreign"])
+    stub_de = stub(cut, 3.0).with_columns(language=pl.lit("de"))
+    assert attribute_by_stub(stub_de, texts)["oracle_id"].to_list() == expected
+    assert find_stub_fits(stub_de, texts)["oracle_id"].to_list() == expected
