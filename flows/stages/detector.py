@@ -187,7 +187,7 @@ class _Weighing(NamedTuple):
     """What `_weigh_words` weighs of one text."""
 
     words: list[str]  # `_words` of the text, in order
-    is_latin: bool  # `_is_latin`: only then can it be English
+    is_latin: bool  # most letters are Latin (the English originals' script): may be English
     top: str  # langdetect's first guess
     probabilities: dict[str, float]  # langdetect's
     is_clear: bool  # enough letters, and a clear lead of top
@@ -197,14 +197,15 @@ class _Weighing(NamedTuple):
 def _weighing(text: str, letters: int, probabilities: dict[str, float]) -> _Weighing:
     """The candidates of `_weigh_words`: langdetect's `top` and its NEIGHBOURS, its other
     guesses from MIN_CANDIDATE_PROBABILITY, and SITE_LANGUAGES (wordfreq's languages only)."""
-    ranked = sorted(probabilities.items(), key=lambda item: (-item[1], item[0]))
-    top, top_prob = ranked[0]
-    lead = top_prob - (ranked[1][1] if len(ranked) > 1 else 0.0)
+    # langdetect's first by (-probability, language), and its lead over the next, unsorted
+    top_prob = max(probabilities.values())
+    top = min(lang for lang, p in probabilities.items() if p == top_prob)
+    lead = top_prob - max((p for lang, p in probabilities.items() if lang != top), default=0.0)
     guesses = [lang for lang, p in probabilities.items() if p >= MIN_CANDIDATE_PROBABILITY]
     candidates = {top, *NEIGHBOURS.get(top, ()), *guesses, *SITE_LANGUAGES} - {ENGLISH}
     return _Weighing(
         words=_words(text),
-        is_latin=_is_latin(text),
+        is_latin=2 * len(_LATIN_LETTER.findall(text)) >= letters,
         top=top,
         probabilities=probabilities,
         is_clear=letters >= MIN_LETTERS and lead >= MIN_MARGIN,
@@ -243,11 +244,6 @@ def _weigh_words(
 def _words(text: str) -> list[str]:
     """Case-folded words of `text`, `{symbols}` and numbers left out."""
     return [w.casefold().replace("’", "'") for w in _WORD.findall(_SYMBOL.sub(" ", text))]
-
-
-def _is_latin(text: str) -> bool:
-    """True when most letters of `text` are Latin (the script of the English originals)."""
-    return 2 * len(_LATIN_LETTER.findall(text)) >= len(_LETTER.findall(text))
 
 
 def _fold_capitals(text: str) -> str:
@@ -333,7 +329,7 @@ def load_word_lists(word_lists: WordListSource = word_list) -> None:
 
 
 #: Probes weighed at once by `detect_languages` (as they come from a pool's workers).
-DECIDE_BATCH = 4096
+DECIDE_BATCH = 8192
 
 #: What `detect_languages` gives (and the language cache keeps): one row per text.
 LANGUAGE_SCHEMA = {
@@ -370,10 +366,11 @@ def detect_languages(
     """
     distinct = texts.drop_nulls().unique().sort()
     with_letters = distinct.filter(distinct.str.contains(r"\p{L}")).to_list()
-    probes = iter(probe(with_letters))
-    detected: list[Detection] = []
-    while batch := list(itertools.islice(probes, DECIDE_BATCH)):
-        detected += decide_languages(batch, word_lists)
+    probes, detected = iter(probe(with_letters)), []
+    for start in range(0, len(with_letters), DECIDE_BATCH):  # no more than each batch's probes:
+        batch = itertools.islice(probes, min(DECIDE_BATCH, len(with_letters) - start))
+        detected += decide_languages(list(batch), word_lists)
+    next(probes, None)  # then its end (a pool lets its lists go: `pools.probe_in_workers`)
     logger.info(
         "detected the language of %d distinct texts (%d without letters)",
         len(with_letters),
