@@ -72,11 +72,11 @@ def cached_word_list(cache_dir: Path, lang: str) -> pl.DataFrame:
 def _keep(table: pl.DataFrame, path: Path) -> None:
     """Write `table` to `path` (staged, flushed, renamed); remove other keys' folders first."""
     cache_dir = path.parent.parent
-    if not path.parent.is_dir():
-        for stale in cache_dir.glob("*") if cache_dir.is_dir() else ():
-            if stale.is_dir() and not stale.is_symlink():
-                shutil.rmtree(stale, ignore_errors=True)
-    make_folder(path.parent, cache_dir.parent)
+    first = not path.parent.is_dir()
+    make_folder(path.parent, cache_dir.parent)  # no link on the way (nothing removed through one)
+    for stale in cache_dir.iterdir() if first else ():
+        if stale != path.parent and stale.is_dir() and not stale.is_symlink():
+            shutil.rmtree(stale, ignore_errors=True)
     staged = path.with_name(f".{path.stem}.{os.getpid()}.tmp")
     with naming_full_disk(path):
         with open_new(staged) as out:
