@@ -197,10 +197,11 @@ class _Weighing(NamedTuple):
 def _weighing(text: str, letters: int, probabilities: dict[str, float]) -> _Weighing:
     """The candidates of `_weigh_words`: langdetect's `top` and its NEIGHBOURS, its other
     guesses from MIN_CANDIDATE_PROBABILITY, and SITE_LANGUAGES (wordfreq's languages only)."""
-    # langdetect's first by (-probability, language), and its lead over the next, unsorted
-    top_prob = max(probabilities.values())
-    top = min(lang for lang, p in probabilities.items() if p == top_prob)
-    lead = top_prob - max((p for lang, p in probabilities.items() if lang != top), default=0.0)
+    values = sorted(probabilities.values())  # langdetect's first by (-probability, language)
+    top = max(probabilities, key=probabilities.__getitem__)  # (the first of a tie in its order:
+    if values.count(values[-1]) > 1:  # the first by name is taken instead)
+        top = min(lang for lang, p in probabilities.items() if p == values[-1])
+    lead = values[-1] - (values[-2] if len(values) > 1 else 0.0)  # over the next one
     guesses = [lang for lang, p in probabilities.items() if p >= MIN_CANDIDATE_PROBABILITY]
     candidates = {top, *NEIGHBOURS.get(top, ()), *guesses, *SITE_LANGUAGES} - {ENGLISH}
     return _Weighing(
