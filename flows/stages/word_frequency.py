@@ -3,11 +3,13 @@
 wordfreq 3.1 (`wordfreq/__init__.py`: `_word_frequency`, `get_frequency_dict`)
 answers one word at a time from a Python dict of every word of a language
 (~520 MB for the 14 languages of the 1M-line bench corpus). Here the same
-lists are polars frames (`word_list`: word, bucket; ~60 MB for those 14), and
-the frequencies of all the words a batch asks for come from one join per
-language (`word_frequencies`). The algorithm is wordfreq's own, step by step,
-and wordfreq stays the reference it must equal (`tests/stages/test_word_frequency.py`,
-`bench/evaluate_word_frequency.py`: the same floats, compared with `==`):
+lists are polars frames sorted by word (`word_list`: word, bucket; ~40 MB
+for the eight common ones), and the frequencies of all the words a batch
+asks for come from one binary search per language (`word_frequencies`).
+The algorithm is wordfreq's own, step by step, and wordfreq stays the
+reference it must equal (`tests/stages/test_word_frequency.py` on real and
+odd words in every language, `bench/evaluate_words.py` on every word of a
+corpus: the same floats, compared with `==`):
 
 - a word's tokens are `wordfreq.lossy_tokenize(word, lang)`'s; a word that is
   its own single token is found without the tokenizer (`is_own_token`);
