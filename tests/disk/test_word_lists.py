@@ -15,6 +15,9 @@ from flows.stages import word_frequency
 
 def test_a_list_is_kept_then_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cache = OutputPaths(tmp_path).word_lists
+    assert word_lists.cached_word_list(cache, "ca").height > 100_000
+    assert not cache.parent.exists()  # no state made for it (the CLI's preload, before a run)
+    cache.parent.mkdir()  # a run's state
     built = word_lists.cached_word_list(cache, "ca")
     kept = cache / word_lists._key() / "ca.arrow"
     assert kept.is_file() and built.equals(word_frequency.word_list("ca"))
