@@ -14,7 +14,7 @@ Chinese (Simplified or Traditional by hanzidentifier, "zh" when it cannot tell).
 
 A detection has two halves, langdetect (`probe_texts`, most of the CPU) and the
 weighing (`decide_languages`: wordfreq's frequencies of every word of a batch
-at once, `word_scores`, from wordfreq's lists held as frames, ~60 MB for 14
+at once, `word_scores`, from wordfreq's lists held as frames, ~76 MB for 22
 languages): a pool runs the first in its workers, the caller the second,
 holding the lists once (`processes.pools.probe_in_workers`).
 """

@@ -4,8 +4,9 @@
 frequency of their words in candidate languages (`mean_score`). The
 frequencies are wordfreq's (`word_frequency.word_frequencies`, equal to
 `wordfreq.word_frequency`), from wordfreq's lists held in this process as
-frames (`held_word_list`: ~60 MB for the 14 languages of the 1M-line bench
-corpus, where wordfreq's own dicts took ~520 MB) until `release_word_lists`.
+frames (`held_word_list`: ~76 MB for the 22 languages the 1M-line bench
+corpus is weighed in, where wordfreq's own dicts took ~750 MB) until
+`release_word_lists`.
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ def release_word_lists() -> None:
     """Let go of the lists and scores held in this process (read again on next use; results
     do not change).
 
-    Memory: ~60 MB of frames after the 1M-line bench corpus's 14 languages
-    (wordfreq's own dicts, no longer read, took ~520 MB).
+    Memory: ~76 MB of frames after the 1M-line bench corpus's 22 languages
+    (wordfreq's own dicts, no longer read, took ~750 MB).
     """
     _HELD.clear()
     _SCORES.clear()
