@@ -163,10 +163,13 @@ def decide_languages(
             found[index] = ENGLISH, weighing.probabilities[ENGLISH], True
         else:
             foreign.append((index, weighing, score))
-    asked: dict[str, list[str]] = {}
+    grouped: dict[frozenset[str], dict[str, None]] = {}  # the words of texts of like candidates
     for _, weighing, _ in foreign:
-        for lang in weighing.candidates:
-            asked.setdefault(lang, []).extend(weighing.words)
+        grouped.setdefault(weighing.candidates, {}).update(dict.fromkeys(weighing.words))
+    asked: dict[str, list[str]] = {}
+    for candidates, words in grouped.items():
+        for lang in candidates:
+            asked.setdefault(lang, []).extend(words)
     scores = word_scores(asked, word_lists)
     for index, weighing, score in foreign:
         found[index] = _weigh_words(weighing, score, scores)
@@ -191,7 +194,7 @@ class _Weighing(NamedTuple):
     top: str  # langdetect's first guess
     probabilities: dict[str, float]  # langdetect's
     is_clear: bool  # enough letters, and a clear lead of top
-    candidates: tuple[str, ...]  # the other languages weighed (wordfreq's)
+    candidates: frozenset[str]  # the other languages weighed (wordfreq's)
 
 
 def _weighing(text: str, letters: int, probabilities: dict[str, float]) -> _Weighing:
@@ -210,7 +213,7 @@ def _weighing(text: str, letters: int, probabilities: dict[str, float]) -> _Weig
         top=top,
         probabilities=probabilities,
         is_clear=letters >= MIN_LETTERS and lead >= MIN_MARGIN,
-        candidates=tuple(candidates & _WORDFREQ_LANGUAGES),
+        candidates=frozenset(candidates & _WORDFREQ_LANGUAGES),
     )
 
 
