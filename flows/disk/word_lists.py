@@ -2,12 +2,12 @@
 
 The weighing reads wordfreq's list of each language it meets
 (`stages.word_frequency.word_list`: wordfreq's msgpack decoded and sorted,
-0.2–0.4 s a language on the 2-core bench machine, ~2 s for the 14 of the
-1M-line bench corpus). A run keeps each list it built as
+0.1–0.3 s a language on the 2-core bench machine, 1.1–1.4 s for the eight
+common ones). A run keeps each list it built as
 `<state>/word_lists/<code key>/<lang>.arrow` (`OutputPaths.word_lists`), so
-later runs read it (~0.02 s a language, IPC with lz4: ~66 MB on disk for
-the 22 languages the 1M-line corpus meets). The code key is
-the first 16 hex digits of `cache_keys.code_key` of the module that builds
+later runs read it (0.19–0.26 s for the eight, IPC with lz4: ~66 MB on disk
+for the 22 languages the 1M-line corpus is weighed in). The code key is the
+first 16 hex digits of `cache_keys.code_key` of the module that builds
 the lists: another wordfreq (or polars, or Python) builds them again, and
 the folders of other keys are removed then. A file that cannot be read is
 built again; one that cannot be written is only not kept (a warning).

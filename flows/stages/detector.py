@@ -323,10 +323,10 @@ def load_word_lists(word_lists: WordListSource = word_list) -> None:
     """Hold wordfreq's lists of COMMON_WORD_LISTS now, in this process; results do not change.
 
     A list not held is read on its first lookup (`word_frequency.word_list`:
-    ~2.4 s for these eight on the 2-core bench machine, loaded; from a cache,
-    `disk.word_lists`, ~0.1 s): a caller that will detect here pays it while
-    it waits (the CLI: while Prefect's server starts; a pool's caller: while
-    its workers start).
+    1.1–1.4 s for these eight on the 2-core bench machine; 0.2–0.3 s from the
+    state's cache, `disk.word_lists`): a caller that will detect here pays it
+    while it waits (the CLI: while Prefect's server starts; a pool's caller:
+    while its workers start).
     """
     for lang in COMMON_WORD_LISTS:
         held_word_list(lang, word_lists)
