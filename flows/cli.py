@@ -157,6 +157,14 @@ def _catalog_check(held: ExitStack, catalog: Path | None, output: Path) -> Calla
     return check
 
 
+def _cached_word_list(cache_dir: Path, lang: str) -> Any:
+    """`disk.word_lists.cached_word_list`, imported on its first call (it imports wordfreq,
+    which loads once Prefect's server is starting: `prefect_server.DEFERRED_IMPORTS`)."""
+    from flows.disk.word_lists import cached_word_list
+
+    return cached_word_list(cache_dir, lang)
+
+
 def _run_flow(
     raw: Path,
     output: Path,
@@ -180,8 +188,9 @@ def _run_flow(
         os.environ.get("PREFECT_API_URL") or "temporary local server",
     )
     # the word lists load while the server starts, unless Dask's workers detect
+    lists = partial(_cached_word_list, OutputPaths(output).word_lists) if dask is None else None
     clock = prefect_server.start_prefect(
-        load_word_lists=dask is None, freeze=ends_with_run, meanwhile=(cache_keys, check_catalog)
+        word_lists=lists, freeze=ends_with_run, meanwhile=(cache_keys, check_catalog)
     )
     from flows.prefect_flow import rulings_flow, run_on_dask
 

@@ -32,8 +32,12 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from flows.errors import ServerStartError
+
+if TYPE_CHECKING:  # imported with the pipeline, once the server is starting
+    from flows.stages.word_frequency import WordListSource
 
 # Prefect is imported where used: it reads QUIET_PREFECT_DEFAULTS from the environment,
 # and importing it (about a second) would delay the temporary server's start.
@@ -117,7 +121,7 @@ def _import_pipeline(freeze: bool) -> None:
 
 
 def start_prefect(
-    load_word_lists: bool = False,
+    word_lists: WordListSource | None = None,
     freeze: bool = False,
     meanwhile: tuple[Callable[[], object], ...] = (),
 ) -> RunClock:
@@ -126,9 +130,9 @@ def start_prefect(
 
     The server boots in a subprocess for seconds while this process would wait:
     the imports (polars, pandera, langdetect's profiles, wordfreq: ~1.5 s) run
-    in that time instead of after it, and with `load_word_lists` wordfreq's
-    common lists too (`detector.load_word_lists`, ~1.4 s), which this process
-    reads whenever a run has new texts (`detector.decide_language`). Only for
+    in that time instead of after it, and with `word_lists` (their source)
+    wordfreq's common lists too (`detector.load_word_lists`), which this
+    process reads whenever a run has new texts (`detector.decide_languages`). Only for
     a temporary server: with PREFECT_API_URL set nothing waits, so they load
     on first use. `freeze`: see `_import_pipeline`. `meanwhile`: more of the
     run's own work done while the server starts (the command line's: the cache
@@ -144,10 +148,10 @@ def start_prefect(
         return RunClock(server_start_s=None, pipeline_from=started)
     server = _TemporaryServer()
     _import_pipeline(freeze)
-    if load_word_lists:
-        from flows.stages.detector import load_word_lists as load
+    if word_lists is not None:
+        from flows.stages.detector import load_word_lists
 
-        load()
+        load_word_lists(word_lists)
     for work in meanwhile:
         work()
     up_at = server.wait()

@@ -33,7 +33,7 @@ from typing import Any, TypedDict
 import polars as pl
 
 from flows import __version__
-from flows.disk import catalog, generation, raw, snapshot, state
+from flows.disk import catalog, generation, raw, snapshot, state, word_lists
 from flows.disk.files import remove_tree
 from flows.disk.lock import hold_run_lock
 from flows.disk.paths import OutputPaths, check_raw_output_overlap
@@ -309,10 +309,11 @@ def _languages(
     """
     texts = dumps.collect_texts(parsed["dumps"])
     reused, new_texts = runner.call(reuse.split_known_texts, texts, known)
-    probe = partial(pools.probe_in_workers, processes=run.processes)
+    lists = word_lists.word_list_cache(run.output.word_lists)  # wordfreq's, kept in the state
+    probe = partial(pools.probe_in_workers, processes=run.processes, word_lists=lists)
     size = max(1, -(-new_texts.len() // max(1, run.language_batches)))
     chunks = [new_texts.slice(i, size) for i in range(0, new_texts.len(), size)] or [new_texts]
-    fresh = [runner.submit(detector.detect_languages, chunk, probe) for chunk in chunks]
+    fresh = [runner.submit(detector.detect_languages, chunk, probe, lists) for chunk in chunks]
     try:  # while the languages are detected: the parse cache is written, then let go
         parse_cache = runner.call(
             generation.stage_parse_cache, run.output.state, parsed["parse_cache"], run.run_id

@@ -18,6 +18,7 @@ from it instead of joining folder names themselves:
         generation.<generation>.json     its record; state.json: the committed ones
         parts/<run_id>/                  the parse batches' Parquet parts (removed after use)
         catalog/<sha256>/                the catalog's tables (`catalog`)
+        word_lists/<code key>/<lang>.arrow  wordfreq's lists (`word_lists`)
 """
 
 from __future__ import annotations
@@ -86,6 +87,11 @@ class OutputPaths:
     def catalog_cache(self) -> Path:
         """The catalog's cached tables, one folder per catalog sha256."""
         return self.state / "catalog"
+
+    @property
+    def word_lists(self) -> Path:
+        """wordfreq's lists as the weighing reads them, one folder per code key."""
+        return self.state / "word_lists"
 
 
 def foreign_links(output_dir: Path) -> list[Path]:

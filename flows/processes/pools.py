@@ -35,6 +35,7 @@ from flows.errors import WorkerDiedError
 from flows.processes.hooks import WORKER_STEP, pause_point
 from flows.processes.interrupt import ending_on_stop, interrupted
 from flows.stages.detector import Probe, load_word_lists, probe_texts, release_word_lists
+from flows.stages.word_frequency import WordListSource, word_list
 
 
 def forkserver_context(preload: list[str]) -> multiprocessing.context.BaseContext:
@@ -170,14 +171,17 @@ def parse_workers(processes: int) -> Iterator[Executor | None]:
 PARALLEL_MIN_TEXTS = 1000
 
 
-def probe_in_workers(texts: list[str], processes: int) -> Iterator[Probe]:
+def probe_in_workers(
+    texts: list[str], processes: int, word_lists: WordListSource = word_list
+) -> Iterator[Probe]:
     """`detector.probe_texts` of `texts` in `processes` worker processes; probes in order.
 
     For `detector.detect_languages(texts, probe=...)`: langdetect runs in the
-    workers while this process loads wordfreq's common lists, then weighs each
-    chunk's texts as its probes come in, so the lists (~520 MB for the 14
-    languages of the 1M-line bench corpus) are held once; they are let go at
-    the end. Below PARALLEL_MIN_TEXTS texts or 2 processes: here.
+    workers while this process loads wordfreq's common lists (from
+    `word_lists`), then weighs the texts as their probes come in, so the lists
+    (~76 MB of frames for the 22 languages of the 1M-line bench corpus) are
+    held once; they are let go at the end. Below PARALLEL_MIN_TEXTS texts or
+    2 processes: here.
 
     Raises:
         WorkerDiedError: a worker process ended abruptly (killed, out of memory).
@@ -192,7 +196,7 @@ def probe_in_workers(texts: list[str], processes: int) -> Iterator[Probe]:
     # each worker builds the engine's tables on its first chunk (~1 s) while this loads the lists
     with running_pool(processes, ["flows.stages.detector"]) as pool:
         probes = pool.map(_probe_chunk, chunks)  # every chunk submitted; results in order
-        load_word_lists()  # while the workers start
+        load_word_lists(word_lists)  # while the workers start
         try:
             for part in probes:
                 stop_if_interrupted(pool)  # a Ctrl-C: the chunks still queued are dropped

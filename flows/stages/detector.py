@@ -13,21 +13,28 @@ says whether it is reliable; callers settle the rest by the dump's context
 Chinese (Simplified or Traditional by hanzidentifier, "zh" when it cannot tell).
 
 A detection has two halves, langdetect (`probe_texts`, most of the CPU) and the
-weighing (`decide_language`, wordfreq's lists, ~520 MB for 14 languages): a
-pool runs the first in its workers, the caller the second, holding the lists
-once (`processes.pools.probe_in_workers`).
+weighing (`decide_languages`: wordfreq's frequencies of every word of a batch
+at once, `word_scores`, from wordfreq's lists held as frames, ~76 MB for 22
+languages): a pool runs the first in its workers, the caller the second,
+holding the lists once (`processes.pools.probe_in_workers`).
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 import math
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from typing import NamedTuple
 
 import hanzidentifier
 import polars as pl
 import wordfreq
+
+from flows.stages.word_frequency import WordListSource, word_list
+from flows.stages.word_scores import UNKNOWN_WORD, held_word_list, mean_score, word_scores
+from flows.stages.word_scores import release_word_lists as release_word_lists  # this API's too
 
 logger = logging.getLogger(__name__)
 
@@ -77,6 +84,7 @@ MIN_LEXICAL_LEAD = 0.5
 MIN_SHORT_LEXICAL_LEAD = 1.5
 
 _LETTER = re.compile(r"[^\W\d_]")
+_LATIN_LETTER = re.compile(r"[^\W\d_\u0250-\U0010ffff]")  # a _LETTER below U+0250
 _HANGUL = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
@@ -98,7 +106,7 @@ def detect_text_language(text: str) -> Detection:
     `{symbols}` are left out (`{T}: Agrega {G}.` is Spanish, not Tagalog).
 
     A text in Latin or Cyrillic script is then weighed by its words
-    (`_weigh_words`): a language other than English needs positive evidence
+    (`decide_languages`): a language other than English needs positive evidence
     from word frequencies, which names, symbols and numbers do not give. When
     the words are more English than langdetect's pick (`Regicide can't target
     colorless creatures.` is ca to langdetect), the result is ("en", p,
@@ -119,17 +127,53 @@ def probe_text(text: str) -> Probe:
     return probe
 
 
-def decide_language(probe: Probe) -> Detection:
+def decide_language(probe: Probe, word_lists: WordListSource = word_list) -> Detection:
     """The other half of `detect_text_language`: the script, else the words weighed (wordfreq)."""
-    folded, letters, by_script, probabilities = probe
-    if by_script:
-        return by_script, probabilities.get(by_script), letters >= MIN_SCRIPT_LETTERS
-    if not probabilities:
-        return UNDETERMINED, None, False
-    ranked = sorted(probabilities.items(), key=lambda item: (-item[1], item[0]))
-    top, top_prob = ranked[0]
-    lead = top_prob - (ranked[1][1] if len(ranked) > 1 else 0.0)
-    return _weigh_words(folded, top, probabilities, letters >= MIN_LETTERS and lead >= MIN_MARGIN)
+    [detection] = decide_languages([probe], word_lists)
+    return detection
+
+
+def decide_languages(
+    probes: Sequence[Probe], word_lists: WordListSource = word_list
+) -> list[Detection]:
+    """`decide_language` of each probe (`probe_texts`'s results): one Detection each, in order.
+
+    The words of all the probes are scored at once (`word_scores.word_scores`),
+    English first, then the other candidates of the texts English did not
+    settle. `word_lists`: where a list this process does not hold yet comes
+    from (`word_frequency.word_list`, or a cache of it); results do not depend on it.
+    """
+    found: list[Detection | None] = []
+    weighed: list[tuple[int, _Weighing]] = []
+    for folded, letters, by_script, probabilities in probes:
+        if by_script:
+            found.append((by_script, probabilities.get(by_script), letters >= MIN_SCRIPT_LETTERS))
+        elif not probabilities:
+            found.append((UNDETERMINED, None, False))
+        else:
+            weighed.append((len(found), _weighing(folded, letters, probabilities)))
+            found.append(None)
+    # English first: a clear English text with common English words weighs no other language
+    latin = [w.words for _, w in weighed if w.is_latin]
+    english = word_scores({ENGLISH: itertools.chain(*latin)}, word_lists).get(ENGLISH, {})
+    foreign: list[tuple[int, _Weighing, float]] = []
+    for index, weighing in weighed:
+        score = mean_score(weighing.words, english) if weighing.is_latin else -math.inf
+        if weighing.top == ENGLISH and weighing.is_clear and score >= COMMON_ENGLISH:
+            found[index] = ENGLISH, weighing.probabilities[ENGLISH], True
+        else:
+            foreign.append((index, weighing, score))
+    grouped: dict[frozenset[str], dict[str, None]] = {}  # the words of texts of like candidates
+    for _, weighing, _ in foreign:
+        grouped.setdefault(weighing.candidates, {}).update(dict.fromkeys(weighing.words))
+    asked: dict[str, list[str]] = {}
+    for candidates, words in grouped.items():
+        for lang in candidates:
+            asked.setdefault(lang, []).extend(words)
+    scores = word_scores(asked, word_lists)
+    for index, weighing, score in foreign:
+        found[index] = _weigh_words(weighing, score, scores)
+    return found  # type: ignore[return-value]  # every one is set
 
 
 #: Languages always weighed by their words (the sites' Latin and Cyrillic ones).
@@ -142,32 +186,57 @@ COMMON_ENGLISH = -3.5
 MIN_CANDIDATE_PROBABILITY = 0.01
 
 
-def _weigh_words(text: str, top: str, probabilities: dict[str, float], is_clear: bool) -> Detection:
-    """The language whose words `text` uses most, when that is clearly not English.
+class _Weighing(NamedTuple):
+    """What `_weigh_words` weighs of one text."""
 
-    Candidates: langdetect's `top` and its NEIGHBOURS, its other guesses from
-    MIN_CANDIDATE_PROBABILITY, and SITE_LANGUAGES (wordfreq's languages only).
-    The best scored (mean log10 word frequency) must beat English by
-    MIN_LEXICAL_LEAD when langdetect agrees clearly (`is_clear`, same
-    language), else by MIN_SHORT_LEXICAL_LEAD; below that, English by default.
-    Text in another script than Latin is never English.
-    """
-    words = _words(text)
-    is_latin = _is_latin(text)
-    english = _lexical_score(words, ENGLISH) if is_latin else -math.inf
-    if top == ENGLISH and is_clear and english >= COMMON_ENGLISH:
-        return ENGLISH, probabilities[ENGLISH], True  # no other language's words can be commoner
+    words: list[str]  # `_words` of the text, in order
+    is_latin: bool  # most letters are Latin (the English originals' script): may be English
+    top: str  # langdetect's first guess
+    probabilities: dict[str, float]  # langdetect's
+    is_clear: bool  # enough letters, and a clear lead of top
+    candidates: frozenset[str]  # the other languages weighed (wordfreq's)
+
+
+def _weighing(text: str, letters: int, probabilities: dict[str, float]) -> _Weighing:
+    """The candidates of `_weigh_words`: langdetect's `top` and its NEIGHBOURS, its other
+    guesses from MIN_CANDIDATE_PROBABILITY, and SITE_LANGUAGES (wordfreq's languages only)."""
+    values = sorted(probabilities.values())  # langdetect's first by (-probability, language)
+    top = max(probabilities, key=probabilities.__getitem__)  # (the first of a tie in its order:
+    if values.count(values[-1]) > 1:  # the first by name is taken instead)
+        top = min(lang for lang, p in probabilities.items() if p == values[-1])
+    lead = values[-1] - (values[-2] if len(values) > 1 else 0.0)  # over the next one
     guesses = [lang for lang, p in probabilities.items() if p >= MIN_CANDIDATE_PROBABILITY]
     candidates = {top, *NEIGHBOURS.get(top, ()), *guesses, *SITE_LANGUAGES} - {ENGLISH}
-    scores = {
-        lang: _lexical_score(words, lang) for lang in candidates if lang in _WORDFREQ_LANGUAGES
-    }
-    best = max(scores, key=lambda lang: (scores[lang], lang == top, lang))
-    if scores[best] <= UNKNOWN_WORD + 1:  # no known word: langdetect's word alone
+    return _Weighing(
+        words=_words(text),
+        is_latin=2 * len(_LATIN_LETTER.findall(text)) >= letters,
+        top=top,
+        probabilities=probabilities,
+        is_clear=letters >= MIN_LETTERS and lead >= MIN_MARGIN,
+        candidates=frozenset(candidates & _WORDFREQ_LANGUAGES),
+    )
+
+
+def _weigh_words(
+    weighing: _Weighing, english: float, scores: dict[str, dict[str, float]]
+) -> Detection:
+    """The language whose words the text uses most, when that is clearly not English.
+
+    `english`: the words' mean score as English (-inf when the text is not
+    Latin: never English); `scores`: every candidate's word scores
+    (`word_scores.word_scores`). The best scored candidate (mean log10 word
+    frequency) must beat English by MIN_LEXICAL_LEAD when langdetect agrees
+    clearly (`is_clear`, same language), else by MIN_SHORT_LEXICAL_LEAD;
+    below that, English by default.
+    """
+    words, is_latin, top, probabilities, is_clear, candidates = weighing
+    means = {lang: mean_score(words, scores[lang]) for lang in candidates}
+    best = max(means, key=lambda lang: (means[lang], lang == top, lang))
+    if means[best] <= UNKNOWN_WORD + 1:  # no known word: langdetect's word alone
         if is_latin:
             return ENGLISH, probabilities.get(ENGLISH), top == ENGLISH and is_clear
         return top, probabilities[top], is_clear
-    lead = scores[best] - english
+    lead = means[best] - english
     if lead <= 0:
         return ENGLISH, probabilities.get(ENGLISH), top == ENGLISH and is_clear
     needed = MIN_LEXICAL_LEAD if is_clear and best == top else MIN_SHORT_LEXICAL_LEAD
@@ -176,41 +245,9 @@ def _weigh_words(text: str, top: str, probabilities: dict[str, float], is_clear:
     return best, probabilities.get(best), lead >= needed
 
 
-#: log10 frequency given to a word a language's list does not hold.
-UNKNOWN_WORD = -8.0
-
-
 def _words(text: str) -> list[str]:
     """Case-folded words of `text`, `{symbols}` and numbers left out."""
     return [w.casefold().replace("’", "'") for w in _WORD.findall(_SYMBOL.sub(" ", text))]
-
-
-def _is_latin(text: str) -> bool:
-    """True when most letters of `text` are Latin (the script of the English originals)."""
-    letters = _LETTER.findall(text)
-    return 2 * sum(c < "\u0250" for c in letters) >= len(letters)
-
-
-def _lexical_score(words: list[str], lang: str) -> float:
-    """Mean log10 frequency of `words` in `lang` (wordfreq; unknown words count 1e-8)."""
-    if not words:
-        return UNKNOWN_WORD
-    known = _LOG_FREQUENCIES.setdefault(lang, {})
-    total = 0.0
-    for word in words:  # in order: the same sum to the last bit
-        score = known.get(word)
-        if score is None:
-            if len(known) >= _MAX_CACHED_WORDS:
-                known.clear()
-            score = known[word] = math.log10(max(wordfreq.word_frequency(word, lang), _FLOOR))
-        total += score
-    return total / len(words)
-
-
-_FLOOR = 10**UNKNOWN_WORD
-_MAX_CACHED_WORDS = 100_000
-#: log10 word frequency by language and word, as `_lexical_score` met them in this process.
-_LOG_FREQUENCIES: dict[str, dict[str, float]] = {}
 
 
 def _fold_capitals(text: str) -> str:
@@ -282,28 +319,21 @@ def han_script(text: str) -> str | None:
 COMMON_WORD_LISTS = (ENGLISH, *SITE_LANGUAGES, "ca")
 
 
-def load_word_lists() -> None:
-    """Load wordfreq's lists of COMMON_WORD_LISTS now, in this process; results do not change.
+def load_word_lists(word_lists: WordListSource = word_list) -> None:
+    """Hold wordfreq's lists of COMMON_WORD_LISTS now, in this process; results do not change.
 
-    wordfreq loads a language's list on its first lookup (1.4 s and ~360 MB
-    for these eight on the 2-core bench machine): a caller that will detect
-    here pays it while it waits (the CLI: while Prefect's server starts).
+    A list not held is read on its first lookup (`word_frequency.word_list`:
+    1.1–1.4 s for these eight on the 2-core bench machine; 0.2–0.3 s from the
+    state's cache, `disk.word_lists`): a caller that will detect here pays it
+    while it waits (the CLI: while Prefect's server starts; a pool's caller:
+    while its workers start).
     """
     for lang in COMMON_WORD_LISTS:
-        wordfreq.get_frequency_dict(lang, "best")  # what wordfreq.word_frequency reads, cached
+        held_word_list(lang, word_lists)
 
 
-def release_word_lists() -> None:
-    """Let go of wordfreq's lists and this module's word scores (they load again on next use).
-
-    Memory: ~800 MB in this process after the 1M-line bench corpus's 14
-    languages (the lists, and up to _MAX_CACHED_WORDS scores per language).
-    Results do not change.
-    """
-    wordfreq.get_frequency_dict.cache_clear()  # functools.lru_cache's own API
-    wordfreq.get_frequency_list.cache_clear()  # the buckets get_frequency_dict was built from
-    _LOG_FREQUENCIES.clear()
-
+#: Probes weighed at once by `detect_languages` (as they come from a pool's workers).
+DECIDE_BATCH = 8192
 
 #: What `detect_languages` gives (and the language cache keeps): one row per text.
 LANGUAGE_SCHEMA = {
@@ -315,7 +345,9 @@ LANGUAGE_SCHEMA = {
 
 
 def detect_languages(
-    texts: pl.Series, probe: Callable[[list[str]], Iterable[Probe]] = probe_texts
+    texts: pl.Series,
+    probe: Callable[[list[str]], Iterable[Probe]] = probe_texts,
+    word_lists: WordListSource = word_list,
 ) -> pl.DataFrame:
     """Detect the language of each distinct text in `texts` (`detect_text_language`).
 
@@ -325,7 +357,10 @@ def detect_languages(
             here, in this process), called once with every distinct text that
             has a letter; results in order, which may come as they are made
             (`processes.pools.probe_in_workers`). This process weighs the words
-            (`decide_language`). Results do not depend on it.
+            (`decide_languages`, DECIDE_BATCH probes at a time). Results do not
+            depend on it.
+        word_lists: where wordfreq's lists come from when this process does
+            not hold them (`decide_languages`); results do not depend on it.
 
     Returns:
         One row per distinct non-null text, sorted by text (LANGUAGE_SCHEMA):
@@ -335,7 +370,11 @@ def detect_languages(
     """
     distinct = texts.drop_nulls().unique().sort()
     with_letters = distinct.filter(distinct.str.contains(r"\p{L}")).to_list()
-    detected = [decide_language(found) for found in probe(with_letters)]
+    probes, detected = iter(probe(with_letters)), []
+    for start in range(0, len(with_letters), DECIDE_BATCH):  # no more than each batch's probes:
+        batch = itertools.islice(probes, min(DECIDE_BATCH, len(with_letters) - start))
+        detected += decide_languages(list(batch), word_lists)
+    next(probes, None)  # then its end (a pool lets its lists go: `pools.probe_in_workers`)
     logger.info(
         "detected the language of %d distinct texts (%d without letters)",
         len(with_letters),

@@ -263,8 +263,14 @@ def test_a_cache_key_follows_every_module_its_maker_imports() -> None:
     )
     assert {"ftfy", "charset-normalizer", "babel"} <= set(libraries)
     assert cache_keys.shaping_code(("flows.stages.detector",)) == (
-        ["flows.stages.batch_langdetect", "flows.stages.batch_trials", "flows.stages.detector"],
-        ["hanzidentifier", "langdetect", "numpy", "polars", "wordfreq"],
+        [
+            "flows.stages.batch_langdetect",
+            "flows.stages.batch_trials",
+            "flows.stages.detector",
+            "flows.stages.word_frequency",  # the weighing's frequencies (wordfreq's own)
+            "flows.stages.word_scores",
+        ],
+        ["hanzidentifier", "langdetect", "numpy", "polars", "regex", "wordfreq"],
     )
 
 

@@ -12,7 +12,7 @@ from langdetect import detector_factory
 from langdetect.lang_detect_exception import LangDetectException
 
 from flows.processes import pools
-from flows.stages import detector
+from flows.stages import detector, word_scores
 from flows.stages.detector import (
     Probe,
     detect_languages,
@@ -217,12 +217,12 @@ def test_a_process_pool_gives_the_in_process_results(monkeypatch: pytest.MonkeyP
     texts = pl.Series([f"{ENGLISH} {n}" for n in range(20)])
     texts = texts.append(pl.Series([FRENCH, GERMAN, HEADER, "Vol", "Piétinement"]))
     in_process = detect_languages(texts)
-    assert wordfreq.get_frequency_dict.cache_info().currsize > 0  # the lists it weighed with
+    assert {"en", "fr", "de"} <= set(word_scores.held_languages())  # the lists it weighed with
     in_workers = functools.partial(pools.probe_in_workers, processes=2)
     assert detect_languages(texts, in_workers).equals(in_process)
     # the pool's caller weighed the words, then let the lists go (a run detects once)
-    assert wordfreq.get_frequency_dict.cache_info().currsize == 0
-    assert not detector._LOG_FREQUENCIES
+    assert word_scores.held_languages() == []
+    assert not word_scores._SCORES
     assert detect_languages(texts).equals(in_process)  # loaded again, same results
 
 
@@ -235,8 +235,10 @@ def test_langdetects_half_reads_no_word_list(monkeypatch: pytest.MonkeyPatch) ->
         raise AssertionError("a word list was read")
 
     monkeypatch.setattr(wordfreq, "get_frequency_dict", no_lists)
+    monkeypatch.setattr(wordfreq, "get_frequency_list", no_lists)
     monkeypatch.setattr(wordfreq, "word_frequency", no_lists)
-    monkeypatch.setattr(detector, "_LOG_FREQUENCIES", {})  # no word scored before
+    monkeypatch.setattr(word_scores, "_HELD", {})  # no list held before
+    monkeypatch.setattr(word_scores, "_SCORES", {})  # no word scored before
     probes = [detector.probe_text(text) for text in texts]
     monkeypatch.undo()
     assert [detector.decide_language(probe) for probe in probes] == expected
