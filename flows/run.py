@@ -318,6 +318,7 @@ def _languages(
         parse_cache = runner.call(
             generation.stage_parse_cache, run.output.state, parsed["parse_cache"], run.run_id
         )
+        runner.call(word_lists.keep_held_lists, run.output.word_lists)  # the CLI's preload's
     finally:
         parsed["parse_cache"] = None  # its frames (the largest state files) are let go
         found = results_of(fresh)  # every batch ended, even after a failed write

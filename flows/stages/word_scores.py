@@ -51,6 +51,11 @@ def held_languages() -> list[str]:
     return sorted(_HELD)
 
 
+def held_word_lists() -> dict[str, pl.DataFrame]:
+    """The lists this process holds, by language (a copy of the mapping; frames are shared)."""
+    return dict(_HELD)
+
+
 def word_scores(
     words: dict[str, Iterable[str]], source: WordListSource
 ) -> dict[str, dict[str, float]]:
