@@ -18,7 +18,7 @@ from it instead of joining folder names themselves:
         generation.<generation>.json     its record; state.json: the committed ones
         parts/<run_id>/                  the parse batches' Parquet parts (removed after use)
         catalog/<sha256>/                the catalog's tables (`catalog`)
-        word_lists/<code key>/<lang>.arrow  wordfreq's lists (`word_lists`)
+        word_lists/<code key>/<lang>.<sha256>.arrow  wordfreq's lists (`word_lists`)
 """
 
 from __future__ import annotations
