@@ -61,10 +61,11 @@ def bench_generate(
     typer.echo(f"wrote {sizes} ({stats.cards} cards, a card per site copy) into {out}")
 
 
-def _record(measured: dict[str, Any], results: Path) -> None:
+def _record(measured: dict[str, Any], results: Path, ensure_ascii: bool = True) -> None:
     """Write a benchmark's results as JSON to `results`; print its figures against the targets."""
     results.parent.mkdir(parents=True, exist_ok=True)
-    results.write_text(json.dumps(measured, indent=2) + "\n", encoding="utf-8")
+    text = json.dumps(measured, indent=2, ensure_ascii=ensure_ascii)
+    results.write_text(text + "\n", encoding="utf-8")
     shown = measured.get("against_targets") or {k: measured[k] for k in ("cold", "warm")}
     typer.echo(json.dumps(shown, indent=2))
 
@@ -280,10 +281,7 @@ def eval_engine(
     from bench.evaluate_engine import evaluate_engine
 
     measured = _one_line(evaluate_engine, real, sample, seed)
-    results.parent.mkdir(parents=True, exist_ok=True)
-    results.write_text(json.dumps(measured, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    shown = measured.get("against_targets") or {k: measured[k] for k in ("cold", "warm")}
-    typer.echo(json.dumps(shown, indent=2))
+    _record(measured, results, ensure_ascii=False)
 
 
 @eval_app.command("attribution")
@@ -297,6 +295,9 @@ def eval_attribution(
     twins: Annotated[
         int, typer.Option("--twins", min=0, help="Pairs of cards sharing rulings, each way.")
     ] = 0,
+    removed: Annotated[
+        str, typer.Option("--removed", help="random, or newest: the sets released last (no twins).")
+    ] = "random",
     work: Annotated[Path, typer.Option("--work", help="Scratch folder (catalog cache).")] = Path(
         "/tmp/ruling-dumps-eval"
     ),
@@ -312,6 +313,7 @@ def eval_attribution(
     Example:
 
         python -m bench eval attribution --catalog AllPrintings.json.xz --twins 100
+        python -m bench eval attribution --catalog AllPrintings.json.xz --removed newest
     """
     from bench.attribution_scores import against_targets
     from bench.evaluate_attribution import evaluate_attribution, measure_catalog_load
@@ -321,16 +323,13 @@ def eval_attribution(
         load = (
             measure_catalog_load(catalog, work / "catalog-load-cache") if catalog.exists() else {}
         )
-        measured = evaluate_attribution(catalog, cache, cards, held_out, seed, twins)
+        measured = evaluate_attribution(catalog, cache, cards, held_out, seed, twins, removed)
     except RulingsError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
     measured["catalog_load"] = load
     measured["against_targets"] = against_targets(measured)
-    results.parent.mkdir(parents=True, exist_ok=True)
-    results.write_text(json.dumps(measured, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    shown = measured.get("against_targets") or {k: measured[k] for k in ("cold", "warm")}
-    typer.echo(json.dumps(shown, indent=2))
+    _record(measured, results, ensure_ascii=False)
 
 
 identity_app = typer.Typer(

@@ -13,6 +13,9 @@ was built from:
   wrong oracle_ids (target: none); `attribution_scores` says what is identifiable;
 - out of it: any oracle_id is wrong (target: none);
 - twins (`--twins`): cards sharing rulings only they carry, one of a pair removed;
+- which cards are removed (`removed`): "random" ones, or "newest": the cards first
+  printed after a cutoff date, whole sets, as a catalog older than the cards lacks
+  them (`newest_split`; twins are not drawn then);
 - the structural bound (`attribution_bound`): the best recall a rule on rulings and
   dates can reach with no removed card named.
 """
@@ -36,6 +39,7 @@ from bench.attribution_bound import structural_bound
 from bench.attribution_scores import choose_twins, identifiable_by, score_inside, score_outside
 from bench.corpus import SITE_LOCALES, CardStub, build_site_dump
 from flows.disk.catalog import load_catalog
+from flows.errors import RulingsError
 from flows.run import run_direct
 from flows.stages.cards import MTGJSON_LANGUAGES, Catalog
 
@@ -50,6 +54,7 @@ _LOAD_SCRIPT = """
 import json, resource, sys, time
 from pathlib import Path
 from flows.disk.catalog import load_catalog
+from flows.errors import RulingsError
 started = time.perf_counter()
 tables, reused = load_catalog(Path(sys.argv[1]), Path(sys.argv[2]))
 print(json.dumps({"seconds": round(time.perf_counter() - started, 2), "from_cache": reused,
@@ -107,6 +112,49 @@ def split_catalog(catalog: Catalog, held_out: set[str]) -> Catalog:
     )
 
 
+def first_printed(catalog: Catalog) -> pl.DataFrame:
+    """oracle_id, first_printed (String, ISO date): the release date of each card's first set."""
+    return (
+        catalog["cards"]
+        .filter(pl.col("oracle_id").is_not_null())
+        .group_by("oracle_id")
+        .agg(first_printed=pl.col("set_release_date").min())
+        .sort("oracle_id")
+    )
+
+
+def newest_split(catalog: Catalog, with_rulings: list[str], held_out: int) -> tuple[str, Catalog]:
+    """(cutoff, the catalog as it was on the cutoff): the latest set release date after
+    which at least `held_out` cards of `with_rulings` were first printed, and the catalog
+    without every printing of a set released after it (whole sets, reprints included)
+    and without the cards first printed after it (their rulings and foreign printings).
+
+    Raises RulingsError when fewer than `held_out` cards of `with_rulings` have a date.
+    """
+    firsts = first_printed(catalog)
+    counts = (
+        firsts.filter(pl.col("oracle_id").is_in(with_rulings))
+        .group_by("first_printed")
+        .len()
+        .sort("first_printed", descending=True)
+    )
+    newer = 0
+    for date, n in counts.iter_rows():
+        if newer >= held_out:
+            cutoff = date
+            break
+        newer += n
+    else:
+        raise RulingsError(f"fewer than {held_out} cards with rulings have a first printing")
+    removed = firsts.filter(pl.col("first_printed") > cutoff)["oracle_id"]
+    cards = catalog["cards"].filter(
+        (pl.col("set_release_date") <= cutoff) & ~pl.col("oracle_id").is_in(removed.implode())
+    )
+    kept = pl.col("uuid").is_in(cards["uuid"].implode())
+    rulings, foreign = catalog["rulings"].filter(kept), catalog["foreign"].filter(kept)
+    return cutoff, Catalog(cards=cards, rulings=rulings, foreign=foreign)
+
+
 def build_eval_dumps(
     catalog: Catalog, oracle_ids: list[str], rng: random.Random, prefix: str
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -158,28 +206,73 @@ def build_eval_dumps(
     return raw, expected.join(identifiable_by(catalog, expected), on="path", how="left")
 
 
-def evaluate_attribution(
-    catalog_path: Path, cache_dir: Path, cards: int, held_out: int, seed: int = 0, twins: int = 0
-) -> dict[str, Any]:
-    """Attribution on `cards` dumps of catalog cards and `held_out` of removed cards.
+def _with_rulings(catalog: Catalog) -> list[str]:
+    """The oracle_ids with a ruling of some text, sorted."""
+    rulings = catalog["rulings"].filter(pl.col("text") != "")
+    return sorted(rulings["oracle_id"].drop_nulls().unique())
 
-    `twins` pairs of cards sharing a ruling only they carry add, each, one of
-    the pair removed (its dump out of the catalog) and the other kept (in),
-    and as many pairs both kept (both dumps in). The dumps and the reduced
-    catalog are written under `cache_dir`'s parent (`eval-raw/`,
-    `eval-catalog/`), and the run's output under `eval-output/`.
-    """
-    catalog, _ = load_catalog(catalog_path, cache_dir)
-    rng = random.Random(seed)
-    with_rulings = sorted(
-        catalog["rulings"].filter(pl.col("text") != "")["oracle_id"].drop_nulls().unique()
-    )
-    chosen = rng.sample(with_rulings, cards + held_out)
+
+def _choose_random(
+    catalog: Catalog, cards: int, held_out: int, rng: random.Random, twins: int
+) -> tuple[list[str], list[str], list[tuple[str, str]]]:
+    """(cards kept, cards removed, twin pairs: the first `twins` with one removed) for "random"."""
+    chosen = rng.sample(_with_rulings(catalog), cards + held_out)
     inside, outside = chosen[:cards], chosen[cards:]
     pairs = choose_twins(catalog, 2 * twins, rng, set(chosen)) if twins else []
     outside += [a for a, _ in pairs[:twins]]
     inside += [b for _, b in pairs[:twins]] + [c for pair in pairs[twins:] for c in pair]
-    reduced = split_catalog(catalog, set(outside))
+    return inside, outside, pairs
+
+
+def _choose_newest(
+    catalog: Catalog, cards: int, held_out: int, rng: random.Random
+) -> tuple[list[str], list[str], Catalog, dict[str, Any]]:
+    """(cards kept, cards removed, the reduced catalog, what was removed) for "newest".
+
+    `held_out` of the cards first printed after `newest_split`'s cutoff, with
+    rulings; `cards` of the reduced catalog's cards with rulings.
+    """
+    with_rulings = _with_rulings(catalog)
+    cutoff, reduced = newest_split(catalog, with_rulings, held_out)
+    kept = set(reduced["cards"]["oracle_id"].drop_nulls())
+    newest = [o for o in with_rulings if o not in kept]
+    inside = rng.sample(_with_rulings(reduced), cards)
+    outside = rng.sample(newest, held_out)
+    gone = catalog["cards"].filter(pl.col("set_release_date") > cutoff)
+    split = {
+        "removed": "newest", "cutoff": cutoff,
+        "cards_removed": len({o for o in catalog["cards"]["oracle_id"].drop_nulls()} - kept),
+        "cards_removed_with_rulings": len(newest),
+        "sets_removed": sorted(gone["set_code"].unique()),
+        "twins": "not drawn (a removed set's twin is removed with it)",
+    }  # fmt: skip
+    return inside, outside, reduced, split
+
+
+def evaluate_attribution(
+    catalog_path: Path, cache_dir: Path, cards: int, held_out: int, seed: int = 0,
+    twins: int = 0, removed: str = "random",
+) -> dict[str, Any]:  # fmt: skip
+    """Attribution on `cards` dumps of catalog cards and `held_out` of removed cards.
+
+    `removed`: "random" (cards drawn at random) or "newest" (`newest_split`: the
+    catalog as it was before the newest sets; `twins` is ignored then). `twins`
+    pairs of cards sharing a ruling only they carry add, each, one of the pair
+    removed (its dump out of the catalog) and the other kept (in), and as many
+    pairs both kept (both dumps in). The dumps and the reduced catalog are
+    written under `cache_dir`'s parent (`eval-raw/`, `eval-catalog/`), and the
+    run's output under `eval-output/`.
+    """
+    catalog, _ = load_catalog(catalog_path, cache_dir)
+    rng = random.Random(seed)
+    if removed not in ("random", "newest"):
+        raise RulingsError(f"--removed is random or newest, not {removed!r}")
+    if removed == "newest":
+        inside, outside, reduced, split = _choose_newest(catalog, cards, held_out, rng)
+        pairs, twins = [], 0
+    else:
+        inside, outside, pairs = _choose_random(catalog, cards, held_out, rng, twins)
+        reduced, split = split_catalog(catalog, set(outside)), {"removed": "random"}
     raw_in, expected_in = build_eval_dumps(reduced, inside, rng, "in_")
     raw_out, expected_out = build_eval_dumps(catalog, outside, rng, "out_")
     work = cache_dir.parent
@@ -192,13 +285,12 @@ def evaluate_attribution(
     seconds = time.perf_counter() - started
     found = run["tables"]["dumps"].select("path", "card_name", "oracle_id", "card_attribution")
     pl.concat([expected_in, expected_out]).write_parquet(work / "eval-expected.parquet")
-    twin_paths = pl.DataFrame(
-        {"expected_oracle_id": [c for pair in pairs for c in pair]},
-        schema={"expected_oracle_id": pl.String},
-    )
+    twin_paths = pl.Series("expected_oracle_id", [c for p in pairs for c in p], pl.String)
+    twin_paths = twin_paths.to_frame()
     return {
         "catalog": str(catalog_path),
         "seed": seed,
+        "removal": split,
         "in_catalog": score_inside(found.join(expected_in, on="path")),
         "out_of_catalog": score_outside(found.join(expected_out, on="path")),
         "twins": {

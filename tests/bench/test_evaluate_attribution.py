@@ -5,10 +5,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import polars as pl
+import pytest
 from typer.testing import CliRunner
 
 from bench.__main__ import app
-from bench.evaluate_attribution import evaluate_attribution
+from bench.evaluate_attribution import evaluate_attribution, first_printed, newest_split
+from flows.disk.catalog import read_catalog
+from flows.errors import RulingsError
+from flows.stages.cards import Catalog
 
 runner = CliRunner()
 
@@ -53,3 +58,58 @@ def test_eval_command_writes_results(small_catalog_dir: Path, tmp_path: Path) ->
     assert written["catalog_load"]["cold"]["from_cache"] is False
     assert written["catalog_load"]["warm"]["from_cache"] is True
     assert written["catalog_load"]["warm"]["rows"] == written["catalog_load"]["cold"]["rows"]
+
+
+def _catalog(printings: list[tuple[str, str, str, str]]) -> Catalog:
+    """A catalog of printings (uuid, oracle_id, set_code, set_release_date), a ruling each."""
+    cards = pl.DataFrame(printings, schema=["uuid", "oracle_id", "set_code", "set_release_date"],
+                         orient="row")  # fmt: skip
+    rulings = cards.select("uuid", "oracle_id", date="set_release_date", text=pl.lit("A ruling."))
+    foreign = cards.select("uuid", "oracle_id", language=pl.lit("de"), name="uuid", text="uuid")
+    return Catalog(cards=cards, rulings=rulings, foreign=foreign)
+
+
+def test_newest_split_removes_whole_sets() -> None:
+    """The cutoff leaves at least `held_out` cards newer; a reprint's new printing goes
+    with its set, the card stays (its first printing is older)."""
+    catalog = _catalog([
+        ("u1", "old", "OLD", "2020-01-01"), ("u2", "mid", "MID", "2021-01-01"),
+        ("u3", "old", "NEW", "2022-01-01"), ("u4", "new", "NEW", "2022-01-01"),
+        ("u5", "newer", "NWR", "2022-06-01"), ("u6", "mid2", "MID", "2021-01-01"),
+    ])  # fmt: skip
+    everyone = ["mid", "mid2", "new", "newer", "old"]
+    cutoff, reduced = newest_split(catalog, everyone, 2)
+    assert cutoff == "2021-01-01"
+    assert sorted(reduced["cards"]["uuid"]) == ["u1", "u2", "u6"]
+    assert sorted(reduced["rulings"]["uuid"]) == sorted(reduced["foreign"]["uuid"]) == [
+        "u1", "u2", "u6"
+    ]  # fmt: skip
+    assert newest_split(catalog, everyone, 1)[0] == "2022-01-01"
+    assert newest_split(catalog, everyone, 3)[0] == "2020-01-01"
+    with pytest.raises(RulingsError):
+        newest_split(catalog, everyone, 5)
+
+
+def test_attribution_with_the_newest_removed(small_catalog_dir: Path, tmp_path: Path) -> None:
+    """--removed newest on KLD, AER, NEO: NEO goes whole; every removed card was first
+    printed after every kept one; none named; twins not drawn."""
+    work = tmp_path / "work"
+    measured = evaluate_attribution(small_catalog_dir, work / "cache", 40, 20, 1, 3, "newest")
+    removal = measured["removal"]
+    assert (removal["cutoff"], removal["sets_removed"]) == ("2017-01-20", ["NEO"])
+    assert measured["twins"]["pairs_removed_one"] == measured["twins"]["pairs_both_kept"] == 0
+    assert measured["in_catalog"]["dumps"] == 40 and measured["out_of_catalog"]["dumps"] == 20
+    assert measured["out_of_catalog"]["wrong"] == 0 and measured["in_catalog"]["wrong"] == 0
+    assert sorted(p.name for p in (work / "eval-catalog").iterdir()) == [
+        "AER.json.gz", "KLD.json.gz"
+    ]  # fmt: skip
+    catalog = read_catalog(small_catalog_dir)
+    firsts = dict(first_printed(catalog).iter_rows())
+    expected = pl.read_parquet(work / "eval-expected.parquet")
+    side = pl.col("path").str.starts_with("out_")
+    removed = [firsts[o] for o in expected.filter(side)["expected_oracle_id"]]
+    kept = [firsts[o] for o in expected.filter(~side)["expected_oracle_id"]]
+    assert min(removed) > removal["cutoff"] >= max(kept)
+    neo = catalog["cards"].filter(pl.col("set_code") == "NEO")["oracle_id"].unique()
+    older = catalog["cards"].filter(pl.col("set_code") != "NEO")["oracle_id"].unique()
+    assert removal["cards_removed"] == len(set(neo) - set(older))
