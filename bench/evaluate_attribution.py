@@ -54,7 +54,6 @@ _LOAD_SCRIPT = """
 import json, resource, sys, time
 from pathlib import Path
 from flows.disk.catalog import load_catalog
-from flows.errors import RulingsError
 started = time.perf_counter()
 tables, reused = load_catalog(Path(sys.argv[1]), Path(sys.argv[2]))
 print(json.dumps({"seconds": round(time.perf_counter() - started, 2), "from_cache": reused,
