@@ -43,14 +43,16 @@ CASES_DIR = Path(
     os.environ.get("RULING_DUMPS_CASES", REPO.parent / "shared" / "cases" / "realworld")
 )
 needs_cases = pytest.mark.skipif(
-    not CASES_DIR.is_dir(), reason=f"field-fault cases not found at {CASES_DIR}"
+    not CASES_DIR.is_dir(),
+    reason=f"field-fault cases not found at {CASES_DIR} (set RULING_DUMPS_CASES)",
 )
 #: The third round of them (../shared/cases/round3 beside the project, or RULING_DUMPS_ROUND3).
 ROUND3_DIR = Path(
     os.environ.get("RULING_DUMPS_ROUND3", REPO.parent / "shared" / "cases" / "round3")
 )
 needs_round3 = pytest.mark.skipif(
-    not ROUND3_DIR.is_dir(), reason=f"round-3 field-fault cases not found at {ROUND3_DIR}"
+    not ROUND3_DIR.is_dir(),
+    reason=f"round-3 field-fault cases not found at {ROUND3_DIR} (set RULING_DUMPS_ROUND3)",
 )
 #: The run date the seed tests use (every seed date is before it).
 TODAY = dt.date(2026, 11, 30)

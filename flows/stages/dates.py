@@ -279,7 +279,8 @@ def parse_published_dates(date_texts: pl.Series, today: dt.date) -> pl.DataFrame
     """
     distinct = date_texts.drop_nulls().unique().sort().to_list()
     parsed = [parse_date(text, today) for text in distinct]
-    logger.info("parsed %d distinct date strings", len(distinct))
+    if distinct:  # a warm run calls this for each step with nothing new: no line then
+        logger.info("parsed %d distinct date strings", len(distinct))
     return pl.DataFrame(
         {
             "date_text": distinct,

@@ -192,9 +192,10 @@ def cluster_variants(
         ruling_id=sha256_hex(merged["_canonical"], namespace="ruling:"),
         is_representative="is_representative",
     ).sort("variant_id")
-    logger.info(
-        "clustered %d variants into %d rulings", merged.height, merged["ruling_id"].n_unique()
-    )
+    if merged.height:  # a warm run with nothing new clusters nothing: no line then
+        logger.info(
+            "clustered %d variants into %d rulings", merged.height, merged["ruling_id"].n_unique()
+        )
     return merged
 
 
