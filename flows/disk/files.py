@@ -113,19 +113,32 @@ def write_parquet(frame: pl.DataFrame, path: Path) -> None:
 
 
 def write_json(value: Any, path: Path) -> None:
-    """Write `value` whole as indented JSON, flushed.
+    """Write `value` whole as indented JSON, flushed (`write_bytes`)."""
+    write_bytes((json.dumps(value, indent=2) + "\n").encode(), path)
+
+
+def write_bytes(data: bytes | memoryview, path: Path) -> None:
+    """Write `data` whole to `path`, flushed: staged beside it (`staged_file`), then renamed.
+
+    A staged file this call made is removed when the write fails.
 
     Raises:
         DiskFullError: the file system is full (`path` is as it was).
         OSError: the write failed (`path` is as it was).
     """
-    staged = staged_file(path)
-    with naming_full_disk(path):
-        with open_new(staged) as out:
-            out.write((json.dumps(value, indent=2) + "\n").encode())
-        fsync_path(staged)
-        os.replace(staged, path)
-        fsync_path(path.parent)
+    staged, made = staged_file(path), False
+    try:
+        with naming_full_disk(path):
+            with open_new(staged) as out:
+                made = True
+                out.write(data)
+            fsync_path(staged)
+            os.replace(staged, path)
+            fsync_path(path.parent)
+    except BaseException:
+        if made:
+            staged.unlink(missing_ok=True)
+        raise
 
 
 def describe_file(path: Path) -> dict[str, Any]:

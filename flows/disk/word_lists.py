@@ -25,7 +25,6 @@ import contextlib
 import hashlib
 import io
 import logging
-import os
 import shutil
 from functools import cache, partial
 from pathlib import Path
@@ -33,7 +32,7 @@ from pathlib import Path
 import polars as pl
 
 from flows.disk.cache_keys import code_key
-from flows.disk.files import fsync_path, make_folder, naming_full_disk, open_new
+from flows.disk.files import make_folder, write_bytes
 from flows.stages.word_frequency import WORD_LIST_SCHEMA, WordListSource, word_list
 from flows.stages.word_scores import held_word_lists
 
@@ -78,10 +77,7 @@ def cached_word_list(cache_dir: Path, lang: str) -> pl.DataFrame:
     built = word_list(lang)
     if not cache_dir.parent.is_dir():  # no state yet: the command line's preload makes none
         return built
-    try:
-        _keep(built, folder, lang)
-    except OSError as exc:  # a cache: the run goes on without it
-        logger.warning("word list %s not kept: %s", folder / f"{lang}.arrow", exc)
+    _keep(built, folder, lang)
     return built
 
 
@@ -99,10 +95,7 @@ def keep_held_lists(cache_dir: Path) -> None:
     for lang, table in sorted(held_word_lists().items()):
         if folder.is_dir() and any(folder.glob(f"{lang}.*.arrow")):
             continue
-        try:
-            _keep(table, folder, lang)
-        except OSError as exc:  # a cache: the run goes on without it
-            logger.warning("word list %s not kept: %s", folder / f"{lang}.arrow", exc)
+        _keep(table, folder, lang)
 
 
 def _read_checked(path: Path) -> pl.DataFrame | None:
@@ -124,8 +117,12 @@ def _read_checked(path: Path) -> pl.DataFrame | None:
 
 
 def _keep(table: pl.DataFrame, folder: Path, lang: str) -> None:
-    """Write `table` as `folder/<lang>.<sha256>.arrow` (staged, flushed, renamed; nothing
-    staged left on failure); remove other keys' folders first."""
+    """Write `table` as `folder/<lang>.<sha256>.arrow` (`files.write_bytes`; a failed write
+    only warns: a cache); remove other keys' folders first.
+
+    Raises:
+        OutputDirError: a symlink where the cache is written (`files.make_folder`).
+    """
     cache_dir = folder.parent
     first = not folder.is_dir()
     make_folder(folder, cache_dir.parent)  # no link on the way (nothing removed through one)
@@ -135,13 +132,7 @@ def _keep(table: pl.DataFrame, folder: Path, lang: str) -> None:
     data = io.BytesIO()
     table.write_ipc(data, compression="lz4")
     path = folder / f"{lang}.{hashlib.sha256(data.getbuffer()).hexdigest()[:16]}.arrow"
-    staged = folder / f".{lang}.{os.getpid()}.tmp"
     try:
-        with naming_full_disk(path):
-            with open_new(staged) as out:
-                out.write(data.getbuffer())
-            fsync_path(staged)
-            os.replace(staged, path)
-    except BaseException:
-        staged.unlink(missing_ok=True)
-        raise
+        write_bytes(data.getbuffer(), path)
+    except OSError as exc:  # a cache: the run goes on without it
+        logger.warning("word list %s not kept: %s", path, exc)

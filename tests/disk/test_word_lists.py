@@ -8,7 +8,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from flows.disk import word_lists
+from flows.disk import files, word_lists
 from flows.disk.paths import OutputPaths
 from flows.errors import OutputDirError
 from flows.stages import word_frequency, word_scores
@@ -69,7 +69,7 @@ def test_a_failed_write_leaves_nothing_staged(
     def full_disk(source: object, target: object) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(word_lists.os, "replace", full_disk)
+    monkeypatch.setattr(files.os, "replace", full_disk)
     assert word_lists.cached_word_list(cache, "ca").equals(word_frequency.word_list("ca"))
     assert list((cache / word_lists._key()).iterdir()) == []
     assert "not kept" in caplog.text

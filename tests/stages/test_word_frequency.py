@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import math
 import random
 import sys
@@ -12,6 +11,7 @@ import polars as pl
 import pytest
 import wordfreq
 
+from bench.corpus import load_foreign_cards
 from flows.stages import detector, word_scores
 from flows.stages.word_frequency import (
     OWN_TOKEN_CHARACTERS,
@@ -43,12 +43,9 @@ ODD_WORDS = (
 def _real_words() -> list[str]:
     """Distinct words (`detector._words`) of a fixed sample of real texts in every
     language of the real data: foreign card texts and English rulings."""
-    cards = pl.read_ndjson(
-        gzip.decompress((REAL_DATA / "derived" / "mtgjson_v5_foreign_cards.jsonl.gz").read_bytes()),
-        infer_schema_length=None,
-    )
     foreign = (
-        cards.select("language", "text")
+        load_foreign_cards(REAL_DATA)
+        .select("language", "text")
         .drop_nulls()
         .unique()
         .sort("language", "text")
