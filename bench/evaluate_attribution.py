@@ -112,12 +112,13 @@ def split_catalog(catalog: Catalog, held_out: set[str]) -> Catalog:
 
 
 def first_printed(catalog: Catalog) -> pl.DataFrame:
-    """oracle_id, first_printed (String, ISO date): the release date of each card's first set."""
+    """oracle_id, first_printed (String, ISO date): each card's first printing's release date
+    (its own: Saw It Coming's Pro Tour promo, in a set released in 2007, is of 2021-10-01)."""
     return (
         catalog["cards"]
         .filter(pl.col("oracle_id").is_not_null())
         .group_by("oracle_id")
-        .agg(first_printed=pl.col("set_release_date").min())
+        .agg(first_printed=pl.col("release_date").min())
         .sort("oracle_id")
     )
 
@@ -125,8 +126,9 @@ def first_printed(catalog: Catalog) -> pl.DataFrame:
 def newest_split(catalog: Catalog, with_rulings: list[str], held_out: int) -> tuple[str, Catalog]:
     """(cutoff, the catalog as it was on the cutoff): the latest set release date after
     which at least `held_out` cards of `with_rulings` were first printed, and the catalog
-    without every printing of a set released after it (whole sets, reprints included)
-    and without the cards first printed after it (their rulings and foreign printings).
+    without every printing released after it (whole sets, reprints included, and the
+    promos added later to an older set) and without the cards first printed after it
+    (their rulings and foreign printings).
 
     Raises RulingsError when fewer than `held_out` cards of `with_rulings` have a date.
     """
@@ -147,7 +149,7 @@ def newest_split(catalog: Catalog, with_rulings: list[str], held_out: int) -> tu
         raise RulingsError(f"fewer than {held_out} cards with rulings have a first printing")
     removed = firsts.filter(pl.col("first_printed") > cutoff)["oracle_id"]
     cards = catalog["cards"].filter(
-        (pl.col("set_release_date") <= cutoff) & ~pl.col("oracle_id").is_in(removed.implode())
+        (pl.col("release_date") <= cutoff) & ~pl.col("oracle_id").is_in(removed.implode())
     )
     kept = pl.col("uuid").is_in(cards["uuid"].implode())
     rulings, foreign = catalog["rulings"].filter(kept), catalog["foreign"].filter(kept)
@@ -237,7 +239,7 @@ def _choose_newest(
     newest = [o for o in with_rulings if o not in kept]
     inside = rng.sample(_with_rulings(reduced), cards)
     outside = rng.sample(newest, held_out)
-    gone = catalog["cards"].filter(pl.col("set_release_date") > cutoff)
+    gone = catalog["cards"].filter(pl.col("release_date") > cutoff)
     split = {
         "removed": "newest", "cutoff": cutoff,
         "cards_removed": len({o for o in catalog["cards"]["oracle_id"].drop_nulls()} - kept),
@@ -352,6 +354,7 @@ def _mtgjson_card(row: dict[str, Any]) -> dict[str, Any]:
     return {
         "uuid": row["uuid"], "identifiers": {"scryfallOracleId": row["oracle_id"]},
         "name": row["name"], "faceName": row["face_name"], "setCode": row["set_code"],
+        "originalReleaseDate": row["release_date"],
         "manaValue": row["mana_value"], "power": row["power"], "toughness": row["toughness"],
         "text": row["text"], "subtypes": row["subtypes"], "keywords": row["keywords"],
         "rulings": row["rulings"] or [],

@@ -19,10 +19,11 @@ against it).
   names a card the catalog lacks is never pinned by rulings: partners carry
   the same rulings (`rulings_match.find_unpaired_partners`); nor is a card
   whose specific rulings the dump lacks beside a name the catalog does not know.
-- `record`: `record_match.MIN_UNIQUE_RULINGS` rulings the catalog gives the
-  card alone, the dump consistent with it (`record_match.attribute_by_record`),
-  or one beside a stray stub that fits that card alone among the texts of its
-  stats (`record_match.attribute_by_record_and_stub`, `stub_match.find_stub_fits`).
+- `record`: rulings the catalog gives the card alone, the dump consistent with
+  it (`record_match.attribute_by_record`); scored by how many
+  (`record_match.FULL_SCORE_RULINGS`), or in full beside a stray stub that fits
+  that card alone among the texts of its stats
+  (`record_match.attribute_by_record_and_stub`, `stub_match.find_stub_fits`).
 - `stub`: the stray stub's mana value, power/toughness and cut text prefix
   match exactly one catalog card's text in the stub's language, parting from the
   others in a word of its own (`stub_match`),
@@ -152,7 +153,7 @@ def attribute_dumps(
     by_record = attribute_by_record(matched, consistent, card_names)
     fits = find_stub_fits(stubs, index["texts"])
     with_stub = attribute_by_record_and_stub(matched, consistent, fits, card_names)
-    by_record = pl.concat([by_record, with_stub]).unique("dump_id", keep="first").sort("dump_id")
+    by_record = pl.concat([with_stub, by_record]).unique("dump_id", keep="first").sort("dump_id")
     by_rulings = attribute_by_rulings(dump_texts, index["rulings"], index["names"], matches)
     by_rulings = by_rulings.filter(~pl.col("oracle_id").is_in(index["unpaired"].implode()))
     by_rulings = by_rulings.join(

@@ -60,10 +60,12 @@ def test_eval_command_writes_results(small_catalog_dir: Path, tmp_path: Path) ->
     assert written["catalog_load"]["warm"]["rows"] == written["catalog_load"]["cold"]["rows"]
 
 
-def _catalog(printings: list[tuple[str, str, str, str]]) -> Catalog:
-    """A catalog of printings (uuid, oracle_id, set_code, set_release_date), a ruling each."""
-    cards = pl.DataFrame(printings, schema=["uuid", "oracle_id", "set_code", "set_release_date"],
-                         orient="row")  # fmt: skip
+def _catalog(printings: list[tuple[str, ...]]) -> Catalog:
+    """A catalog of printings (uuid, oracle_id, set_code, set_release_date[, release_date]:
+    the set's when not given), a ruling each."""
+    rows = [(*p, p[3]) if len(p) == 4 else p for p in printings]
+    cards = pl.DataFrame(rows, orient="row",
+                         schema=["uuid", "oracle_id", "set_code", "set_release_date", "release_date"])
     rulings = cards.select("uuid", "oracle_id", date="set_release_date", text=pl.lit("A ruling."))
     foreign = cards.select("uuid", "oracle_id", language=pl.lit("de"), name="uuid", text="uuid")
     return Catalog(cards=cards, rulings=rulings, foreign=foreign)
@@ -88,6 +90,20 @@ def test_newest_split_removes_whole_sets() -> None:
     assert newest_split(catalog, everyone, 3)[0] == "2020-01-01"
     with pytest.raises(RulingsError):
         newest_split(catalog, everyone, 5)
+
+
+def test_newest_split_dates_a_promo_by_its_own_release() -> None:
+    """A promo added to a set released long before (MTGJSON's `originalReleaseDate`: Saw
+    It Coming's Pro Tour promo, in PPRO of 2007, is of 2021-10-01) does not keep its card
+    in a catalog taken before the card's own set."""
+    catalog = _catalog([
+        ("u1", "old", "OLD", "2020-01-01"), ("u2", "new", "NEW", "2021-02-05"),
+        ("u3", "new", "PRO", "2007-02-09", "2021-10-01"), ("u4", "new2", "NEW", "2021-02-05"),
+    ])  # fmt: skip
+    assert dict(first_printed(catalog).iter_rows())["new"] == "2021-02-05"
+    cutoff, reduced = newest_split(catalog, ["old", "new", "new2"], 2)
+    assert cutoff == "2020-01-01"
+    assert sorted(reduced["cards"]["uuid"]) == ["u1"]
 
 
 def test_attribution_with_the_newest_removed(small_catalog_dir: Path, tmp_path: Path) -> None:

@@ -1,7 +1,8 @@
 """The catalog's dated record as evidence (`record_match`), on real cards of the 2022 catalog.
 
 Cards are removed from the catalog as the evaluation removes them: a removed
-card's dump must get no card, whatever the catalog's other cards share with it.
+card's dump gets no card, whatever the catalog's other cards share with it,
+except a same-day twin's page (the one limit, at a score under RECORD_SCORE).
 """
 
 from __future__ import annotations
@@ -93,6 +94,14 @@ def card_of(entries: list[tuple[str, str]], index: CatalogIndex) -> tuple | None
     )
 
 
+def scored(entries: list[tuple[str, str]], index: CatalogIndex, stubs: pl.DataFrame | None = None
+           ) -> tuple | None:  # fmt: skip
+    """(card_name, card_attribution, card_attribution_score) of a one-dump attribution."""
+    found = attribute_dumps(occurrences(entries), NO_STUBS if stubs is None else stubs, index)
+    columns = ("card_name", "card_attribution", "card_attribution_score")
+    return found.select(columns).row(0) if found.height else None
+
+
 def test_rulings_that_name_the_card_as_no_subject_pin_it(
     real_catalog: Catalog, reduced_index: CatalogIndex
 ) -> None:
@@ -115,9 +124,11 @@ def test_one_ruling_naming_its_card_pins_it(
 def test_four_unique_rulings_at_their_date_pin_the_card(
     real_catalog: Catalog, reduced_index: CatalogIndex
 ) -> None:
-    """Killing Wave's four rulings (2012-05-01) are its alone and never name it."""
+    """Killing Wave's four rulings (2012-05-01) are its alone and never name it:
+    RECORD_SCORE."""
     entries = rulings_of(real_catalog, KILLING_WAVE)
     assert card_of(entries, reduced_index) == ("Killing Wave", KILLING_WAVE, "record")
+    assert scored(entries, reduced_index) == ("Killing Wave", "record", 0.9)
 
 
 def test_a_date_the_record_does_not_give_vetoes_the_card(
@@ -134,10 +145,12 @@ def test_a_missing_ruling_of_the_card_vetoes_it(
     assert card_of(rulings_of(real_catalog, KILLING_WAVE)[1:], reduced_index) is None
 
 
-def test_two_unique_rulings_are_not_enough(reduced_index: CatalogIndex) -> None:
-    """Lightning Surge's two rulings, its alone without Grizzly Fate: fewer than
-    MIN_UNIQUE_RULINGS (cascade and persist cards share two or three with a twin)."""
-    assert card_of([("2004-10-04", SURGE), ("2013-04-15", THRESHOLD)], reduced_index) is None
+def test_fewer_unique_rulings_pin_the_card_at_a_lower_score(reduced_index: CatalogIndex) -> None:
+    """Lightning Surge's two rulings, its alone without Grizzly Fate: two short of
+    FULL_SCORE_RULINGS, 0.2 under RECORD_SCORE."""
+    entries = [("2004-10-04", SURGE), ("2013-04-15", THRESHOLD)]
+    assert card_of(entries, reduced_index) == ("Lightning Surge", LIGHTNING_SURGE, "record")
+    assert scored(entries, reduced_index) == ("Lightning Surge", "record", 0.7)
 
 
 def test_rulings_naming_a_card_whose_own_rulings_are_missing_pin_nothing(
@@ -153,11 +166,20 @@ def test_a_removed_card_whose_ruling_the_catalog_gives_one_card_gets_none(
     real_catalog: Catalog, reduced_index: CatalogIndex
 ) -> None:
     """Grizzly Fate's one ruling is Lightning Surge's too, same date: Surge's 2004 ruling is
-    missing from the dump. Absolute Grace's one ruling is Absolute Law's, same date: one
-    ruling unique to a card is not enough (`MIN_UNIQUE_RULINGS`)."""
+    missing from the dump."""
     assert rulings_of(real_catalog, GRIZZLY_FATE) == [("2013-04-15", THRESHOLD)]
     assert card_of(rulings_of(real_catalog, GRIZZLY_FATE), reduced_index) is None
-    assert card_of(rulings_of(real_catalog, ABSOLUTE_GRACE), reduced_index) is None
+
+
+def test_a_removed_twins_page_is_the_twin_kept_at_the_lowest_score(
+    real_catalog: Catalog, reduced_index: CatalogIndex
+) -> None:
+    """The limit (`docs/attribution.md`): Absolute Grace's one ruling is Absolute Law's,
+    same date; with Grace removed, Grace's page is Law's, ruling and date, and is named
+    Law at one unique ruling's score."""
+    grace = rulings_of(real_catalog, ABSOLUTE_GRACE)
+    assert grace == [("2004-10-04", "This affects all creatures, not just your own.")]
+    assert scored(grace, reduced_index) == ("Absolute Law", "record", 0.6)
 
 
 def test_a_stub_of_another_card_conflicts(
@@ -206,12 +228,13 @@ def test_one_unique_ruling_and_a_stub_of_the_card_pin_it(
     real_catalog: Catalog, reduced_index: CatalogIndex
 ) -> None:
     """Spiketail Hatchling's one ruling (2004-10-04) is Spiketail Drake's too, same day;
-    Drake removed, the catalog gives it to Hatchling alone. The ruling alone pins nothing
-    (Drake's page would be named Hatchling); beside a stub cut from Hatchling's text
-    (mana value 2, 1/1) it pins Hatchling; beside Drake's stub (5, 3/3) nothing."""
+    Drake removed, the catalog gives it to Hatchling alone. The ruling alone pins it at
+    the lowest record score (Drake's page would be named Hatchling too); beside a stub cut
+    from Hatchling's text (mana value 2, 1/1) at RECORD_SCORE; beside Drake's stub (5, 3/3)
+    nothing."""
     entries = rulings_of(real_catalog, SPIKETAIL_HATCHLING)
     assert entries == rulings_of(real_catalog, SPIKETAIL_DRAKE)
-    assert card_of(entries, reduced_index) is None
+    assert scored(entries, reduced_index) == ("Spiketail Hatchling", "record", 0.6)
     hatchling = stub_of(
         "Flying (This creature can't be blocked except by creatures with flying or reach.)\n"
         "Sacrifice Spiketail", 2.0, "1", "1",
@@ -220,6 +243,8 @@ def test_one_unique_ruling_and_a_stub_of_the_card_pin_it(
     assert found.select("card_name", "oracle_id", "card_attribution").rows() == [
         ("Spiketail Hatchling", SPIKETAIL_HATCHLING, "record")
     ]
+    # RECORD_SCORE beside the stub's own score (0.95: its 100 characters), 1 - 0.1 × 0.05.
+    assert scored(entries, reduced_index, hatchling) == ("Spiketail Hatchling", "record", 0.995)
     drake = stub_of("Flying\nSacrifice Spiketail Drake: Counter target", 5.0, "3", "3")
     assert attribute_dumps(occurrences(entries), drake, reduced_index)["oracle_id"].to_list() in (
         [], [None],
