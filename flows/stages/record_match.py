@@ -225,8 +225,9 @@ def attribute_by_record(
     return (
         unique_cards.join(consistent, on=["dump_id", "oracle_id"], how="semi")
         .join(card_names, on="oracle_id", how="left")
-        .select("dump_id", "oracle_id", "card_name",
-                record_score=(RECORD_SCORE - 0.1 * short).round(3))  # fmt: skip
+        .select(
+            "dump_id", "oracle_id", "card_name", record_score=(RECORD_SCORE - 0.1 * short).round(3)
+        )
         .sort("dump_id")
     )
 

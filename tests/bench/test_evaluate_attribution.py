@@ -64,8 +64,11 @@ def _catalog(printings: list[tuple[str, ...]]) -> Catalog:
     """A catalog of printings (uuid, oracle_id, set_code, set_release_date[, release_date]:
     the set's when not given), a ruling each."""
     rows = [(*p, p[3]) if len(p) == 4 else p for p in printings]
-    cards = pl.DataFrame(rows, orient="row",
-                         schema=["uuid", "oracle_id", "set_code", "set_release_date", "release_date"])
+    cards = pl.DataFrame(
+        rows,
+        orient="row",
+        schema=["uuid", "oracle_id", "set_code", "set_release_date", "release_date"],
+    )
     rulings = cards.select("uuid", "oracle_id", date="set_release_date", text=pl.lit("A ruling."))
     foreign = cards.select("uuid", "oracle_id", language=pl.lit("de"), name="uuid", text="uuid")
     return Catalog(cards=cards, rulings=rulings, foreign=foreign)
