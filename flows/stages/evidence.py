@@ -48,7 +48,7 @@ def combine_evidence(
     # Rulings pin a card only when the rulings' subject is that card (or there is
     # no subject and the dump fits the card's record).
     subject_is_card = pl.col("_n_any").eq_missing(pl.col("_r_oid")) | (
-        (pl.col("_name").is_null() | _part_of_name("_r_name")) & pl.col("_r_fits").fill_null(False)
+        (pl.col("_name").is_null() | _names_card("_r_name")) & pl.col("_r_fits").fill_null(False)
     )
     evidence = evidence.with_columns(
         pl.when(subject_is_card).then(pl.col(c)).name.keep()
@@ -61,6 +61,16 @@ def combine_evidence(
         fits.rename({"oracle_id": "_card"}), on=["dump_id", "_card"], how="left"
     )
     return _decide(evidence)
+
+
+def _names_card(card_name: str) -> pl.Expr:
+    """Whether the subject name `_name` is a part of `card_name` (`_part_of_name`) or holds
+    its first part, before a comma or ` // `, as whole words: a word of the sentence
+    glued to it (`Activating Yuriko`, `Wizard, Academy Journeymage`), a face's name
+    misspelt after it (`Arlinn, the Moon Fury`)."""
+    first = pl.col(card_name).str.split(", ").list.first().str.split(" // ").list.first()
+    pattern = pl.lit(r"(?:^|\W)") + first.str.escape_regex() + pl.lit(r"(?:$|\W)")
+    return _part_of_name(card_name) | pl.col("_name").str.contains(pattern).fill_null(False)
 
 
 def _part_of_name(card_name: str) -> pl.Expr:
@@ -84,7 +94,7 @@ def _decide(evidence: pl.DataFrame) -> pl.DataFrame:
     # from rulings it shares with catalog cards; keep the name alone.
     # A part of the card's own name (`Athreos`) is no other card when the dump fits its record.
     card_name = pl.coalesce("_r_name", "_c_name", "_s_name")
-    own_part = pl.col("_fits").fill_null(False) & _part_of_name("_card_name")
+    own_part = pl.col("_fits").fill_null(False) & _names_card("_card_name")
     unknown_named = (
         pl.col("_name").is_not_null() & pl.col("_n_oid").is_null() & card.is_not_null() & ~own_part
     )

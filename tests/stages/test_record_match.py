@@ -33,6 +33,8 @@ SPIKETAIL_DRAKE = "6568859d-b96d-4015-84da-1a8960752737"  # Spiketail Hatchling'
 REMOVED = {GRIZZLY_FATE, ABSOLUTE_GRACE, CONTESTED_CLIFFS, OPALESCENCE, SPIKETAIL_DRAKE}
 SPIKETAIL_HATCHLING = "8109aeff-1ba7-46c2-89ab-450d6ff99c28"
 KILLING_WAVE = "69d6b906-5461-4eba-8667-dbb8c0ce3fcb"  # four rulings its own, none naming it
+YURIKO = "a7043fbd-1dfd-42cf-be4b-cc343d0949e5"  # `Activating Yuriko’s commander ninjutsu…`
+JOURNEYMAGE = "b400700c-1d82-4721-a166-56f88ba6ad19"  # `…more than one Wizard, Academy…`
 
 THRESHOLD = (
     "At the time this spell is resolving, it is on the stack and not in the graveyard. This "
@@ -118,6 +120,21 @@ def test_one_ruling_naming_its_card_pins_it(
     """`Demogorgon's Clutches requires its target to discard…`: its one ruling."""
     assert card_of(rulings_of(real_catalog, DEMOGORGONS_CLUTCHES), reduced_index) == (
         "Demogorgon's Clutches", DEMOGORGONS_CLUTCHES, "rulings",
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("oracle_id", "name"),
+    [(YURIKO, "Yuriko, the Tiger's Shadow"), (JOURNEYMAGE, "Academy Journeymage")],
+)
+def test_a_subject_name_holding_the_cards_name_is_no_other_card(
+    real_catalog: Catalog, reduced_index: CatalogIndex, oracle_id: str, name: str
+) -> None:
+    """A sentence's word glued to the subject name (`Activating Yuriko’s…`, `If you control
+    more than one Wizard, Academy Journeymage’s cost…`) names no card the catalog knows;
+    it holds the card's (short) name, so it does not veto the card (before: name only)."""
+    assert card_of(rulings_of(real_catalog, oracle_id), reduced_index) == (
+        name, oracle_id, "rulings",
     )  # fmt: skip
 
 
