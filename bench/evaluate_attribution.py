@@ -357,7 +357,7 @@ def _mtgjson_card(row: dict[str, Any]) -> dict[str, Any]:
         "originalReleaseDate": row["release_date"],
         "manaValue": row["mana_value"], "power": row["power"], "toughness": row["toughness"],
         "text": row["text"], "subtypes": row["subtypes"], "keywords": row["keywords"],
-        "rulings": row["rulings"] or [],
+        "printings": row["printings"], "rulings": row["rulings"] or [],
         "foreignData": [
             {**f, "language": _MTGJSON_NAMES[f["language"]]} for f in row["foreignData"] or []
         ],

@@ -104,8 +104,8 @@ class PublishedDump(pa.DataFrameModel):
         ge=0,
         le=1,
         description="confidence of the attribution, 0-1; record from one ruling the catalog "
-        "gives the card alone is 0.6 (two 0.7, three 0.8, four 0.9): with a catalog lacking "
-        "older cards (a few set files) read >= 0.9 (docs/attribution.md)",
+        "gives the card alone is 0.6 (two 0.7, three 0.8, four 0.9): where the catalog may "
+        "lack single older cards, read >= 0.9 (docs/attribution.md)",
     )
 
     class Config:

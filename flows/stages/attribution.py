@@ -23,7 +23,8 @@ against it).
   it (`record_match.attribute_by_record`); scored by how many
   (`record_match.FULL_SCORE_RULINGS`), or in full beside a stray stub that fits
   that card alone among the texts of its stats
-  (`record_match.attribute_by_record_and_stub`, `stub_match.find_stub_fits`).
+  (`record_match.attribute_by_record_and_stub`, `stub_match.find_stub_fits`);
+  none from a catalog that is a part of MTGJSON (`cards.is_whole`).
 - `stub`: the stray stub's mana value, power/toughness and cut text prefix
   match exactly one catalog card's text in the stub's language, parting from the
   others in a word of its own (`stub_match`),
@@ -38,6 +39,7 @@ against it).
 
 from __future__ import annotations
 
+import logging
 from typing import TypedDict
 
 import polars as pl
@@ -49,7 +51,7 @@ from flows.stages.card_names import (
     pick_subject_names,
     text_names,
 )
-from flows.stages.cards import Catalog
+from flows.stages.cards import Catalog, count_listed_sets, is_whole
 from flows.stages.dedupe import comparison_keys
 from flows.stages.evidence import combine_evidence
 from flows.stages.record_match import (
@@ -74,6 +76,8 @@ from flows.stages.stub_match import (
     index_catalog_texts,
 )
 
+logger = logging.getLogger(__name__)
+
 ATTRIBUTION_SCHEMA = {
     "dump_id": pl.String,
     "card_name": pl.String,
@@ -92,10 +96,22 @@ class CatalogIndex(TypedDict):
     names: pl.DataFrame  # `card_names.index_catalog_names`
     terms: pl.Series  # `card_names.index_catalog_terms`
     unpaired: pl.Series  # `rulings_match.find_unpaired_partners`
+    whole: bool  # `cards.is_whole`: False for a few set files (no `record` evidence then)
 
 
 def index_catalog(catalog: Catalog) -> CatalogIndex:
-    """Build the rulings, text and name lookups from the catalog's tables."""
+    """Build the rulings, text and name lookups from the catalog's tables.
+
+    A catalog that is a part of MTGJSON (`cards.is_whole`) pins no card by its record:
+    a cycle's or a mechanic's rulings (adventure, Food) look like one card's there.
+    """
+    held, listed = count_listed_sets(catalog["cards"])
+    whole = is_whole(catalog["cards"])
+    if not whole:
+        logger.warning(
+            "the catalog holds %d of the %d sets its cards are printed in (a few set files, "
+            "not AllPrintings): no card is pinned by its record alone", held, listed,
+        )  # fmt: skip
     return CatalogIndex(
         rulings=index_catalog_rulings(catalog["rulings"], catalog["cards"]),
         dated=index_dated_rulings(catalog["rulings"]),
@@ -103,6 +119,7 @@ def index_catalog(catalog: Catalog) -> CatalogIndex:
         names=index_catalog_names(catalog["cards"]),
         terms=index_catalog_terms(catalog["cards"]),
         unpaired=find_unpaired_partners(catalog["cards"]),
+        whole=whole,
     )
 
 
@@ -154,6 +171,7 @@ def attribute_dumps(
     fits = find_stub_fits(stubs, index["texts"])
     with_stub = attribute_by_record_and_stub(matched, consistent, fits, card_names)
     by_record = pl.concat([with_stub, by_record]).unique("dump_id", keep="first").sort("dump_id")
+    by_record = by_record if index["whole"] else by_record.clear()
     by_rulings = attribute_by_rulings(dump_texts, index["rulings"], index["names"], matches)
     by_rulings = by_rulings.filter(~pl.col("oracle_id").is_in(index["unpaired"].implode()))
     by_rulings = by_rulings.join(

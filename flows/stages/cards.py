@@ -42,6 +42,7 @@ CARD_SCHEMA = {
     "text": pl.String,
     "subtypes": pl.List(pl.String),
     "keywords": pl.List(pl.String),
+    "printings": pl.List(pl.String),
 }
 RULING_SCHEMA = {"uuid": pl.String, "oracle_id": pl.String, "date": pl.String, "text": pl.String}
 FOREIGN_SCHEMA = {
@@ -83,6 +84,7 @@ def extract_set(set_code: str, set_data: Any, rows: dict[str, list[dict[str, Any
             "power": card.get("power"), "toughness": card.get("toughness"),
             "text": card.get("text"), "subtypes": card.get("subtypes") or [],
             "keywords": card.get("keywords") or [],
+            "printings": card.get("printings") or [],
         })  # fmt: skip
         for ruling in card.get("rulings") or []:
             rows["rulings"].append(
@@ -105,3 +107,27 @@ def extract_set(set_code: str, set_data: Any, rows: dict[str, list[dict[str, Any
                         "text": foreign.get("text"),
                     }
                 )
+
+
+#: A catalog holding fewer of the sets its cards are printed in (MTGJSON's `printings`) is
+#: a part of MTGJSON, a few set files: AllPrintings of 2022-04-25 holds 549 of the 577 sets
+#: its cards list (the others are digital or not out yet), KLD, AER and NEO hold 3 of 260.
+WHOLE_CATALOG_SHARE = 0.5
+
+
+def count_listed_sets(cards: pl.DataFrame) -> tuple[int, int]:
+    """(the sets the catalog holds among those its cards list, the sets they list).
+
+    Needs:
+        cards: set_code, printings (`CARD_SCHEMA`).
+    """
+    listed = cards["printings"].explode().drop_nulls().unique()
+    return int(listed.is_in(cards["set_code"].unique().implode()).sum()), listed.len()
+
+
+def is_whole(cards: pl.DataFrame) -> bool:
+    """Whether the catalog holds at least WHOLE_CATALOG_SHARE of the sets its cards list
+    (`count_listed_sets`): AllPrintings, not a few set files. A catalog whose cards list
+    no set (no `printings`) counts as whole."""
+    held, listed = count_listed_sets(cards)
+    return listed == 0 or held >= WHOLE_CATALOG_SHARE * listed

@@ -24,8 +24,9 @@ rulings or more, or with a stub that fits the card alone too
 (`attribute_by_record_and_stub`), 0.1 less for each ruling short. A card's
 twin ruled the same day (Absolute Grace and Absolute Law, one ruling, both
 2004-10-04) makes the twin's page the card's, ruling and date: when a catalog
-lacks an old card (a few set files, not AllPrintings) its page may be named its
-twin, at a score under RECORD_SCORE (measured: `docs/attribution.md`).
+lacks an old card its page may be named its twin, at a score under RECORD_SCORE
+(measured: `docs/attribution.md`). A catalog of a few set files lacks most, and
+gets no record evidence at all (`attribution.index_catalog`, `cards.is_whole`).
 """
 
 from __future__ import annotations

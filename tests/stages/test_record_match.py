@@ -15,7 +15,7 @@ from polars.testing import assert_frame_equal
 
 from bench.evaluate_attribution import split_catalog
 from flows.stages.attribution import CatalogIndex, attribute_dumps, index_catalog
-from flows.stages.cards import Catalog
+from flows.stages.cards import Catalog, count_listed_sets
 from flows.stages.record_match import index_dated_rulings
 from flows.stages.stub_match import find_stub_conflicts
 from tests.conftest import needs_real_catalog
@@ -35,6 +35,7 @@ SPIKETAIL_HATCHLING = "8109aeff-1ba7-46c2-89ab-450d6ff99c28"
 KILLING_WAVE = "69d6b906-5461-4eba-8667-dbb8c0ce3fcb"  # four rulings its own, none naming it
 YURIKO = "a7043fbd-1dfd-42cf-be4b-cc343d0949e5"  # `Activating Yuriko’s commander ninjutsu…`
 JOURNEYMAGE = "b400700c-1d82-4721-a166-56f88ba6ad19"  # `…more than one Wizard, Academy…`
+WOLF_PACK = "ec58a82f-8c78-4f88-90d5-e32d83be7a48"  # Tornado Elemental's rulings, same dates
 
 THRESHOLD = (
     "At the time this spell is resolving, it is on the stack and not in the graveyard. This "
@@ -266,3 +267,24 @@ def test_one_unique_ruling_and_a_stub_of_the_card_pin_it(
     assert attribute_dumps(occurrences(entries), drake, reduced_index)["oracle_id"].to_list() in (
         [], [None],
     )  # fmt: skip
+
+
+def sets_of(catalog: Catalog, set_codes: set[str]) -> Catalog:
+    """The catalog's printings in `set_codes` alone, as a folder of those set files holds."""
+    keep = pl.col("uuid").is_in(
+        catalog["cards"].filter(pl.col("set_code").is_in(set_codes))["uuid"].implode()
+    )
+    return Catalog(cards=catalog["cards"].filter(keep), rulings=catalog["rulings"].filter(keep),
+                   foreign=catalog["foreign"].filter(keep))  # fmt: skip
+
+
+def test_a_few_set_files_pin_no_card_by_its_record(real_catalog: Catalog) -> None:
+    """HOP, SLD and KLD hold 3 of the 407 sets their cards list: Wolf Pack's page (Portal
+    Three Kingdoms, not in them) carries Tornado Elemental's rulings, which only Tornado
+    Elemental carries there (0.8 before). AllPrintings holds 549 of 577: whole."""
+    assert count_listed_sets(real_catalog["cards"]) == (549, 577)
+    few = sets_of(real_catalog, {"HOP", "SLD", "KLD"})
+    assert count_listed_sets(few["cards"]) == (3, 407)
+    index = index_catalog(few)
+    assert not index["whole"] and index_catalog(real_catalog)["whole"]
+    assert card_of(rulings_of(real_catalog, WOLF_PACK), index) is None
