@@ -166,21 +166,17 @@ def cluster_variants(
     if "occurrence_count" not in variants.columns:
         variants = variants.with_columns(occurrence_count=pl.lit(1, dtype=pl.Int64))
     blocked = variants.with_columns(_block=block_key()).sort("variant_id")
-    parent = {v: v for v in blocked["variant_id"].to_list()}
-    for block in blocked.filter(pl.len().over("_block") > 1).partition_by("_block"):
-        ids = block["variant_id"].to_list()
-        for a, b in _near_pairs(block["text"].to_list(), max_edits, min_similarity):
-            _union(parent, ids[a], ids[b])
     rows = {
         v: (t, c)
         for v, t, c in blocked.select("variant_id", "text", "occurrence_count").iter_rows()
     }
-    groups: dict[str, list[str]] = {}
-    for v in parent:
-        groups.setdefault(_find(parent, v), []).append(v)
-    assigned: list[tuple[str, str, bool]] = []
-    for members in groups.values():
-        assigned.extend(_verified_groups(members, rows, max_edits, min_similarity))
+    shared = pl.len().over("_block") > 1
+    assigned = [  # a variant alone in its block is its own group
+        (v, t, True) for v, t in blocked.filter(~shared).select("variant_id", "text").iter_rows()
+    ]
+    blocks = blocked.filter(shared).group_by("_block", maintain_order=True).agg("variant_id")
+    for ids in blocks["variant_id"].to_list():  # each block's, by variant_id
+        assigned += _cluster_block(ids, rows, max_edits, min_similarity)
     forget_profiles()  # the keys' profiles are of no use after this run
     merged = pl.DataFrame(
         assigned,
@@ -197,6 +193,28 @@ def cluster_variants(
             "clustered %d variants into %d rulings", merged.height, merged["ruling_id"].n_unique()
         )
     return merged
+
+
+def _cluster_block(
+    ids: list[str], rows: dict[str, tuple[str, int]], max_edits: int, min_similarity: float
+) -> list[tuple[str, str, bool]]:
+    """`_verified_groups` of the near-duplicate groups of one block's variants (`ids`).
+
+    A block at a time, so each key's profile (`merge_rule`) is made once and
+    found again when its group is verified. `rows`: each variant's (text,
+    occurrence_count).
+    """
+    parent = {v: v for v in ids}
+    for a, b in _near_pairs([rows[v][0] for v in ids], max_edits, min_similarity):
+        _union(parent, ids[a], ids[b])
+    groups: dict[str, list[str]] = {}
+    for v in parent:
+        groups.setdefault(_find(parent, v), []).append(v)
+    return [
+        row
+        for members in groups.values()
+        for row in _verified_groups(members, rows, max_edits, min_similarity)
+    ]
 
 
 def _verified_groups(
