@@ -20,7 +20,7 @@ import polars as pl
 from flows.stages.attribution import CatalogIndex, attribute_dumps
 from flows.stages.dates import FUTURE_DATE_REASON, parse_published_dates
 from flows.stages.decode import split_readable_dumps
-from flows.stages.dedupe import assign_variants, comparison_keys, normalize_text
+from flows.stages.dedupe import assign_variants, comparison_keys
 from flows.stages.language import (
     bilingual_halves,
     label_line_languages,
@@ -114,8 +114,8 @@ def collect_texts(parsed: ParsedDumps) -> pl.Series:
         parsed["resolved"]["line_normalized"].drop_nulls(),
         halves["first_key"],
         halves["second_key"],
-        parsed["headers"].select(normalize_text(pl.col("header_text")))["header_text"],
-        parsed["stubs"].select(normalize_text(pl.col("text")))["text"],
+        comparison_keys(parsed["headers"]["header_text"], "_key")["_key"],
+        comparison_keys(parsed["stubs"]["text"], "_key")["_key"],
     ])  # fmt: skip
 
 
