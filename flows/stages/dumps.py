@@ -350,18 +350,22 @@ def count_dump_lines(lines: pl.DataFrame) -> pl.DataFrame:
         (a page pasted after another: `parse.classify_lines`).
     """
     kind = pl.col("kind")
-    return lines.group_by("dump_id").agg(
-        line_count=pl.len().cast(pl.Int64),
-        entry_count=(kind == "date_source").sum().cast(pl.Int64),
-        translation_count=((kind == "translation").sum() + pl.col("translation_text").count()).cast(
-            pl.Int64
-        ),
-        stub_count=(pl.col("line").str.contains(STAT_LINE_PATTERN) & (kind == "stub"))
-        .sum()
-        .cast(pl.Int64),
-        rejected_line_count=(kind == "rejected").sum().cast(pl.Int64),
-        control_char_count=pl.col("control_char_count").sum().cast(pl.Int64),
-        format_char_count=pl.col("format_char_count").sum().cast(pl.Int64),
-        markup_count=pl.col("markup_count").sum().cast(pl.Int64),
-        paste_count=count_pastes(kind, pl.col("line_number")),
+    return (
+        lines.group_by("dump_id")
+        .agg(
+            line_count=pl.len().cast(pl.Int64),
+            entry_count=(kind == "date_source").sum().cast(pl.Int64),
+            translation_count=(
+                (kind == "translation").sum() + pl.col("translation_text").count()
+            ).cast(pl.Int64),
+            stub_count=(pl.col("line").str.contains(STAT_LINE_PATTERN) & (kind == "stub"))
+            .sum()
+            .cast(pl.Int64),
+            rejected_line_count=(kind == "rejected").sum().cast(pl.Int64),
+            control_char_count=pl.col("control_char_count").sum().cast(pl.Int64),
+            format_char_count=pl.col("format_char_count").sum().cast(pl.Int64),
+            markup_count=pl.col("markup_count").sum().cast(pl.Int64),
+        )
+        .join(count_pastes(lines), on="dump_id", how="left")
+        .with_columns(pl.col("paste_count").fill_null(1))
     )
