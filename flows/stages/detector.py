@@ -209,7 +209,7 @@ def _weighing(text: str, letters: int, probabilities: dict[str, float]) -> _Weig
     candidates = {top, *NEIGHBOURS.get(top, ()), *guesses, *SITE_LANGUAGES} - {ENGLISH}
     return _Weighing(
         words=_words(text),
-        is_latin=2 * len(_LATIN_LETTER.findall(text)) >= letters,
+        is_latin=text.isascii() or 2 * len(_LATIN_LETTER.findall(text)) >= letters,
         top=top,
         probabilities=probabilities,
         is_clear=letters >= MIN_LETTERS and lead >= MIN_MARGIN,
@@ -247,7 +247,8 @@ def _weigh_words(
 
 def _words(text: str) -> list[str]:
     """Case-folded words of `text`, `{symbols}` and numbers left out."""
-    return [w.casefold().replace("’", "'") for w in _WORD.findall(_SYMBOL.sub(" ", text))]
+    # ’ and ' join a word's parts alike (`_WORD`): replaced in the whole text, the same words
+    return list(map(str.casefold, _WORD.findall(_SYMBOL.sub(" ", text).replace("’", "'"))))
 
 
 def _fold_capitals(text: str) -> str:
