@@ -264,6 +264,8 @@ def _language_by_script(text: str) -> str | None:
     Han text that hanzidentifier finds in both scripts gives CHINESE ("zh").
     (An English ruling quoting the card name 牙長獣の仔 stays English.)
     """
+    if max(text, default="") < _FIRST_CJK:  # most texts: no letter of these scripts
+        return None
     hangul, kana, han = (len(p.findall(text)) for p in (_HANGUL, _KANA, _HAN))
     if 2 * (hangul + kana + han) < len(_LETTER.findall(text)):
         return None
@@ -275,6 +277,9 @@ def _language_by_script(text: str) -> str | None:
         return _HAN_SCRIPTS.get(hanzidentifier.identify(text), CHINESE)
     return None
 
+
+#: Below this code point no character is of `_HANGUL`, `_KANA` or `_HAN`.
+_FIRST_CJK = "\u1100"
 
 _HAN_SCRIPTS = {hanzidentifier.TRADITIONAL: "zh-tw", hanzidentifier.SIMPLIFIED: "zh-cn"}
 
