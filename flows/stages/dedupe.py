@@ -166,14 +166,11 @@ def cluster_variants(
     if "occurrence_count" not in variants.columns:
         variants = variants.with_columns(occurrence_count=pl.lit(1, dtype=pl.Int64))
     blocked = variants.with_columns(_block=block_key()).sort("variant_id")
-    rows = {
-        v: (t, c)
-        for v, t, c in blocked.select("variant_id", "text", "occurrence_count").iter_rows()
-    }
+    texts, counts = blocked["text"].to_list(), blocked["occurrence_count"].to_list()
+    rows = dict(zip(blocked["variant_id"].to_list(), zip(texts, counts, strict=True), strict=True))
     shared = pl.len().over("_block") > 1
-    assigned = [  # a variant alone in its block is its own group
-        (v, t, True) for v, t in blocked.filter(~shared).select("variant_id", "text").iter_rows()
-    ]
+    alone = blocked.filter(~shared)  # a variant alone in its block is its own group
+    assigned = [(v, rows[v][0], True) for v in alone["variant_id"].to_list()]
     blocks = blocked.filter(shared).group_by("_block", maintain_order=True).agg("variant_id")
     for ids in blocks["variant_id"].to_list():  # each block's, by variant_id
         assigned += _cluster_block(ids, rows, max_edits, min_similarity)
@@ -198,23 +195,16 @@ def cluster_variants(
 def _cluster_block(
     ids: list[str], rows: dict[str, tuple[str, int]], max_edits: int, min_similarity: float
 ) -> list[tuple[str, str, bool]]:
-    """`_verified_groups` of the near-duplicate groups of one block's variants (`ids`).
-
-    A block at a time, so each key's profile (`merge_rule`) is made once and
-    found again when its group is verified. `rows`: each variant's (text,
-    occurrence_count).
-    """
+    """`_verified_groups` of one block's variants (`rows`: variant_id -> text, occurrence_count),
+    a block at a time: each key's profile (`merge_rule`) is found again for its group."""
     parent = {v: v for v in ids}
     for a, b in _near_pairs([rows[v][0] for v in ids], max_edits, min_similarity):
         _union(parent, ids[a], ids[b])
     groups: dict[str, list[str]] = {}
     for v in parent:
         groups.setdefault(_find(parent, v), []).append(v)
-    return [
-        row
-        for members in groups.values()
-        for row in _verified_groups(members, rows, max_edits, min_similarity)
-    ]
+    rule = (max_edits, min_similarity)
+    return [row for members in groups.values() for row in _verified_groups(members, rows, *rule)]
 
 
 def _verified_groups(

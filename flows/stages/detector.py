@@ -246,8 +246,7 @@ def _weigh_words(
 
 
 def _words(text: str) -> list[str]:
-    """Case-folded words of `text`, `{symbols}` and numbers left out."""
-    # ’ and ' join a word's parts alike (`_WORD`): replaced in the whole text, the same words
+    """Case-folded words of `text` (’ read as '), `{symbols}` and numbers left out."""
     return list(map(str.casefold, _WORD.findall(_SYMBOL.sub(" ", text).replace("’", "'"))))
 
 
@@ -264,7 +263,7 @@ def _language_by_script(text: str) -> str | None:
     Han text that hanzidentifier finds in both scripts gives CHINESE ("zh").
     (An English ruling quoting the card name 牙長獣の仔 stays English.)
     """
-    if max(text, default="") < _FIRST_CJK:  # most texts: no letter of these scripts
+    if max(text, default="") < "\u1100":  # no Hangul, kana or Han (most texts)
         return None
     hangul, kana, han = (len(p.findall(text)) for p in (_HANGUL, _KANA, _HAN))
     if 2 * (hangul + kana + han) < len(_LETTER.findall(text)):
@@ -273,13 +272,8 @@ def _language_by_script(text: str) -> str | None:
         return "ko"
     if kana:
         return "ja"
-    if han:
-        return _HAN_SCRIPTS.get(hanzidentifier.identify(text), CHINESE)
-    return None
+    return _HAN_SCRIPTS.get(hanzidentifier.identify(text), CHINESE) if han else None
 
-
-#: Below this code point no character is of `_HANGUL`, `_KANA` or `_HAN`.
-_FIRST_CJK = "\u1100"
 
 _HAN_SCRIPTS = {hanzidentifier.TRADITIONAL: "zh-tw", hanzidentifier.SIMPLIFIED: "zh-cn"}
 
