@@ -166,21 +166,14 @@ def cluster_variants(
     if "occurrence_count" not in variants.columns:
         variants = variants.with_columns(occurrence_count=pl.lit(1, dtype=pl.Int64))
     blocked = variants.with_columns(_block=block_key()).sort("variant_id")
-    parent = {v: v for v in blocked["variant_id"].to_list()}
-    for block in blocked.filter(pl.len().over("_block") > 1).partition_by("_block"):
-        ids = block["variant_id"].to_list()
-        for a, b in _near_pairs(block["text"].to_list(), max_edits, min_similarity):
-            _union(parent, ids[a], ids[b])
-    rows = {
-        v: (t, c)
-        for v, t, c in blocked.select("variant_id", "text", "occurrence_count").iter_rows()
-    }
-    groups: dict[str, list[str]] = {}
-    for v in parent:
-        groups.setdefault(_find(parent, v), []).append(v)
-    assigned: list[tuple[str, str, bool]] = []
-    for members in groups.values():
-        assigned.extend(_verified_groups(members, rows, max_edits, min_similarity))
+    texts, counts = blocked["text"].to_list(), blocked["occurrence_count"].to_list()
+    rows = dict(zip(blocked["variant_id"].to_list(), zip(texts, counts, strict=True), strict=True))
+    shared = pl.len().over("_block") > 1
+    alone = blocked.filter(~shared)  # a variant alone in its block is its own group
+    assigned = [(v, rows[v][0], True) for v in alone["variant_id"].to_list()]
+    blocks = blocked.filter(shared).group_by("_block", maintain_order=True).agg("variant_id")
+    for ids in blocks["variant_id"].to_list():  # each block's, by variant_id
+        assigned += _cluster_block(ids, rows, max_edits, min_similarity)
     forget_profiles()  # the keys' profiles are of no use after this run
     merged = pl.DataFrame(
         assigned,
@@ -197,6 +190,21 @@ def cluster_variants(
             "clustered %d variants into %d rulings", merged.height, merged["ruling_id"].n_unique()
         )
     return merged
+
+
+def _cluster_block(
+    ids: list[str], rows: dict[str, tuple[str, int]], max_edits: int, min_similarity: float
+) -> list[tuple[str, str, bool]]:
+    """`_verified_groups` of one block's variants (`rows`: variant_id -> text, occurrence_count),
+    a block at a time: each key's profile (`merge_rule`) is found again for its group."""
+    parent = {v: v for v in ids}
+    for a, b in _near_pairs([rows[v][0] for v in ids], max_edits, min_similarity):
+        _union(parent, ids[a], ids[b])
+    groups: dict[str, list[str]] = {}
+    for v in parent:
+        groups.setdefault(_find(parent, v), []).append(v)
+    rule = (max_edits, min_similarity)
+    return [row for members in groups.values() for row in _verified_groups(members, rows, *rule)]
 
 
 def _verified_groups(

@@ -209,7 +209,7 @@ def _weighing(text: str, letters: int, probabilities: dict[str, float]) -> _Weig
     candidates = {top, *NEIGHBOURS.get(top, ()), *guesses, *SITE_LANGUAGES} - {ENGLISH}
     return _Weighing(
         words=_words(text),
-        is_latin=2 * len(_LATIN_LETTER.findall(text)) >= letters,
+        is_latin=text.isascii() or 2 * len(_LATIN_LETTER.findall(text)) >= letters,
         top=top,
         probabilities=probabilities,
         is_clear=letters >= MIN_LETTERS and lead >= MIN_MARGIN,
@@ -246,8 +246,8 @@ def _weigh_words(
 
 
 def _words(text: str) -> list[str]:
-    """Case-folded words of `text`, `{symbols}` and numbers left out."""
-    return [w.casefold().replace("’", "'") for w in _WORD.findall(_SYMBOL.sub(" ", text))]
+    """Case-folded words of `text` (’ read as '), `{symbols}` and numbers left out."""
+    return list(map(str.casefold, _WORD.findall(_SYMBOL.sub(" ", text).replace("’", "'"))))
 
 
 def _fold_capitals(text: str) -> str:
@@ -263,6 +263,8 @@ def _language_by_script(text: str) -> str | None:
     Han text that hanzidentifier finds in both scripts gives CHINESE ("zh").
     (An English ruling quoting the card name 牙長獣の仔 stays English.)
     """
+    if max(text, default="") < "\u1100":  # no Hangul, kana or Han (most texts)
+        return None
     hangul, kana, han = (len(p.findall(text)) for p in (_HANGUL, _KANA, _HAN))
     if 2 * (hangul + kana + han) < len(_LETTER.findall(text)):
         return None
@@ -270,9 +272,7 @@ def _language_by_script(text: str) -> str | None:
         return "ko"
     if kana:
         return "ja"
-    if han:
-        return _HAN_SCRIPTS.get(hanzidentifier.identify(text), CHINESE)
-    return None
+    return _HAN_SCRIPTS.get(hanzidentifier.identify(text), CHINESE) if han else None
 
 
 _HAN_SCRIPTS = {hanzidentifier.TRADITIONAL: "zh-tw", hanzidentifier.SIMPLIFIED: "zh-cn"}

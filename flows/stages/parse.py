@@ -368,17 +368,22 @@ def assemble_entries(resolved: pl.DataFrame) -> pl.DataFrame:
     heads = resolved.filter(pl.col("kind") == "date_source").select(
         "dump_id", pl.col("line_number"), "published_on", "source"
     )
+    lines = resolved.filter(pl.col("kind") == "body").sort("dump_id", "line_number")
+    entry = pl.struct("dump_id", "entry_line")
+    alone = entry.ne_missing(entry.shift(1)) & entry.ne_missing(entry.shift(-1))
+    lines = lines.with_columns(_alone=alone)  # an entry of one body line (nearly all of them)
     longest_first = pl.col("line").str.len_chars().arg_sort(descending=True).first()
-    bodies = (
-        resolved.filter(pl.col("kind") == "body")
-        .sort("dump_id", "line_number")
+    bodies = pl.concat([
+        lines.filter(pl.col("_alone")).select(
+            "dump_id", "entry_line", pl.col("line").alias("text_raw"), *carried
+        ),
+        lines.filter(~pl.col("_alone"))
         .group_by("dump_id", "entry_line", maintain_order=True)
         .agg(
             pl.col("line").str.join("\n").alias("text_raw"),
             *[pl.col(c).get(longest_first) for c in carried],
-        )
-        .rename({"entry_line": "line_number"})
-    )
+        ),
+    ]).rename({"entry_line": "line_number"})  # fmt: skip
     return heads.join(bodies, on=["dump_id", "line_number"], how="inner").sort(
         "dump_id", "line_number"
     )

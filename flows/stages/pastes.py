@@ -84,10 +84,26 @@ def _site_names_in_stubs(marked: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def count_pastes(kind: pl.Expr, line_number: pl.Expr) -> pl.Expr:
-    """The pages pasted in one dump's lines (an aggregation: Int64): 1, plus one for each
-    header line that follows a line of another kind (blank lines left out); 1 for a
-    dump with no header after its entries."""
-    ordered = kind.sort_by(line_number)
-    shown = ordered.filter(ordered != "blank")
-    return (1 + ((shown == "header") & (shown.shift(1) != "header")).sum()).cast(pl.Int64)
+def count_pastes(lines: pl.DataFrame) -> pl.DataFrame:
+    """The pages pasted in each dump: 1, plus one for each header line that follows a
+    line of another kind (blank lines left out); 1 for a dump with no header after its
+    entries.
+
+    Needs:
+        lines: dump_id (String), line_number (Int64), kind (String).
+
+    Returns:
+        dump_id (String), paste_count (Int64): one row per dump with a line that
+        is not blank (the others have 1).
+    """
+    kind, dump = pl.col("kind"), pl.col("dump_id")
+    shown = (
+        lines.select("dump_id", "line_number", "kind")
+        .filter(kind != "blank")
+        .sort("dump_id", "line_number")
+        # over the whole frame, not per dump (a sort per dump cost 0.65 s at 1M lines)
+        .with_columns(
+            _start=(kind == "header") & (kind.shift(1) != "header") & (dump == dump.shift(1))
+        )
+    )
+    return shown.group_by("dump_id").agg(paste_count=(1 + pl.col("_start").sum()).cast(pl.Int64))
