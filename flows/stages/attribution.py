@@ -167,11 +167,7 @@ def attribute_dumps(
     conflicts = find_stub_conflicts(stubs, index["texts"], consistent)
     consistent = consistent.join(conflicts, on=["dump_id", "oracle_id"], how="anti")
     card_names = index["rulings"].select("oracle_id", "card_name").unique("oracle_id")
-    by_record = attribute_by_record(matched, consistent, card_names)
-    fits = find_stub_fits(stubs, index["texts"])
-    with_stub = attribute_by_record_and_stub(matched, consistent, fits, card_names)
-    by_record = pl.concat([with_stub, by_record]).unique("dump_id", keep="first").sort("dump_id")
-    by_record = by_record if index["whole"] else by_record.clear()
+    by_record = _attribute_by_record(matched, consistent, stubs, card_names, index)
     by_rulings = attribute_by_rulings(dump_texts, index["rulings"], index["names"], matches)
     by_rulings = by_rulings.filter(~pl.col("oracle_id").is_in(index["unpaired"].implode()))
     by_rulings = by_rulings.join(
@@ -184,6 +180,23 @@ def attribute_dumps(
         _names_against_stub(own_texts, mentions, by_stub, index), on="dump_id", how="anti"
     ).join(_rulings_against_stub(matched, by_stub, index), on=["dump_id", "oracle_id"], how="anti")
     return combine_evidence(named, by_rulings, by_record, by_stub, consistent)
+
+
+def _attribute_by_record(
+    matched: pl.DataFrame,
+    consistent: pl.DataFrame,
+    stubs: pl.DataFrame,
+    card_names: pl.DataFrame,
+    index: CatalogIndex,
+) -> pl.DataFrame:
+    """`record_match.attribute_by_record`, at RECORD_SCORE where the stub fits the card too
+    (`record_match.attribute_by_record_and_stub`); none from a catalog that is not whole."""
+    if not index["whole"]:
+        return attribute_by_record(matched, consistent.clear(), card_names)
+    by_record = attribute_by_record(matched, consistent, card_names)
+    fits = find_stub_fits(stubs, index["texts"])
+    with_stub = attribute_by_record_and_stub(matched, consistent, fits, card_names)
+    return pl.concat([with_stub, by_record]).unique("dump_id", keep="first").sort("dump_id")
 
 
 def _rulings_against_stub(
