@@ -109,8 +109,9 @@ def index_catalog(catalog: Catalog) -> CatalogIndex:
     whole = is_whole(catalog["cards"])
     if not whole:
         logger.warning(
-            "the catalog holds %d of the %d sets its cards are printed in (a few set files, "
-            "not AllPrintings): no card is pinned by its record alone", held, listed,
+            "the catalog holds %d of the %d sets its cards are printed in (MTGJSON's "
+            "`printings`; a few set files, not AllPrintings): no card is pinned by its "
+            "record alone", held, listed,
         )  # fmt: skip
     return CatalogIndex(
         rulings=index_catalog_rulings(catalog["rulings"], catalog["cards"]),

@@ -128,6 +128,6 @@ def count_listed_sets(cards: pl.DataFrame) -> tuple[int, int]:
 def is_whole(cards: pl.DataFrame) -> bool:
     """Whether the catalog holds at least WHOLE_CATALOG_SHARE of the sets its cards list
     (`count_listed_sets`): AllPrintings, not a few set files. A catalog whose cards list
-    no set (no `printings`) counts as whole."""
+    no set (no `printings`: not MTGJSON's v5 files) cannot be told whole: it is not."""
     held, listed = count_listed_sets(cards)
-    return listed == 0 or held >= WHOLE_CATALOG_SHARE * listed
+    return listed > 0 and held >= WHOLE_CATALOG_SHARE * listed

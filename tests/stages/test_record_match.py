@@ -288,3 +288,9 @@ def test_a_few_set_files_pin_no_card_by_its_record(real_catalog: Catalog) -> Non
     index = index_catalog(few)
     assert not index["whole"] and index_catalog(real_catalog)["whole"]
     assert card_of(rulings_of(real_catalog, WOLF_PACK), index) is None
+    # Set files whose cards list no `printings` cannot be told whole (a fresh-clone check:
+    # the guard was off, Tornado Elemental again).
+    unlisted = Catalog(cards=few["cards"].with_columns(printings=pl.lit([], pl.List(pl.String))),
+                       rulings=few["rulings"], foreign=few["foreign"])  # fmt: skip
+    assert count_listed_sets(unlisted["cards"]) == (0, 0)
+    assert card_of(rulings_of(real_catalog, WOLF_PACK), index_catalog(unlisted)) is None
