@@ -105,9 +105,9 @@ def index_catalog(catalog: Catalog) -> CatalogIndex:
     A catalog that is a part of MTGJSON (`cards.is_whole`) pins no card by its record:
     a cycle's or a mechanic's rulings (adventure, Food) look like one card's there.
     """
-    held, listed = count_listed_sets(catalog["cards"])
     whole = is_whole(catalog["cards"])
     if not whole:
+        held, listed = count_listed_sets(catalog["cards"])
         logger.warning(
             "the catalog holds %d of the %d sets its cards are printed in (MTGJSON's "
             "`printings`; a few set files, not AllPrintings): no card is pinned by its "

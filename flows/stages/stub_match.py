@@ -83,8 +83,8 @@ def attribute_by_stub(stubs: pl.DataFrame, catalog_texts: pl.DataFrame) -> pl.Da
         against that language's texts only.
     """
     same_start, found = _match_prefixes(stubs, catalog_texts)
-    distinct = _distinct_tail(found, same_start.filter("_same_stats")).select("dump_id", "_tail")
-    distinct = distinct.join(
+    tails = _distinct_tail(found, same_start.filter("_same_stats"))
+    distinct = tails.select("dump_id", "_tail").join(
         _distinct_tail(found, same_start.filter(~pl.col("_same_stats"))).select(
             "dump_id", _tail_other="_tail"
         ),
@@ -94,7 +94,7 @@ def attribute_by_stub(stubs: pl.DataFrame, catalog_texts: pl.DataFrame) -> pl.Da
     )
     return (
         found.join(distinct, on="dump_id", how="left")
-        .join(_template_only(found, same_start), on="dump_id", how="anti")
+        .join(_template_only(found, same_start, tails), on="dump_id", how="anti")
         .filter(
             (_letters(pl.col("_tail").fill_null(pl.col("_prefix"))) >= MIN_TAIL_LETTERS)
             & (
@@ -160,8 +160,9 @@ def find_stub_fits(stubs: pl.DataFrame, catalog_texts: pl.DataFrame) -> pl.DataF
         stubs: `card_stubs`. catalog_texts: `index_catalog_texts`.
     """
     same_start, found = _match_prefixes(stubs, catalog_texts)
+    tails = _distinct_tail(found, same_start.filter("_same_stats"))
     return (
-        found.join(_template_only(found, same_start), on="dump_id", how="anti")
+        found.join(_template_only(found, same_start, tails), on="dump_id", how="anti")
         .select("dump_id", "oracle_id")
         .sort("dump_id")
     )
@@ -207,9 +208,12 @@ def _distinct_tail(found: pl.DataFrame, same_start: pl.DataFrame) -> pl.DataFram
 MIN_WORD_LETTERS = 4
 
 
-def _template_only(found: pl.DataFrame, same_start: pl.DataFrame) -> pl.DataFrame:
+def _template_only(
+    found: pl.DataFrame, same_start: pl.DataFrame, tails: pl.DataFrame
+) -> pl.DataFrame:
     """dump_id: stubs that part from every other card's text of their stats only in words
-    those cards print too: a cycle's template, not one card's text.
+    those cards print too: a cycle's template, not one card's text. `tails`: the stubs'
+    `_distinct_tail` against the texts of their stats.
 
     From the word where the stub parts from its nearest rival (same language, mana value,
     power/toughness) to its end, no word of MIN_WORD_LETTERS letters is missing from all
@@ -219,7 +223,6 @@ def _template_only(found: pl.DataFrame, same_start: pl.DataFrame) -> pl.DataFram
     verzauberten Spieler ...` with words Inertia prints too. Stubs without a rival pass.
     """
     same_stats = same_start.filter("_same_stats")
-    tails = _distinct_tail(found, same_stats)
     start = pl.col("_prefix").str.slice(0, pl.col("_shared")).str.replace(r"\S*$", "")
     words = (
         tails.select("dump_id", _word=pl.col("_prefix").str.slice(start.str.len_chars()))
