@@ -64,23 +64,28 @@ def _site_names_in_stubs(marked: pl.DataFrame) -> pl.DataFrame:
     (`cat` of a French page and an English one). The first text line is the card's
     (Unhinged's real `The Ultimate Nightmare of Wizards of the Coast® Customer
     Service deals X damage…`)."""
+    is_head = pl.col("_is_date") | pl.col("_looks_dated")
+    is_stat = pl.col("line").str.contains(STAT_LINE_PATTERN)
     named = pl.col("line").str.contains(SITE_NAMES) & (
         pl.col("line_number") > pl.col("_first_head")
     )
-    if not marked.select(named.any()).item():
-        return marked  # most runs: no line after a head names a site
-    is_head = pl.col("_is_date") | pl.col("_looks_dated")
-    is_stat = pl.col("line").str.contains(STAT_LINE_PATTERN)
+    # Only a dump with a named line that is no head can change (a head ends a stub,
+    # unless it is a stat line too); nearly every head names one (`source : wotc`):
+    # 210 of the 1M-line bench corpus's 96,864 dumps qualify.
+    rows = marked.with_row_index("_row")
+    qualify = rows.filter(named & ~(is_head & ~is_stat))["dump_id"].unique()
+    if qualify.is_empty():
+        return marked
     stub = stub_number(is_head | pl.col("_repeats_header"))
     text = pl.col("line").str.contains(r"\p{L}") & ~is_stat  # not the stat line, `.` or blank
     texts_so_far = text.cast(pl.Int64).cum_sum().over("dump_id", "_stub", order_by="line_number")
-    return (
-        marked.with_columns(_stub=stub)
-        .with_columns(
-            _repeats_header=pl.col("_repeats_header")
-            | (named & (pl.col("_stub") > 0) & text & (texts_so_far >= 2))
-        )
-        .drop("_stub")
+    found = (
+        rows.filter(pl.col("dump_id").is_in(qualify.implode()))
+        .with_columns(_stub=stub)
+        .filter(named & (pl.col("_stub") > 0) & text & (texts_so_far >= 2))["_row"]
+    )
+    return marked.with_columns(
+        _repeats_header=pl.col("_repeats_header") | pl.int_range(pl.len()).is_in(found.implode())
     )
 
 
