@@ -6,6 +6,7 @@ import datetime as dt
 import itertools
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -246,6 +247,16 @@ def cli_run(
         "--output",
         str(output),
     ], env
+
+
+def hangup_by_default() -> None:
+    """A child's `preexec_fn`: SIGHUP's default action, as a terminal's job has it.
+
+    Under `nohup make test` every child would inherit SIGHUP ignored, and a run
+    keeps an ignored SIGHUP ignored (`processes.interrupt`, as `nohup` asks): a
+    test that stops its run with SIGHUP would wait for it to the end instead.
+    """
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 def run_cli(

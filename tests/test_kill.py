@@ -19,7 +19,7 @@ from flows.processes.hooks import PAUSE_STEPS, WORKER_STEP
 from flows.processes.pools import PARALLEL_MIN_TEXTS
 from flows.run import run_direct
 from schemas import TABLE_MODELS
-from tests.conftest import REPO, SEED_DIR, Run, cli_run
+from tests.conftest import REPO, SEED_DIR, Run, cli_run, hangup_by_default
 
 #: Publishes the tables of a snapshot (argv[2]) over and over, as fast as it can, until killed.
 PUBLISH_LOOP = """
@@ -273,6 +273,7 @@ def test_sigterm_and_sighup_stop_the_run_in_one_line_and_roll_it_back(
             stdout=subprocess.DEVNULL,
             stderr=log,
             start_new_session=True,  # its own process group: no terminal signal reaches it
+            preexec_fn=hangup_by_default,
         )
     try:
         _wait_until(

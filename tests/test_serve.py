@@ -20,11 +20,16 @@ import pytest
 
 from flows.prefect_flow import _serve_until_stopped
 from flows.processes.interrupt import recording_stops, serve_stops
-from tests.conftest import REPO, SERVER_STARTUP_TIMEOUT, cli_run
+from tests.conftest import REPO, SERVER_STARTUP_TIMEOUT, cli_run, hangup_by_default
 
 #: Seconds `serve` may take to exit after its signal (it took 0.1-4 s; the machine is busy).
 STOP_TIMEOUT = 300
 SERVED = "serving ruling-dumps/nightly"
+
+
+def _ignoring_sigint() -> None:
+    hangup_by_default()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _serve(tmp_path: Path, api: str, ignore_sigint: bool) -> tuple[subprocess.Popen[str], Path]:
@@ -42,9 +47,7 @@ def _serve(tmp_path: Path, api: str, ignore_sigint: bool) -> tuple[subprocess.Po
             text=True,
             start_new_session=True,
             # a background job of a script starts with SIGINT ignored
-            preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
-            if ignore_sigint
-            else None,
+            preexec_fn=_ignoring_sigint if ignore_sigint else hangup_by_default,
         )
     return process, log
 
