@@ -10,6 +10,7 @@ from babel.dates import format_date
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from flows.stages.encodings import decode_bytes
 from flows.stages.manifest import account_lines
 from flows.stages.parse import LINE_KINDS
 from tests.conftest import SEED_DIR, TODAY, Run, run_contents
@@ -95,6 +96,36 @@ def test_any_bytes_never_crash_the_run(contents: list[bytes]) -> None:
         hashlib.sha256(c).hexdigest() for c in readable
     )
     assert account_lines(run.lines)["lines_read"] == sum(_wc_lines(c) for c in readable)
+
+
+#: Code pages a site's editor may save a pasted line in (a German DOS editor, Windows, a Mac).
+CODE_PAGES = ["utf-8", "cp1252", "cp850", "cp437", "cp852", "cp1251", "koi8-r", "mac_roman"]
+#: Lines with the letters DOS and Windows code pages place apart (`ü` is 0x81 in cp850, which
+#: cp1252 leaves undefined; `ñ`, `ß`, `ø`).
+WESTERN_LINES = [
+    "Energiemarken sind kein Mana, außer für die Größe des Effekts.",
+    "Wenn eine Kreatur stirbt, erhältst du einen Energiezähler für jede Fähigkeit.",
+    "Los contadores de energía no son maná; el daño se asigna en el paso de combate.",
+    "Energitællere er ikke mana og forsvinder ikke, når runden slutter (søg i biblioteket).",
+]
+legacy_line = st.tuples(
+    st.one_of(
+        st.sampled_from(SEED_LINES),
+        st.sampled_from(OTHER_SITES),
+        st.sampled_from(WESTERN_LINES),
+        line,
+    ),
+    st.sampled_from(CODE_PAGES),
+).map(lambda pair: pair[0].encode(pair[1], errors="replace") + b"\n")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(legacy_line, min_size=1, max_size=6))
+def test_lines_of_several_code_pages_never_raise(lines: list[bytes]) -> None:
+    """`decode_bytes` never raises: a cp850 `f\\x81r` beside cp1252 and UTF-8 lines once
+    stopped the run (`tests/disk/test_raw.py`); a text, or a reject with its reason."""
+    decoded = decode_bytes(b"".join(lines))
+    assert (decoded.text is None) == (decoded.reject_reason is not None)
 
 
 @SETTINGS

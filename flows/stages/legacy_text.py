@@ -135,8 +135,13 @@ def count_heads(sample: bytes, code_page: str) -> int:
 
 
 def word_score(legacy_bytes: bytes, code_page: str) -> int:
-    """Real words minus unknown ones (`word_evidence`) under `code_page`."""
-    known, unknown = word_evidence(legacy_bytes.decode(code_page))
+    """Real words minus unknown ones (`word_evidence`) under `code_page`.
+
+    A byte `code_page` leaves undefined reads as U+FFFD, no letter (cp1252 has no
+    0x81, cp437's `ü` in `für`): a dump's legacy lines from two code pages are
+    scored under each, as `count_heads` reads them.
+    """
+    known, unknown = word_evidence(legacy_bytes.decode(code_page, errors="replace"))
     return known - unknown
 
 

@@ -11,7 +11,13 @@ from polars.testing import assert_frame_equal
 from flows.disk.raw import list_dump_paths, load_raw_dumps
 from flows.errors import RawDirError
 from flows.stages.decode import decode_dumps, hash_dumps, split_readable_dumps
-from flows.stages.encodings import REPAIR_MOJIBAKE, REPAIR_REPLACED, DecodedDump, decode_bytes
+from flows.stages.encodings import (
+    REPAIR_MOJIBAKE,
+    REPAIR_PER_LINE,
+    REPAIR_REPLACED,
+    DecodedDump,
+    decode_bytes,
+)
 from tests.conftest import CASES_DIR, SEED_DIR, files_of, lines_of
 
 SEED_HEADER = (
@@ -324,3 +330,20 @@ def test_decode_dumps_gives_decode_bytes_answer_for_every_file() -> None:
     assert_frame_equal(decoded, expected)
     assert decoded["encoding_repair"].drop_nulls().len() > 5  # the repairs were exercised
     assert decoded["encoding"].n_unique() >= 4
+
+
+def test_legacy_lines_of_two_code_pages_beside_utf8_are_each_read() -> None:
+    """A fuzz of the field cases' lines: a cp437/cp850 German line (`f\\x81r`: cp1252 has
+    no 0x81) and a cp1252 French line beside a UTF-8 head stopped the run with
+    UnicodeDecodeError while the dump's code pages were ranked."""
+    german = "Energiemarken sind kein Mana, außer für die Größe des Effekts.\n"
+    french = "Les marqueurs d’énergie ne sont associés à aucun permanent.\n"
+    head = "07 juin 2024 · source : wotc\n"
+    content = german.encode("cp850") + french.encode("cp1252") + head.encode()
+    assert b"f\x81r" in content
+    assert decode_bytes(content) == DecodedDump(
+        german + french + head,
+        "utf-8+cp850+cp1252",
+        REPAIR_PER_LINE.format(code_page="cp850+cp1252"),
+        None,
+    )
