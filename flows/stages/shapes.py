@@ -17,7 +17,12 @@ from __future__ import annotations
 
 import polars as pl
 
-from flows.stages.date_formats import CHINESE_NUMERAL, date_pattern, dated_line_pattern
+from flows.stages.date_formats import (
+    CHINESE_NUMERAL,
+    NUMERIC_DAY_MONTH_SHAPE,
+    date_pattern,
+    dated_line_pattern,
+)
 
 #: The separators between date and source: `·` (seed line 2 of every dump),
 #: Japanese `・` and its half-width `･` (U+FF65, written 84 times in the real
@@ -152,12 +157,49 @@ def is_malformed_head(line: pl.Expr, head: pl.Expr) -> pl.Expr:
 def stub_number(ends: pl.Expr) -> pl.Expr:
     """The line_number of the stat line (STAT_LINE_PATTERN) of the card stub each line
     is in, 0 outside stubs (Int64): a stub runs from its stat line to the next line
-    where `ends` holds (a head, a repeated header). Needs dump_id, line_number, line."""
-    is_stat = pl.col("line").str.contains(STAT_LINE_PATTERN)
+    where `ends` holds (a head, a repeated header). Needs dump_id, line_number and
+    _is_stat (Boolean: the line is a stat line)."""
+    is_stat = pl.col("_is_stat")
     return (
         pl.when(is_stat).then(pl.col("line_number")).when(ends).then(0)
         .forward_fill().over("dump_id", order_by="line_number").fill_null(0)
     )  # fmt: skip
+
+
+def shape_texts(texts: pl.DataFrame) -> pl.DataFrame:
+    """Add what a line's text alone says of its shape, to a frame of (distinct) texts.
+
+    `parse.classify_lines` shapes each distinct text once and joins the shapes
+    back to its lines (a regex over the distinct texts and a join cost less
+    than over every line).
+
+    Needs:
+        line (String).
+
+    Adds:
+        _is_date, _looks_dated (Boolean: a head `is_head`, a malformed head
+        `is_malformed_head`), _is_stat (a stub's stat line), _is_blank (empty or
+        spaces), _numeric (a numeric day/month-first date:
+        `date_formats.NUMERIC_DAY_MONTH_SHAPE`); _text_claim (String: the language
+        the text claims as a header line, `claimed_language`); _head_parts (Struct
+        of date_text, source: HEAD_PARTS of a head or a malformed head, else null).
+    """
+    line = pl.col("line")
+    return (
+        texts.with_columns(
+            _is_date=is_head(line),
+            _is_stat=line.str.contains(STAT_LINE_PATTERN),
+            _is_blank=line.str.strip_chars() == "",
+            _numeric=line.str.contains(NUMERIC_DAY_MONTH_SHAPE),
+            _text_claim=claimed_language(line),
+        )
+        .with_columns(_looks_dated=is_malformed_head(line, pl.col("_is_date")))
+        .with_columns(
+            _head_parts=pl.when(pl.col("_is_date") | pl.col("_looks_dated"))
+            .then(line)
+            .str.extract_groups(HEAD_PARTS)
+        )
+    )
 
 
 def starts_with_date(line: pl.Expr) -> pl.Expr:
