@@ -21,7 +21,7 @@ from flows.stages.encodings import (
     BADNESS_TRIGGERS,
     MARK_PAIR_CLASS,
     NOISE_CLASS,
-    NOT_FOR_BADNESS,
+    NOT_FOR_BADNESS_CLASS,
     TRIGGER_CLASS,
     UTF16_BOMS,
     decode_bytes,
@@ -76,11 +76,10 @@ def decode_dumps(hashed: pl.DataFrame) -> pl.DataFrame:
         .unique("dump_id", keep="first")
         .sort("dump_id")
     )
-    contents = hashed["content"]
-    firsts_contents = [contents[row] for row in firsts["_row"]]
-    plain = plain_texts(firsts_contents)  # most dumps: UTF-8 that needs no repair
+    contents = hashed["content"].gather(firsts["_row"])  # the bytes of a batch's files
+    plain = plain_texts(contents)  # most dumps: UTF-8 that needs no repair
     others = plain.is_null().arg_true().to_list()
-    decoded = [decode_bytes(firsts_contents[i]) for i in others]
+    decoded = [decode_bytes(contents[i]) for i in others]
     fields = {
         "encoding": ("utf-8", [d.encoding for d in decoded]),
         "encoding_repair": (None, [d.repair for d in decoded]),
@@ -105,7 +104,7 @@ def _scatter(column: pl.Series, rows: list[int], values: list[str | None]) -> pl
     return column.scatter(rows, pl.Series(values, dtype=pl.String)) if rows else column
 
 
-def plain_texts(contents: list[bytes]) -> pl.Series:
+def plain_texts(contents: pl.Series) -> pl.Series:
     """The text `decode_bytes` gives for each content left as it is, else null.
 
     A content is plain when it has no BOM and no NUL byte, is valid UTF-8,
@@ -114,24 +113,23 @@ def plain_texts(contents: list[bytes]) -> pl.Series:
     texts with one of the characters near which it can match are measured,
     see `fast_badness`): `decode_bytes` then returns it as text, encoding
     "utf-8", no repair, no reject. The character checks run in polars over
-    all contents at once (most dumps are plain); a null asks for `decode_bytes`.
+    all contents at once (most dumps are plain), and so does the removal of the
+    characters ftfy's measure skips (NOT_FOR_BADNESS); a null asks for `decode_bytes`.
+
+    Args:
+        contents: Binary Series, no null.
 
     Returns:
         String Series, one row per content.
     """
-    texts = [_utf8_or_none(content) for content in contents]
-    checked = pl.DataFrame({"text": texts}, schema={"text": pl.String}).select(
-        suspect=pl.col("text").str.contains(NOISE_CLASS)
-        | pl.col("text").str.contains(MARK_PAIR_CLASS),
-        measure=pl.col("text").str.contains(TRIGGER_CLASS),
+    texts = pl.Series([_utf8_or_none(content) for content in contents], dtype=pl.String)
+    suspect = texts.str.contains(f"{NOISE_CLASS}|{MARK_PAIR_CLASS}")  # one pass for both
+    to_measure = (~suspect & texts.str.contains(TRIGGER_CLASS)).arg_true()
+    measured = texts.gather(to_measure).str.replace_all(NOT_FOR_BADNESS_CLASS, "").to_list()
+    bad = [fast_badness.is_bad(text, BADNESS_TRIGGERS) for text in measured]
+    return texts.scatter(
+        pl.concat([suspect.arg_true(), to_measure.filter(pl.Series(bad, dtype=pl.Boolean))]), None
     )
-    to_measure = checked.select(~pl.col("suspect") & pl.col("measure")).to_series()
-    for row in to_measure.arg_true().to_list():
-        if fast_badness.is_bad(NOT_FOR_BADNESS.sub("", texts[row]), BADNESS_TRIGGERS):
-            texts[row] = None
-    for row in checked["suspect"].arg_true().to_list():
-        texts[row] = None
-    return pl.Series(texts, dtype=pl.String)
 
 
 def _utf8_or_none(content: bytes) -> str | None:
