@@ -239,31 +239,39 @@ def split_lines(decoded: pl.DataFrame) -> pl.DataFrame:
         from the line); sorted by input order, line_number.
     """
     unified = pl.col("text").str.replace_all(r"\r\n?", "\n")
-    # The regexes below run only on the few lines they change (null lines are skipped).
-    invisible = pl.when(pl.col("line").str.contains(_INVISIBLE)).then(pl.col("line"))
-    raw_lines = (
-        decoded.select(
-            "dump_id",
-            line=pl.when(pl.col("text") == "")
-            .then(pl.lit([], dtype=pl.List(pl.String)))
-            .otherwise(unified.str.strip_suffix("\n").str.split("\n")),
-        )
-        .explode("line")
-        .filter(pl.col("line").is_not_null())
-        .select(
-            "dump_id",
-            line_number=pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over("dump_id"),
-            line=pl.coalesce(
-                invisible.str.replace_all(CONTROL_CHARACTERS, "").str.replace_all(
-                    FORMAT_CHARACTERS, ""
-                ),
-                pl.col("line"),
-            ),
-            control_char_count=_count(invisible, CONTROL_CHARACTERS),
-            format_char_count=_count(invisible, FORMAT_CHARACTERS),
-        )
+    split = (
+        pl.when(pl.col("text") == "")
+        .then(pl.lit([], dtype=pl.List(pl.String)))
+        .otherwise(unified.str.strip_suffix("\n").str.split("\n"))
     )
-    return _remove_markup(raw_lines)
+    raw_lines = (
+        decoded.select("dump_id", _raw=split)
+        .with_columns(line_number=pl.int_ranges(1, pl.col("_raw").list.len() + 1, dtype=pl.Int64))
+        .explode("_raw", "line_number")
+        .filter(pl.col("_raw").is_not_null())
+    )
+    # each distinct line cleaned once (lines repeat: a site's header and heads in each of
+    # its dumps), joined back to its lines
+    cleaned = _clean_lines(raw_lines.select(pl.col("_raw").unique()))
+    return raw_lines.join(cleaned, on="_raw", how="left", maintain_order="left").drop("_raw")
+
+
+def _clean_lines(raw_lines: pl.DataFrame) -> pl.DataFrame:
+    """`split_lines`' cleaning of each `_raw` line (String): adds line (String),
+    control_char_count, format_char_count and markup_count (Int64)."""
+    # The regexes below run only on the few lines they change (null lines are skipped).
+    invisible = pl.when(pl.col("_raw").str.contains(_INVISIBLE)).then(pl.col("_raw"))
+    visible = raw_lines.with_columns(
+        line=pl.coalesce(
+            invisible.str.replace_all(CONTROL_CHARACTERS, "").str.replace_all(
+                FORMAT_CHARACTERS, ""
+            ),
+            pl.col("_raw"),
+        ),
+        control_char_count=_count(invisible, CONTROL_CHARACTERS),
+        format_char_count=_count(invisible, FORMAT_CHARACTERS),
+    )
+    return _remove_markup(visible)
 
 
 def _count(lines: pl.Expr, pattern: str) -> pl.Expr:
