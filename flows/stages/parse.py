@@ -330,19 +330,22 @@ def merge_parsed(*parts: ParsedFiles) -> ParsedFiles:
     dumps = pl.concat(
         [p["dumps"].with_columns(_part=pl.lit(i, pl.UInt32)) for i, p in enumerate(parts)]
     )
-    first = dumps.unique("dump_id", keep="first", maintain_order=True)
+    first = pl.col("dump_id").is_first_distinct()
+    # a content in an earlier part too (few): its lines are dropped from its later parts
+    # only (a join of every line on dump_id and part cost 0.22 s of CPU at 1M lines)
+    again = dumps.filter(~first).partition_by("_part", as_dict=True, include_key=False)
     with_lines = [
-        p["lines"].with_columns(_part=pl.lit(i, pl.UInt32))
-        for i, p in enumerate(parts)
-        if p["lines"].width
+        _drop_dumps(p["lines"], again.get((i,))) for i, p in enumerate(parts) if p["lines"].width
     ]
     lines = pl.concat(with_lines, how="vertical_relaxed") if with_lines else pl.DataFrame()
-    if first.height < dumps.height and lines.width:  # the same content in two batches
-        kept = first.select("dump_id", "_part")
-        lines = lines.join(kept, on=["dump_id", "_part"], how="semi", maintain_order="left")
-    return ParsedFiles(
-        dumps=first.drop("_part"), lines=lines.drop("_part") if lines.width else lines
-    )
+    return ParsedFiles(dumps=dumps.filter(first).drop("_part"), lines=lines)
+
+
+def _drop_dumps(lines: pl.DataFrame, dumps: pl.DataFrame | None) -> pl.DataFrame:
+    """`lines` without those of the dump_ids of `dumps` (None: no dump_id)."""
+    if dumps is None:
+        return lines
+    return lines.filter(~pl.col("dump_id").is_in(dumps["dump_id"].implode()))
 
 
 #: Language columns `assemble_entries` carries from an entry's longest body line.
