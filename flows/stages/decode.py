@@ -229,7 +229,7 @@ def split_lines(decoded: pl.DataFrame) -> pl.DataFrame:
     keeps its `7.`). A line that had markup loses its surrounding spaces.
 
     Needs:
-        dump_id (String), text (String).
+        dump_id (String), text (String): one row per dump (`decode_dumps`).
 
     Returns:
         dump_id (String), line_number (Int64, 1-based), line (String, without
