@@ -26,7 +26,7 @@ from flows.stages.encodings import (
     UTF16_BOMS,
     decode_bytes,
 )
-from flows.stages.shapes import starts_with_date
+from flows.stages.shapes import by_distinct_text, starts_with_date
 
 
 def hash_dumps(raw_dumps: pl.DataFrame) -> pl.DataFrame:
@@ -250,10 +250,7 @@ def split_lines(decoded: pl.DataFrame) -> pl.DataFrame:
         .explode("_raw", "line_number")
         .filter(pl.col("_raw").is_not_null())
     )
-    # each distinct line cleaned once (lines repeat: a site's header and heads in each of
-    # its dumps), joined back to its lines
-    cleaned = _clean_lines(raw_lines.select(pl.col("_raw").unique()))
-    return raw_lines.join(cleaned, on="_raw", how="left", maintain_order="left").drop("_raw")
+    return by_distinct_text(raw_lines, "_raw", _clean_lines).drop("_raw")  # each cleaned once
 
 
 def _clean_lines(raw_lines: pl.DataFrame) -> pl.DataFrame:

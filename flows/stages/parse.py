@@ -11,6 +11,7 @@ distinct dump's lines.
 from __future__ import annotations
 
 import logging
+from functools import partial
 from typing import TypedDict
 
 import polars as pl
@@ -18,7 +19,7 @@ import polars as pl
 from flows.stages.date_formats import day_first_languages
 from flows.stages.decode import decode_dumps, split_lines
 from flows.stages.pastes import mark_repeated_headers, paste_text_shapes
-from flows.stages.shapes import shape_texts, stub_number
+from flows.stages.shapes import by_distinct_text, shape_texts, stub_number
 
 logger = logging.getLogger(__name__)
 
@@ -90,15 +91,10 @@ def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) ->
         date_text (String), source (String, lowercased): on date·source lines.
         _shape (String): the kind by shape alone (dropped by `resolve_entries`).
     """
-    # each distinct text's shapes once (lines repeat: a site's header and heads in each of
-    # its dumps; 53,535 distinct texts of 968,357 lines at 1M), joined back to its lines
-    texts = shape_texts(lines.select(pl.col("line").unique())).with_columns(
-        _text_reason=_text_reason(max_line_chars), **paste_text_shapes()
-    )
     first_head = pl.when(pl.col("_is_date") | pl.col("_looks_dated")).then(pl.col("line_number"))
-    dated = lines.join(
-        texts, on="line", how="left", nulls_equal=True, maintain_order="left"
-    ).with_columns(_first_head=first_head.min().over("dump_id"))
+    shape = partial(_shape_texts, max_line_chars=max_line_chars)
+    dated = by_distinct_text(lines, "line", shape)  # each distinct text shaped once
+    dated = dated.with_columns(_first_head=first_head.min().over("dump_id"))
     in_stub, in_repeat = _stub_and_repeat()
     shaped = (
         mark_repeated_headers(dated)
@@ -111,7 +107,14 @@ def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) ->
         .with_columns(_shape=_shape_by_place(), reject_reason=_line_reason())
     )
     return _with_entry_heads(shaped).drop(
-        *texts.columns[1:], "_in_stub", "_first_head", "_claimed", "_repeats_header", "_in_repeat"
+        *dated.columns[lines.width :], "_in_stub", "_claimed", "_repeats_header", "_in_repeat"
+    )
+
+
+def _shape_texts(texts: pl.DataFrame, max_line_chars: int) -> pl.DataFrame:
+    """`shapes.shape_texts`, `pastes.paste_text_shapes` and _text_reason (String) of `line`."""
+    return shape_texts(texts).with_columns(
+        _text_reason=_text_reason(max_line_chars), **paste_text_shapes()
     )
 
 

@@ -9,20 +9,17 @@ from __future__ import annotations
 
 import polars as pl
 
-from flows.stages.shapes import MAY_CLAIM, names_a_translation, stub_number
+from flows.stages.shapes import stub_number
 
 
 def paste_text_shapes() -> dict[str, pl.Expr]:
-    """What `mark_repeated_headers` needs of a line's text alone (`parse.classify_lines`
-    finds it once per distinct text): _has_letter (it holds a letter),
-    _names_translation (it names a translation language as a header does:
-    `shapes.names_a_translation`), _names_site (it names the site's source:
-    SITE_NAMES); Boolean, expressions of `line`."""
+    """What `mark_repeated_headers` needs of a line's text alone besides `shapes.shape_texts`
+    (`parse.classify_lines` finds it once per distinct text): _has_letter (it holds a
+    letter), _names_site (it names the site's source: SITE_NAMES); Boolean, expressions
+    of `line`."""
     line = pl.col("line")
-    claims = line.str.contains(MAY_CLAIM).fill_null(False)  # the cheap test first
     return {
         "_has_letter": line.str.contains(r"\p{L}"),
-        "_names_translation": claims & names_a_translation(pl.when(claims).then(line)),
         "_names_site": line.str.contains(SITE_NAMES),
     }
 
@@ -32,7 +29,7 @@ def mark_repeated_headers(dated: pl.DataFrame) -> pl.DataFrame:
 
     That is a line after the dump's first head that repeats its header (the
     text of one of its header lines, with a letter) or names a translation
-    language as a header does (`shapes.names_a_translation`): the start of a
+    language as a header does (`shapes.named_code`): the start of a
     second paste (`cat` of two pages: r04 of the round-3 cases).
 
     A line of a card stub that names the site's source (SITE_NAMES) starts one
@@ -40,9 +37,9 @@ def mark_repeated_headers(dated: pl.DataFrame) -> pl.DataFrame:
 
     Needs:
         dump_id (String), line_number (Int64), line (String), _is_date,
-        _looks_dated, _is_stat (Boolean: a head, a malformed head, a stub's stat
-        line), the columns of `paste_text_shapes`, _first_head (Int64: the
-        line_number of the dump's first head, null when none).
+        _looks_dated, _is_stat, _names_translation (Boolean: `shapes.shape_texts`),
+        the columns of `paste_text_shapes`, _first_head (Int64: the line_number
+        of the dump's first head, null when none).
     """
     before = pl.col("line_number") < pl.col("_first_head")
     after = pl.col("line_number") > pl.col("_first_head")
