@@ -21,12 +21,12 @@ from flows.stages.encodings import (
     BADNESS_TRIGGERS,
     MARK_PAIR_CLASS,
     NOISE_CLASS,
-    NOT_FOR_BADNESS,
+    NOT_FOR_BADNESS_CLASS,
     TRIGGER_CLASS,
     UTF16_BOMS,
     decode_bytes,
 )
-from flows.stages.shapes import starts_with_date
+from flows.stages.shapes import by_distinct_text, starts_with_date
 
 
 def hash_dumps(raw_dumps: pl.DataFrame) -> pl.DataFrame:
@@ -76,11 +76,10 @@ def decode_dumps(hashed: pl.DataFrame) -> pl.DataFrame:
         .unique("dump_id", keep="first")
         .sort("dump_id")
     )
-    contents = hashed["content"]
-    firsts_contents = [contents[row] for row in firsts["_row"]]
-    plain = plain_texts(firsts_contents)  # most dumps: UTF-8 that needs no repair
+    contents = hashed["content"].gather(firsts["_row"])  # the bytes of a batch's files
+    plain = plain_texts(contents)  # most dumps: UTF-8 that needs no repair
     others = plain.is_null().arg_true().to_list()
-    decoded = [decode_bytes(firsts_contents[i]) for i in others]
+    decoded = [decode_bytes(contents[i]) for i in others]
     fields = {
         "encoding": ("utf-8", [d.encoding for d in decoded]),
         "encoding_repair": (None, [d.repair for d in decoded]),
@@ -105,7 +104,7 @@ def _scatter(column: pl.Series, rows: list[int], values: list[str | None]) -> pl
     return column.scatter(rows, pl.Series(values, dtype=pl.String)) if rows else column
 
 
-def plain_texts(contents: list[bytes]) -> pl.Series:
+def plain_texts(contents: pl.Series) -> pl.Series:
     """The text `decode_bytes` gives for each content left as it is, else null.
 
     A content is plain when it has no BOM and no NUL byte, is valid UTF-8,
@@ -114,24 +113,23 @@ def plain_texts(contents: list[bytes]) -> pl.Series:
     texts with one of the characters near which it can match are measured,
     see `fast_badness`): `decode_bytes` then returns it as text, encoding
     "utf-8", no repair, no reject. The character checks run in polars over
-    all contents at once (most dumps are plain); a null asks for `decode_bytes`.
+    all contents at once (most dumps are plain), and so does the removal of the
+    characters ftfy's measure skips (NOT_FOR_BADNESS); a null asks for `decode_bytes`.
+
+    Args:
+        contents: Binary Series, no null.
 
     Returns:
         String Series, one row per content.
     """
-    texts = [_utf8_or_none(content) for content in contents]
-    checked = pl.DataFrame({"text": texts}, schema={"text": pl.String}).select(
-        suspect=pl.col("text").str.contains(NOISE_CLASS)
-        | pl.col("text").str.contains(MARK_PAIR_CLASS),
-        measure=pl.col("text").str.contains(TRIGGER_CLASS),
+    texts = pl.Series([_utf8_or_none(content) for content in contents], dtype=pl.String)
+    suspect = texts.str.contains(f"{NOISE_CLASS}|{MARK_PAIR_CLASS}")  # one pass for both
+    to_measure = (~suspect & texts.str.contains(TRIGGER_CLASS)).arg_true()
+    measured = texts.gather(to_measure).str.replace_all(NOT_FOR_BADNESS_CLASS, "").to_list()
+    bad = [fast_badness.is_bad(text, BADNESS_TRIGGERS) for text in measured]
+    return texts.scatter(
+        pl.concat([suspect.arg_true(), to_measure.filter(pl.Series(bad, dtype=pl.Boolean))]), None
     )
-    to_measure = checked.select(~pl.col("suspect") & pl.col("measure")).to_series()
-    for row in to_measure.arg_true().to_list():
-        if fast_badness.is_bad(NOT_FOR_BADNESS.sub("", texts[row]), BADNESS_TRIGGERS):
-            texts[row] = None
-    for row in checked["suspect"].arg_true().to_list():
-        texts[row] = None
-    return pl.Series(texts, dtype=pl.String)
 
 
 def _utf8_or_none(content: bytes) -> str | None:
@@ -231,7 +229,7 @@ def split_lines(decoded: pl.DataFrame) -> pl.DataFrame:
     keeps its `7.`). A line that had markup loses its surrounding spaces.
 
     Needs:
-        dump_id (String), text (String).
+        dump_id (String), text (String): one row per dump (`decode_dumps`).
 
     Returns:
         dump_id (String), line_number (Int64, 1-based), line (String, without
@@ -241,31 +239,36 @@ def split_lines(decoded: pl.DataFrame) -> pl.DataFrame:
         from the line); sorted by input order, line_number.
     """
     unified = pl.col("text").str.replace_all(r"\r\n?", "\n")
-    # The regexes below run only on the few lines they change (null lines are skipped).
-    invisible = pl.when(pl.col("line").str.contains(_INVISIBLE)).then(pl.col("line"))
-    raw_lines = (
-        decoded.select(
-            "dump_id",
-            line=pl.when(pl.col("text") == "")
-            .then(pl.lit([], dtype=pl.List(pl.String)))
-            .otherwise(unified.str.strip_suffix("\n").str.split("\n")),
-        )
-        .explode("line")
-        .filter(pl.col("line").is_not_null())
-        .select(
-            "dump_id",
-            line_number=pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over("dump_id"),
-            line=pl.coalesce(
-                invisible.str.replace_all(CONTROL_CHARACTERS, "").str.replace_all(
-                    FORMAT_CHARACTERS, ""
-                ),
-                pl.col("line"),
-            ),
-            control_char_count=_count(invisible, CONTROL_CHARACTERS),
-            format_char_count=_count(invisible, FORMAT_CHARACTERS),
-        )
+    split = (
+        pl.when(pl.col("text") == "")
+        .then(pl.lit([], dtype=pl.List(pl.String)))
+        .otherwise(unified.str.strip_suffix("\n").str.split("\n"))
     )
-    return _remove_markup(raw_lines)
+    raw_lines = (
+        decoded.select("dump_id", _raw=split)
+        .with_columns(line_number=pl.int_ranges(1, pl.col("_raw").list.len() + 1, dtype=pl.Int64))
+        .explode("_raw", "line_number")
+        .filter(pl.col("_raw").is_not_null())
+    )
+    return by_distinct_text(raw_lines, "_raw", _clean_lines).drop("_raw")  # each cleaned once
+
+
+def _clean_lines(raw_lines: pl.DataFrame) -> pl.DataFrame:
+    """`split_lines`' cleaning of each `_raw` line (String): adds line (String),
+    control_char_count, format_char_count and markup_count (Int64)."""
+    # The regexes below run only on the few lines they change (null lines are skipped).
+    invisible = pl.when(pl.col("_raw").str.contains(_INVISIBLE)).then(pl.col("_raw"))
+    visible = raw_lines.with_columns(
+        line=pl.coalesce(
+            invisible.str.replace_all(CONTROL_CHARACTERS, "").str.replace_all(
+                FORMAT_CHARACTERS, ""
+            ),
+            pl.col("_raw"),
+        ),
+        control_char_count=_count(invisible, CONTROL_CHARACTERS),
+        format_char_count=_count(invisible, FORMAT_CHARACTERS),
+    )
+    return _remove_markup(visible)
 
 
 def _count(lines: pl.Expr, pattern: str) -> pl.Expr:

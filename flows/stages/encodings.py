@@ -70,11 +70,13 @@ BADNESS_TRIGGERS = fast_badness.derive_triggers(badness.BADNESS_RE, common="".jo
 
 
 #: The same checks for polars (`decode.plain_texts`): the noise characters, a cp1252
-#: pair, and the badness triggers that `NOT_FOR_BADNESS` leaves in a text.
+#: pair, the characters ftfy's measure skips (`NOT_FOR_BADNESS`), and the badness
+#: triggers that `NOT_FOR_BADNESS` leaves in a text.
 NOISE_CLASS = fast_badness.rust_class(fast_badness.class_chars(_NOISE.pattern))
 MARK_PAIR_CLASS = fast_badness.rust_class(
     fast_badness.class_chars(f"[{_MARK_LEAD}]")
 ) + fast_badness.rust_class(fast_badness.class_chars(f"[{_MARK_TRAIL}]"))
+NOT_FOR_BADNESS_CLASS = fast_badness.rust_class(fast_badness.class_chars(NOT_FOR_BADNESS.pattern))
 TRIGGER_CLASS = (
     fast_badness.rust_class(
         fast_badness.class_chars(BADNESS_TRIGGERS.pattern.pattern)

@@ -9,7 +9,19 @@ from __future__ import annotations
 
 import polars as pl
 
-from flows.stages.shapes import MAY_CLAIM, STAT_LINE_PATTERN, names_a_translation, stub_number
+from flows.stages.shapes import stub_number
+
+
+def paste_text_shapes() -> dict[str, pl.Expr]:
+    """What `mark_repeated_headers` needs of a line's text alone besides `shapes.shape_texts`
+    (`parse.classify_lines` finds it once per distinct text): _has_letter (it holds a
+    letter), _names_site (it names the site's source: SITE_NAMES); Boolean, expressions
+    of `line`."""
+    line = pl.col("line")
+    return {
+        "_has_letter": line.str.contains(r"\p{L}"),
+        "_names_site": line.str.contains(SITE_NAMES),
+    }
 
 
 def mark_repeated_headers(dated: pl.DataFrame) -> pl.DataFrame:
@@ -17,7 +29,7 @@ def mark_repeated_headers(dated: pl.DataFrame) -> pl.DataFrame:
 
     That is a line after the dump's first head that repeats its header (the
     text of one of its header lines, with a letter) or names a translation
-    language as a header does (`shapes.names_a_translation`): the start of a
+    language as a header does (`shapes.named_code`): the start of a
     second paste (`cat` of two pages: r04 of the round-3 cases).
 
     A line of a card stub that names the site's source (SITE_NAMES) starts one
@@ -25,8 +37,9 @@ def mark_repeated_headers(dated: pl.DataFrame) -> pl.DataFrame:
 
     Needs:
         dump_id (String), line_number (Int64), line (String), _is_date,
-        _looks_dated (Boolean: a head, a malformed head), _first_head (Int64:
-        the line_number of the dump's first head, null when none).
+        _looks_dated, _is_stat, _names_translation (Boolean: `shapes.shape_texts`),
+        the columns of `paste_text_shapes`, _first_head (Int64: the line_number
+        of the dump's first head, null when none).
     """
     before = pl.col("line_number") < pl.col("_first_head")
     after = pl.col("line_number") > pl.col("_first_head")
@@ -34,19 +47,11 @@ def mark_repeated_headers(dated: pl.DataFrame) -> pl.DataFrame:
     # join on dump_id and text cost 0.4 s of CPU at a million lines); two
     # different pairs share a hash once in ~10^9 runs of that size.
     keyed = dated.with_columns(_key=pl.col("line").hash() + pl.col("dump_id").hash())
-    header_keys = keyed.filter(before).filter(pl.col("line").str.contains(r"\p{L}"))["_key"]
-    claims = pl.when(after).then(pl.col("line")).str.contains(MAY_CLAIM)
-    marked = (
-        keyed.with_columns(_claims=claims.fill_null(False))
-        .with_columns(
-            _repeats_header=after
-            & (
-                pl.col("_key").is_in(header_keys.implode())
-                | (pl.col("_claims") & names_a_translation(pl.when("_claims").then(pl.col("line"))))
-            )
-        )
-        .drop("_key", "_claims")
-    )
+    header_keys = keyed.filter(before & pl.col("_has_letter"))["_key"]
+    names_translation = after.fill_null(False) & pl.col("_names_translation")
+    marked = keyed.with_columns(
+        _repeats_header=after & (pl.col("_key").is_in(header_keys.implode()) | names_translation)
+    ).drop("_key")
     return _site_names_in_stubs(marked)
 
 
@@ -65,10 +70,8 @@ def _site_names_in_stubs(marked: pl.DataFrame) -> pl.DataFrame:
     (Unhinged's real `The Ultimate Nightmare of Wizards of the Coast® Customer
     Service deals X damage…`)."""
     is_head = pl.col("_is_date") | pl.col("_looks_dated")
-    is_stat = pl.col("line").str.contains(STAT_LINE_PATTERN)
-    named = pl.col("line").str.contains(SITE_NAMES) & (
-        pl.col("line_number") > pl.col("_first_head")
-    )
+    is_stat = pl.col("_is_stat")
+    named = pl.col("_names_site") & (pl.col("line_number") > pl.col("_first_head"))
     # Only a dump with a named line that is no head can change (a head ends a stub,
     # unless it is a stat line too); nearly every head names one (`source : wotc`):
     # 210 of the 1M-line bench corpus's 96,864 dumps qualify.
@@ -77,7 +80,7 @@ def _site_names_in_stubs(marked: pl.DataFrame) -> pl.DataFrame:
     if qualify.is_empty():
         return marked
     stub = stub_number(is_head | pl.col("_repeats_header"))
-    text = pl.col("line").str.contains(r"\p{L}") & ~is_stat  # not the stat line, `.` or blank
+    text = pl.col("_has_letter") & ~is_stat  # not the stat line, `.` or blank
     texts_so_far = text.cast(pl.Int64).cum_sum().over("dump_id", "_stub", order_by="line_number")
     found = (
         rows.filter(pl.col("dump_id").is_in(qualify.implode()))
