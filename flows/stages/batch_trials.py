@@ -78,20 +78,30 @@ class _Stream:
             packed = self._random.getrandbits(32 * more).to_bytes(4 * more, "little")
             self.words = numpy.concatenate([self.words, numpy.frombuffer(packed, dtype="<u4")])
 
-    def gauss(self, position: int) -> tuple[float, float]:
-        """`Random.gauss(0.0, 1.0)`'s value and cached next value from words[position:+4]."""
-        self.reach(position + 4)
-        a, b, c, d = self.words[position : position + 4].tolist()
-        x2pi = _random_float(a, b) * (2.0 * math.pi)  # random.TWOPI
-        g2rad = math.sqrt(-2.0 * math.log(1.0 - _random_float(c, d)))
-        return math.cos(x2pi) * g2rad, math.sin(x2pi) * g2rad  # mu + z * sigma is z
+    def gauss(self, positions: Ints) -> tuple[Floats, Floats]:
+        """`Random.gauss(0.0, 1.0)`'s value and cached next value from words[position:+4], each.
+
+        The same float operations as `Random.gauss`, each with numpy where it is
+        exact (the 53-bit floats, products, `sqrt`) and with `math` where numpy's
+        could round otherwise (`log`, `cos`, `sin`).
+        """
+        self.reach(int(positions.max(initial=0)) + 4)
+        a, b, c, d = self.words[positions[:, None] + _GAUSS_WORDS].T.astype(numpy.int64)
+        x2pi = (_random_floats(a, b) * (2.0 * math.pi)).tolist()  # random.TWOPI
+        logs = numpy.fromiter(map(math.log, (1.0 - _random_floats(c, d)).tolist()), numpy.float64)
+        g2rad = numpy.sqrt(-2.0 * logs)
+        cos = numpy.fromiter(map(math.cos, x2pi), numpy.float64, count=len(x2pi))
+        sin = numpy.fromiter(map(math.sin, x2pi), numpy.float64, count=len(x2pi))
+        return cos * g2rad, sin * g2rad  # mu + z * sigma is z
 
 
-def _random_float(a: int, b: int) -> float:
-    """`Random.random()` from two words (CPython's `random_random`: 53 bits)."""
+def _random_floats(a: Ints, b: Ints) -> Floats:
+    """`Random.random()` from two words each (CPython's `random_random`: 53 bits, exact)."""
     return ((a >> 5) * 67108864.0 + (b >> 6)) * (1.0 / 9007199254740992.0)
 
 
+#: The 4 words of a `gauss()` that draws (two `random()`).
+_GAUSS_WORDS = numpy.arange(4)
 _STREAM = _Stream()
 
 
@@ -144,8 +154,10 @@ class _Batch:
 
     def __init__(self, profile: Floats) -> None:
         self.profile = profile
-        first, self.first_cached = _STREAM.gauss(0)  # trial 0 of every text reads words 0-3
-        self.first_weight = (ALPHA + first * ALPHA_WIDTH) / BASE_FREQ
+        # trial 0 of every text reads words 0-3
+        first, cached = _STREAM.gauss(numpy.zeros(1, dtype=numpy.int64))
+        self.first_cached = float(cached[0])
+        self.first_weight = (ALPHA + float(first[0]) * ALPHA_WIDTH) / BASE_FREQ
         self.pool: Ints = numpy.zeros(0, dtype=numpy.int64)
         empty = Block(*(numpy.zeros(0, dtype=numpy.int64),) * 3)
         for name, values in self._new_slots(empty).items():
@@ -300,8 +312,9 @@ class _Batch:
         self.prob[slots] = 1.0 / self.profile.shape[1]
         self.iteration[slots] = 0
         gauss = self.cached[slots]  # odd trials: the value Random.gauss cached
-        for at, slot in enumerate(slots.tolist()):
-            if self.trial[slot] % 2 == 0:  # even trials: two random() (4 words) anew
-                gauss[at], self.cached[slot] = _STREAM.gauss(int(self.position[slot]))
-                self.position[slot] += 4
+        even = self.trial[slots] % 2 == 0  # even trials: two random() (4 words) anew
+        if even.any():
+            drawn = slots[even]
+            gauss[even], self.cached[drawn] = _STREAM.gauss(self.position[drawn])
+            self.position[drawn] += 4
         self.weight[slots] = (ALPHA + gauss * ALPHA_WIDTH) / BASE_FREQ
