@@ -146,9 +146,10 @@ class _Batch:
 
     A slot's text has `count` n-grams, `pool[base : base + count]`; it is at
     word `position` of the stream, in trial `trial`, iteration `iteration`,
-    with `weight` = alpha / BASE_FREQ and `cached` the gauss value its
-    Random would hand out next; `prob` is the trial's vector, `total` the
-    sum of its ended trials'. A finished text's slot is dead (`alive`) until
+    with `weight` = alpha / BASE_FREQ (in every language's column: adding it
+    runs over whole rows, faster than a column's broadcast) and `cached` the
+    gauss value its Random would hand out next; `prob` is the trial's vector,
+    `total` the sum of its ended trials'. A finished text's slot is dead (`alive`) until
     `drop_finished`; dead slots still step, and count for nothing.
     """
 
@@ -200,7 +201,7 @@ class _Batch:
             "position": numpy.full(new, 4, dtype=numpy.int64),  # after trial 0's gauss
             "trial": numpy.zeros(new, dtype=numpy.int64),
             "iteration": numpy.zeros(new, dtype=numpy.int64),
-            "weight": numpy.full(new, self.first_weight),
+            "weight": numpy.full((new, languages), self.first_weight),
             "cached": numpy.full(new, self.first_cached),
             "alive": numpy.ones(new, dtype=bool),
             "prob": numpy.full((new, languages), 1.0 / languages),
@@ -219,7 +220,7 @@ class _Batch:
         factors = self.factors
         for draw in range(_CHECK_EVERY):
             numpy.take(self.profile, rows[:, draw], axis=0, out=factors, mode="clip")  # no copy
-            factors += self.weight[:, None]  # weight + lang_prob_map[i], then the product
+            factors += self.weight  # weight + lang_prob_map[i], then the product
             if draw:
                 factors[first] = 1.0
             self.prob *= factors
@@ -317,4 +318,4 @@ class _Batch:
             drawn = slots[even]
             gauss[even], self.cached[drawn] = _STREAM.gauss(self.position[drawn])
             self.position[drawn] += 4
-        self.weight[slots] = (ALPHA + gauss * ALPHA_WIDTH) / BASE_FREQ
+        self.weight[slots] = ((ALPHA + gauss * ALPHA_WIDTH) / BASE_FREQ)[:, None]
