@@ -31,6 +31,7 @@ from typing import Any, NamedTuple
 
 import numpy
 from langdetect.detector import Detector
+from numpy.lib.stride_tricks import sliding_window_view
 from numpy.typing import NDArray
 
 #: `DetectorFactory.seed` reproduced here.
@@ -48,7 +49,6 @@ _REFILL_SHARE = 1 / 16
 _CHECK_EVERY = 5
 #: Words of the stream read at once for a slot's 5 draws (too few accepted: 1e-5 at worst).
 _WINDOW = 32
-_OFFSETS = numpy.arange(_WINDOW)
 #: From this many slots the sums go column by column (faster than `add.accumulate`).
 _COLUMNS_FROM = 256
 
@@ -67,6 +67,8 @@ class _Stream:
         self._random = random.Random(SEED)
         self._lock = threading.Lock()  # one thread at a time extends the words
         self.words: NDArray[numpy.uint32] = numpy.empty(0, dtype=numpy.uint32)
+        #: (words, width, their sliding windows of that width): `windows` reads rows of it
+        self._windows: tuple[Any, int, Any] = (None, 0, None)
 
     def reach(self, end: int) -> None:
         """Make words[:end] (at least) available (the words read so far never change)."""
@@ -77,6 +79,14 @@ class _Stream:
             # getrandbits(32 * more) fills its words from the least significant up
             packed = self._random.getrandbits(32 * more).to_bytes(4 * more, "little")
             self.words = numpy.concatenate([self.words, numpy.frombuffer(packed, dtype="<u4")])
+
+    def windows(self, positions: Ints, width: int) -> NDArray[numpy.uint32]:
+        """words[position : position + width] of each position: uint32, positions x width."""
+        self.reach(int(positions.max(initial=0)) + width)
+        words = self.words  # read once: the view below is of these words
+        if self._windows[0] is not words or self._windows[1] != width:
+            self._windows = (words, width, sliding_window_view(words, width))
+        return self._windows[2][positions]
 
     def gauss(self, positions: Ints) -> tuple[Floats, Floats]:
         """`Random.gauss(0.0, 1.0)`'s value and cached next value from words[position:+4], each.
@@ -238,11 +248,12 @@ class _Batch:
         read one by one past it in the rare case it has too few. Picks not
         drawn are 0.
         """
-        _STREAM.reach(int(self.position.max()) + _WINDOW)
-        values = _STREAM.words[self.position[:, None] + _OFFSETS] >> self.shift[:, None]
+        words = _STREAM.windows(self.position, _WINDOW)  # slots x _WINDOW
+        # a word's top bits are below count where the word is below count << shift (< 2**32)
+        limits = (self.count << self.shift).astype(numpy.uint32)
         accepted = numpy.zeros((self.slots, 4), dtype=numpy.uint8)  # _WINDOW <= 32
         accepted[:, : -(-_WINDOW // 8)] = numpy.packbits(
-            values < self.count[:, None], axis=1, bitorder="little"
+            words < limits[:, None], axis=1, bitorder="little"
         )
         bits = accepted.view("<u4").ravel()  # bit j: word j of the window accepted
         columns = numpy.empty((self.slots, _CHECK_EVERY), dtype=numpy.int64)
@@ -251,8 +262,8 @@ class _Batch:
             columns[:, draw] = numpy.frexp(lowest)[1] - 1  # its column (-1: none)
             bits ^= lowest
         # a column -1 reads the window's last word: a pick replaced below, or not drawn
-        window_starts = numpy.arange(0, values.size, _WINDOW)[:, None]
-        picks = values.ravel()[columns + window_starts].astype(numpy.int64)
+        window_starts = numpy.arange(0, words.size, _WINDOW)[:, None]
+        picks = words.ravel()[columns + window_starts] >> self.shift[:, None]  # int64
         picks[first, 1:] = 0
         last = numpy.where(first, columns[:, 0], columns[:, -1])  # -1: too few accepted
         if last.min() < 0:
