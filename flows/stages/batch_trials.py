@@ -49,8 +49,6 @@ _REFILL_SHARE = 1 / 16
 _CHECK_EVERY = 5
 #: Words of the stream read at once for a slot's 5 draws (too few accepted: 1e-5 at worst).
 _WINDOW = 32
-#: From this many slots the sums go column by column (faster than `add.accumulate`).
-_COLUMNS_FROM = 256
 
 #: The arrays of `_Batch` indexed by slot.
 _SLOT_FIELDS = ("text", "base", "count", "shift", "position", "trial", "iteration")
@@ -296,13 +294,14 @@ class _Batch:
         A trial ends when its largest probability passes CONV_THRESHOLD or its
         last iteration was ITERATION_LIMIT.
         """
-        if self.slots >= _COLUMNS_FROM:
-            total, largest = self.prob[:, 0].copy(), self.prob[:, 0].copy()
-            for column in range(1, self.prob.shape[1]):  # Python 3.11's sum(): left to right
-                total += self.prob[:, column]
-                numpy.maximum(largest, self.prob[:, column], out=largest)
-        else:  # the same, in fewer calls (slower on many slots)
-            total, largest = numpy.add.accumulate(self.prob, axis=1)[:, -1], self.prob.max(axis=1)
+        by_language = self.prob.T.copy()  # languages x slots, each language's row contiguous
+        # Python 3.11's sum(), left to right: numpy adds along an axis that is not the fast
+        # one in memory number after number (pairwise only along the fast one: `numpy.sum`)
+        if self.slots > 1:
+            total = numpy.add.reduce(by_language, axis=0)
+        else:  # with one slot the languages' axis is the fast one
+            total = numpy.add.accumulate(by_language, axis=0)[-1]
+        largest = by_language.max(axis=0)
         self.prob /= total[:, None]
         # max(p / total) is max(p) / total: rounding keeps the order
         over = (largest / total > CONV_THRESHOLD) | (self.iteration > ITERATION_LIMIT)
