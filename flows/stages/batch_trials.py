@@ -254,11 +254,12 @@ class _Batch:
             words < limits[:, None], axis=1, bitorder="little"
         )
         bits = accepted.view("<u4").ravel()  # bit j: word j of the window accepted
-        columns = numpy.empty((self.slots, _CHECK_EVERY), dtype=numpy.int64)
+        exponents = numpy.empty((self.slots, _CHECK_EVERY), dtype=numpy.int32)
         for draw in range(_CHECK_EVERY):
-            lowest = bits & (~bits + 1)  # the next accepted word's bit (0: none left)
-            columns[:, draw] = numpy.frexp(lowest)[1] - 1  # its column (-1: none)
+            lowest = bits & -bits  # the next accepted word's bit (0: none left; -: modulo 2**32)
+            exponents[:, draw] = numpy.frexp(lowest)[1]  # 2 ** (exponent - 1) is that bit
             bits ^= lowest
+        columns = exponents - 1  # each draw's column (-1: none)
         # a column -1 reads the window's last word: a pick replaced below, or not drawn
         window_starts = numpy.arange(0, words.size, _WINDOW)[:, None]
         picks = words.ravel()[columns + window_starts] >> self.shift[:, None]  # int64
