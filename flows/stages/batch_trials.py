@@ -152,7 +152,9 @@ def run_trials(
 class _Batch:
     """The detectors of the texts in the batch: one slot each, each array indexed by slot.
 
-    A slot's text has `count` n-grams, `pool[base : base + count]`; it is at
+    A slot's text has `count` n-grams, `pool[base : base + count]` (int32
+    profile rows; the pool's first `used` are the slots', the rest room to grow
+    into without copying it at each block); it is at
     word `position` of the stream, in trial `trial`, iteration `iteration`,
     with `weight` = alpha / BASE_FREQ (in every language's column: adding it
     runs over whole rows, faster than a column's broadcast) and `cached` the
@@ -167,7 +169,8 @@ class _Batch:
         first, cached = _STREAM.gauss(numpy.zeros(1, dtype=numpy.int64))
         self.first_cached = float(cached[0])
         self.first_weight = (ALPHA + float(first[0]) * ALPHA_WIDTH) / BASE_FREQ
-        self.pool: Ints = numpy.zeros(0, dtype=numpy.int64)
+        self.pool = numpy.zeros(0, dtype=numpy.int32)
+        self.used = 0
         empty = Block(*(numpy.zeros(0, dtype=numpy.int64),) * 3)
         for name, values in self._new_slots(empty).items():
             setattr(self, name, values)
@@ -183,7 +186,13 @@ class _Batch:
         """A slot for each text of `block`, at its start."""
         for name, values in self._new_slots(block).items():
             setattr(self, name, numpy.concatenate([getattr(self, name), values]))
-        self.pool = numpy.concatenate([self.pool, block.rows])
+        end = self.used + block.rows.size
+        if end > self.pool.size:  # room for half as many rows again
+            grown = numpy.empty(end + end // 2, dtype=numpy.int32)
+            grown[: self.used] = self.pool[: self.used]
+            self.pool = grown
+        self.pool[self.used : end] = block.rows
+        self.used = end
         self.factors = numpy.empty_like(self.prob)
         self.live += block.texts.size
 
@@ -193,17 +202,18 @@ class _Batch:
         for name in _SLOT_FIELDS:
             setattr(self, name, getattr(self, name)[keep])
         self.factors = numpy.empty_like(self.prob)
-        if self.pool.size > 2 * self.count.sum():
+        if self.used > 2 * self.count.sum():
             bases = numpy.cumsum(self.count) - self.count
             rows = numpy.repeat(self.base - bases, self.count) + numpy.arange(self.count.sum())
-            self.pool, self.base = self.pool[rows], bases
+            self.used = rows.size
+            self.pool[: self.used], self.base = self.pool[rows], bases  # in the same room
 
     def _new_slots(self, block: Block) -> dict[str, Any]:
         """The state of a slot for each text of `block` at its start."""
         new, languages, counts = block.texts.size, self.profile.shape[1], block.counts
         return {
             "text": block.texts,
-            "base": self.pool.size + numpy.cumsum(counts) - counts,
+            "base": self.used + numpy.cumsum(counts) - counts,
             "count": counts,
             "shift": 32 - numpy.array([n.bit_length() for n in counts.tolist()], dtype=numpy.int64),
             "position": numpy.full(new, 4, dtype=numpy.int64),  # after trial 0's gauss
