@@ -155,11 +155,11 @@ def detect_langprobs(
     probabilities = numpy.zeros((len(texts), len(LANGUAGES)))
     featured = numpy.zeros(len(texts), dtype=bool)
     if sys.version_info >= _SUM_CHANGED:
-        found: Iterable[tuple[int, NDArray[numpy.float64]]] = _one_by_one(texts)
+        found: Iterable[tuple[NDArray[numpy.int64], NDArray[numpy.float64]]] = _one_by_one(texts)
     else:
         found = run_trials(_blocks(texts, max(1, batch_size // 8)), PROFILE, batch_size)
-    for index, row in found:
-        probabilities[index], featured[index] = row, True
+    for indices, rows in found:
+        probabilities[indices], featured[indices] = rows, True
     return probabilities, featured
 
 
@@ -167,8 +167,14 @@ def detect_langprobs(
 _SUM_CHANGED = (3, 12)
 
 
-def _one_by_one(texts: Sequence[str]) -> Iterator[tuple[int, NDArray[numpy.float64]]]:
-    """langdetect's own `Detector.langprob` of each text with n-grams (slow; any Python)."""
+def _one_by_one(
+    texts: Sequence[str],
+) -> Iterator[tuple[NDArray[numpy.int64], NDArray[numpy.float64]]]:
+    """langdetect's own `Detector.langprob` of each text with n-grams (slow; any Python).
+
+    Yields:
+        ([index], [vector]) for each such text: as `run_trials`, one text at a time.
+    """
     for index, text in enumerate(texts):
         langdetect.detector_factory.init_factory()  # langdetect's own, once per process
         detector = langdetect.detector_factory._factory.create()
@@ -178,7 +184,7 @@ def _one_by_one(texts: Sequence[str]) -> Iterator[tuple[int, NDArray[numpy.float
             detector.get_probabilities()
         except LangDetectException:
             continue
-        yield index, numpy.array(detector.langprob)
+        yield numpy.array([index]), numpy.array([detector.langprob])
 
 
 def _blocks(texts: Sequence[str], size: int) -> Iterator[Block]:

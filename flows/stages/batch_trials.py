@@ -123,7 +123,7 @@ class Block(NamedTuple):
 
 def run_trials(
     blocks: Iterable[Block], profile: Floats, batch_size: int
-) -> Iterator[tuple[int, Floats]]:
+) -> Iterator[tuple[Ints, Floats]]:
     """`Detector.langprob` of each text of `blocks`, about `batch_size` texts stepping together.
 
     Args:
@@ -133,8 +133,8 @@ def run_trials(
         batch_size: texts stepping together (state: ~1 KB each).
 
     Yields:
-        (the text's index, float64 vector over the languages) for each text,
-        in the order they finish.
+        (texts, vectors) for the texts a step finishes: their indices (int64)
+        and each one's float64 vector over the languages (texts x languages).
     """
     batch, waiting = _Batch(profile), iter(blocks)
     while True:
@@ -146,7 +146,9 @@ def run_trials(
             batch.drop_finished()
         if not batch.slots:
             return
-        yield from batch.step()
+        texts, vectors = batch.step()
+        if texts.size:
+            yield texts, vectors
 
 
 class _Batch:
@@ -226,8 +228,8 @@ class _Batch:
             "total": numpy.zeros((new, languages)),
         }
 
-    def step(self) -> Iterator[tuple[int, Floats]]:
-        """Every slot's trial up to its next check; yields the texts whose last trial ended.
+    def step(self) -> tuple[Ints, Floats]:
+        """Every slot's trial up to its next check; the texts it finishes (`_end_trials`).
 
         A trial checks after iterations 0, 5, 10, ...: a slot at iteration 0
         does that one (its other four factors are 1.0: the product is
@@ -244,8 +246,7 @@ class _Batch:
             self.prob *= factors
         self.iteration += numpy.where(first, 1, _CHECK_EVERY)
         ended = self._normalize()
-        if ended.size:
-            yield from self._end_trials(ended)
+        return self._end_trials(ended) if ended.size else (ended, self.total[ended])
 
     def _choose(self, first: NDArray[numpy.bool_]) -> Ints:
         """`Random.choice` of each slot's n-grams, 5 times (once where `first`): slots x 5.
@@ -318,16 +319,21 @@ class _Batch:
         over = (largest / total > CONV_THRESHOLD) | (self.iteration > ITERATION_LIMIT)
         return numpy.flatnonzero(over & self.alive)
 
-    def _end_trials(self, ended: Ints) -> Iterator[tuple[int, Floats]]:
-        """Add the ended trials to the totals; start the next trial, or yield the finished texts."""
+    def _end_trials(self, ended: Ints) -> tuple[Ints, Floats]:
+        """Add the ended trials to the totals; start the next trial, or give the finished texts.
+
+        Returns:
+            (texts, vectors): the indices of the texts whose last trial ended and
+            their totals (a copy, texts x languages).
+        """
         self.total[ended] += self.prob[ended] / N_TRIAL
         self.trial[ended] += 1
         last = self.trial[ended] == N_TRIAL
-        for slot in ended[last].tolist():
-            yield int(self.text[slot]), self.total[slot].copy()
-        self.alive[ended[last]] = False
-        self.live -= int(last.sum())
+        finished = ended[last]
+        self.alive[finished] = False
+        self.live -= finished.size
         self._start_trials(ended[~last])
+        return self.text[finished], self.total[finished]
 
     def _start_trials(self, slots: Ints) -> None:
         """`Detector._init_probability` and alpha's draw for the next trial of `slots`."""
