@@ -216,8 +216,10 @@ def clean_text(text: str) -> str:
         text = _SPACES.sub(" ", text)
     if text.isascii():
         return text  # no character >= U+0300: nothing to drop
-    latin = len(text) - len(_LATIN.sub("", text))
     non_latin = len(text) - len(_NON_LATIN.sub("", text))
+    if not non_latin:
+        return text  # none >= U+0300 (accented Latin letters are below): nothing to drop
+    latin = len(text) - len(_LATIN.sub("", text))
     return _LATIN.sub("", text) if latin * 2 < non_latin else text
 
 
