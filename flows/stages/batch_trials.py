@@ -80,7 +80,7 @@ class _Stream:
 
     def windows(self, positions: Ints, width: int) -> NDArray[numpy.uint32]:
         """words[position : position + width] of each position: uint32, positions x width."""
-        self.reach(int(positions.max(initial=0)) + width)
+        self.reach(int(numpy.maximum.reduce(positions, initial=0)) + width)
         words = self.words  # read once: the view below is of these words
         if self._windows[0] is not words or self._windows[1] != width:
             self._windows = (words, width, sliding_window_view(words, width))
@@ -239,7 +239,7 @@ class _Batch:
         rows = self.pool[self.base[:, None] + self._choose(first)]
         factors = self.factors
         for draw in range(_CHECK_EVERY):
-            numpy.take(self.profile, rows[:, draw], axis=0, out=factors, mode="clip")  # no copy
+            self.profile.take(rows[:, draw], axis=0, out=factors, mode="clip")  # no copy
             factors += self.weight  # weight + lang_prob_map[i], then the product
             if draw:
                 factors[first] = 1.0
@@ -276,8 +276,8 @@ class _Batch:
         picks = words.ravel()[columns + window_starts] >> self.shift[:, None]  # int64
         picks[first, 1:] = 0
         last = numpy.where(first, columns[:, 0], columns[:, -1])  # -1: too few accepted
-        if last.min() < 0:
-            self._read_on(picks, first, numpy.flatnonzero(last < 0))
+        if numpy.minimum.reduce(last) < 0:
+            self._read_on(picks, first, (last < 0).nonzero()[0])
         self.position += last + 1  # those read on: already at their end, + 0
         return picks
 
@@ -313,11 +313,11 @@ class _Batch:
             total = numpy.add.reduce(by_language, axis=0)
         else:  # with one slot the languages' axis is the fast one
             total = numpy.add.accumulate(by_language, axis=0)[-1]
-        largest = by_language.max(axis=0)
+        largest = numpy.maximum.reduce(by_language, axis=0)
         self.prob /= total[:, None]
         # max(p / total) is max(p) / total: rounding keeps the order
         over = (largest / total > CONV_THRESHOLD) | (self.iteration > ITERATION_LIMIT)
-        return numpy.flatnonzero(over & self.alive)
+        return (over & self.alive).nonzero()[0]
 
     def _end_trials(self, ended: Ints) -> tuple[Ints, Floats]:
         """Add the ended trials to the totals; start the next trial, or give the finished texts.
