@@ -83,7 +83,7 @@ def _load_profiles() -> tuple[tuple[str, ...], dict[str, int], NDArray[numpy.flo
 #: n-gram's probability in each language (float64, NGRAM_ROWS x LANGUAGES): the
 #: factory's own floats (`DetectorFactory.add_profile`), ~38 MB.
 LANGUAGES, NGRAM_ROWS, PROFILE = _load_profiles()
-#: Texts run together in `batch_trials` (about 1 MB of state per 1,000).
+#: Texts run together in `batch_trials` (about 2 MB of state per 1,000).
 BATCH_SIZE = 4096
 
 #: `Detector.max_text_length`: characters kept after the URL, mail and

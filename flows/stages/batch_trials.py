@@ -130,7 +130,7 @@ def run_trials(
         blocks: the texts, read one block at a time as slots free up (a block
             of about `batch_size` / 8 texts keeps the batch nearly full).
         profile: float64 (n-grams x languages), the factory's probabilities.
-        batch_size: texts stepping together (state: ~1 KB each).
+        batch_size: texts stepping together (state: ~2 KB each).
 
     Yields:
         (texts, vectors) for the texts a step finishes: their indices (int64)
@@ -161,8 +161,8 @@ class _Batch:
     with `weight` = alpha / BASE_FREQ (in every language's column: adding it
     runs over whole rows, faster than a column's broadcast) and `cached` the
     gauss value its Random would hand out next; `prob` is the trial's vector,
-    `total` the sum of its ended trials'. A finished text's slot is dead (`alive`) until
-    `drop_finished`; dead slots still step, and count for nothing.
+    `total` the sum of its ended trials'. A finished text's slot is dead
+    (`alive`) until `drop_finished`; dead slots still step, and count for nothing.
     """
 
     def __init__(self, profile: Floats) -> None:
