@@ -29,14 +29,17 @@ later one `detect_langprobs` runs langdetect's own detector, text by text.
 
 from __future__ import annotations
 
+import itertools
+import json
+import os
 import re
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 
 import langdetect.detector_factory
 import numpy
 from langdetect.detector import Detector
-from langdetect.detector_factory import PROFILES_DIRECTORY, DetectorFactory
+from langdetect.detector_factory import PROFILES_DIRECTORY
 from langdetect.lang_detect_exception import ErrorCode, LangDetectException
 from langdetect.language import Language
 from langdetect.utils.ngram import NGram
@@ -48,26 +51,39 @@ from flows.stages.batch_trials import SEED, Block, run_trials
 def _load_profiles() -> tuple[tuple[str, ...], dict[str, int], NDArray[numpy.float64]]:
     """langdetect's profiles as arrays: (LANGUAGES, NGRAM_ROWS, PROFILE).
 
-    A `DetectorFactory` of this function's own loads them as `init_factory`
-    does (`load_profile(PROFILES_DIRECTORY)`: the same list, the same floats)
-    and is let go: its dict of Python floats (~60 MB) is not kept beside the
-    arrays in every process that detects (langdetect's global factory stays
-    unloaded unless something else calls langdetect).
+    Read as `DetectorFactory.load_profile(PROFILES_DIRECTORY)` reads them (the
+    folder's listing in its order, each file's JSON; a column per file listed)
+    and built as its `add_profile` builds `word_lang_prob_map` (a row per
+    n-gram in the order first met; `1.0 * freq / n_words[len - 1]`, the same
+    float division), without its dict of Python floats (~60 MB) nor its time.
     """
-    factory = DetectorFactory()
-    factory.load_profile(PROFILES_DIRECTORY)
-    rows = {ngram: row for row, ngram in enumerate(factory.word_lang_prob_map)}
-    profile = numpy.array(list(factory.word_lang_prob_map.values()), dtype=numpy.float64)
-    return tuple(factory.langlist), rows, profile
+    names = os.listdir(PROFILES_DIRECTORY)
+    profiles = []
+    for name in names:
+        path = os.path.join(PROFILES_DIRECTORY, name)
+        if not name.startswith(".") and os.path.isfile(path):
+            with open(path, encoding="utf-8") as file:
+                profiles.append(json.load(file))
+    ngrams = dict.fromkeys(itertools.chain.from_iterable(p["freq"] for p in profiles))
+    rows = {ngram: row for row, ngram in enumerate(ngrams)}
+    profile = numpy.zeros((len(rows), len(names)))
+    for column, language in enumerate(profiles):
+        freq = language["freq"]
+        lengths = numpy.fromiter(map(len, freq), dtype=numpy.int64, count=len(freq))
+        assert lengths.min() >= 1 and lengths.max() <= 3  # add_profile skips no n-gram
+        counts = numpy.fromiter(freq.values(), dtype=numpy.float64, count=len(freq))
+        words = numpy.array(language["n_words"], dtype=numpy.float64)[lengths - 1]
+        profile[[rows[ngram] for ngram in freq], column] = counts / words
+    return tuple(p["name"] for p in profiles), rows, profile
 
 
 #: LANGUAGES: langdetect's languages in its own order (the profile folder's listing,
 #: unsorted): the columns of every probability array here. NGRAM_ROWS: the row of each
-#: n-gram of the profiles in PROFILE (dict order of `word_lang_prob_map`). PROFILE: each
+#: n-gram of the profiles in PROFILE (the order of `word_lang_prob_map`). PROFILE: each
 #: n-gram's probability in each language (float64, NGRAM_ROWS x LANGUAGES): the
 #: factory's own floats (`DetectorFactory.add_profile`), ~38 MB.
 LANGUAGES, NGRAM_ROWS, PROFILE = _load_profiles()
-#: Texts run together in `batch_trials` (about 1 MB of state per 1,000).
+#: Texts run together in `batch_trials` (about 2 MB of state per 1,000).
 BATCH_SIZE = 4096
 
 #: `Detector.max_text_length`: characters kept after the URL, mail and
@@ -139,11 +155,11 @@ def detect_langprobs(
     probabilities = numpy.zeros((len(texts), len(LANGUAGES)))
     featured = numpy.zeros(len(texts), dtype=bool)
     if sys.version_info >= _SUM_CHANGED:
-        found: Iterable[tuple[int, NDArray[numpy.float64]]] = _one_by_one(texts)
+        found: Iterable[tuple[NDArray[numpy.int64], NDArray[numpy.float64]]] = _one_by_one(texts)
     else:
         found = run_trials(_blocks(texts, max(1, batch_size // 8)), PROFILE, batch_size)
-    for index, row in found:
-        probabilities[index], featured[index] = row, True
+    for indices, rows in found:
+        probabilities[indices], featured[indices] = rows, True
     return probabilities, featured
 
 
@@ -151,8 +167,14 @@ def detect_langprobs(
 _SUM_CHANGED = (3, 12)
 
 
-def _one_by_one(texts: Sequence[str]) -> Iterator[tuple[int, NDArray[numpy.float64]]]:
-    """langdetect's own `Detector.langprob` of each text with n-grams (slow; any Python)."""
+def _one_by_one(
+    texts: Sequence[str],
+) -> Iterator[tuple[NDArray[numpy.int64], NDArray[numpy.float64]]]:
+    """langdetect's own `Detector.langprob` of each text with n-grams (slow; any Python).
+
+    Yields:
+        ([index], [vector]) for each such text: as `run_trials`, one text at a time.
+    """
     for index, text in enumerate(texts):
         langdetect.detector_factory.init_factory()  # langdetect's own, once per process
         detector = langdetect.detector_factory._factory.create()
@@ -162,7 +184,7 @@ def _one_by_one(texts: Sequence[str]) -> Iterator[tuple[int, NDArray[numpy.float
             detector.get_probabilities()
         except LangDetectException:
             continue
-        yield index, numpy.array(detector.langprob)
+        yield numpy.array([index]), numpy.array([detector.langprob])
 
 
 def _blocks(texts: Sequence[str], size: int) -> Iterator[Block]:
@@ -194,8 +216,10 @@ def clean_text(text: str) -> str:
         text = _SPACES.sub(" ", text)
     if text.isascii():
         return text  # no character >= U+0300: nothing to drop
-    latin = len(text) - len(_LATIN.sub("", text))
     non_latin = len(text) - len(_NON_LATIN.sub("", text))
+    if not non_latin:
+        return text  # none >= U+0300 (accented Latin letters are below): nothing to drop
+    latin = len(text) - len(_LATIN.sub("", text))
     return _LATIN.sub("", text) if latin * 2 < non_latin else text
 
 
@@ -211,19 +235,23 @@ _UPPER = numpy.zeros(_GAP + 1, dtype=bool)
 _NORMAL[_GAP] = _GAP
 
 
-def _ngram_key(ngram: str) -> int:
-    """An n-gram of 1 to 3 characters as one int: 21 bits a character, the last lowest."""
-    key = 0
-    for char in ngram:
-        key = key << 21 | ord(char)
-    return key
+def _ngram_keys(ngrams: Collection[str]) -> NDArray[numpy.int64]:
+    """Each n-gram of 1 to 3 characters as one int64: 21 bits a character, the last lowest."""
+    joined = "".join(ngrams)
+    assert "\0" not in joined  # no key has a 0 character: the keys are distinct
+    codes = numpy.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype="<u4")
+    lengths = numpy.fromiter(map(len, ngrams), dtype=numpy.int64, count=len(ngrams))
+    ends, keys = numpy.cumsum(lengths), numpy.zeros(len(ngrams), dtype=numpy.int64)
+    for back in range(3):  # the last character, the one before, the first of three
+        has = lengths > back
+        keys[has] |= codes[ends[has] - 1 - back].astype(numpy.int64) << 21 * back
+    return keys
 
 
 #: The profiles' n-gram keys, sorted, and the PROFILE row of each.
-_KEYS = numpy.array([_ngram_key(ngram) for ngram in NGRAM_ROWS], dtype=numpy.int64)
+_KEYS = _ngram_keys(NGRAM_ROWS)
 _KEY_ORDER = numpy.argsort(_KEYS)
 _SORTED_KEYS = _KEYS[_KEY_ORDER]
-assert "\0" not in "".join(NGRAM_ROWS)  # no key has a 0 character: the keys are distinct
 
 
 def extract_ngrams(texts: Sequence[str]) -> tuple[NDArray[numpy.int64], NDArray[numpy.int64]]:

@@ -31,6 +31,7 @@ from typing import Any, NamedTuple
 
 import numpy
 from langdetect.detector import Detector
+from numpy.lib.stride_tricks import sliding_window_view
 from numpy.typing import NDArray
 
 #: `DetectorFactory.seed` reproduced here.
@@ -48,9 +49,6 @@ _REFILL_SHARE = 1 / 16
 _CHECK_EVERY = 5
 #: Words of the stream read at once for a slot's 5 draws (too few accepted: 1e-5 at worst).
 _WINDOW = 32
-_OFFSETS = numpy.arange(_WINDOW)
-#: From this many slots the sums go column by column (faster than `add.accumulate`).
-_COLUMNS_FROM = 256
 
 #: The arrays of `_Batch` indexed by slot.
 _SLOT_FIELDS = ("text", "base", "count", "shift", "position", "trial", "iteration")
@@ -67,6 +65,8 @@ class _Stream:
         self._random = random.Random(SEED)
         self._lock = threading.Lock()  # one thread at a time extends the words
         self.words: NDArray[numpy.uint32] = numpy.empty(0, dtype=numpy.uint32)
+        #: (words, width, their sliding windows of that width): `windows` reads rows of it
+        self._windows: tuple[Any, int, Any] = (None, 0, None)
 
     def reach(self, end: int) -> None:
         """Make words[:end] (at least) available (the words read so far never change)."""
@@ -78,20 +78,38 @@ class _Stream:
             packed = self._random.getrandbits(32 * more).to_bytes(4 * more, "little")
             self.words = numpy.concatenate([self.words, numpy.frombuffer(packed, dtype="<u4")])
 
-    def gauss(self, position: int) -> tuple[float, float]:
-        """`Random.gauss(0.0, 1.0)`'s value and cached next value from words[position:+4]."""
-        self.reach(position + 4)
-        a, b, c, d = self.words[position : position + 4].tolist()
-        x2pi = _random_float(a, b) * (2.0 * math.pi)  # random.TWOPI
-        g2rad = math.sqrt(-2.0 * math.log(1.0 - _random_float(c, d)))
-        return math.cos(x2pi) * g2rad, math.sin(x2pi) * g2rad  # mu + z * sigma is z
+    def windows(self, positions: Ints, width: int) -> NDArray[numpy.uint32]:
+        """words[position : position + width] of each position: uint32, positions x width."""
+        self.reach(int(numpy.maximum.reduce(positions, initial=0)) + width)
+        words = self.words  # read once: the view below is of these words
+        if self._windows[0] is not words or self._windows[1] != width:
+            self._windows = (words, width, sliding_window_view(words, width))
+        return self._windows[2][positions]
+
+    def gauss(self, positions: Ints) -> tuple[Floats, Floats]:
+        """`Random.gauss(0.0, 1.0)`'s value and cached next value from words[position:+4], each.
+
+        The same float operations as `Random.gauss`, each with numpy where it is
+        exact (the 53-bit floats, products, `sqrt`) and with `math` where numpy's
+        could round otherwise (`log`, `cos`, `sin`).
+        """
+        self.reach(int(positions.max(initial=0)) + 4)
+        a, b, c, d = self.words[positions[:, None] + _GAUSS_WORDS].T.astype(numpy.int64)
+        x2pi = (_random_floats(a, b) * (2.0 * math.pi)).tolist()  # random.TWOPI
+        logs = numpy.fromiter(map(math.log, (1.0 - _random_floats(c, d)).tolist()), numpy.float64)
+        g2rad = numpy.sqrt(-2.0 * logs)
+        cos = numpy.fromiter(map(math.cos, x2pi), numpy.float64, count=len(x2pi))
+        sin = numpy.fromiter(map(math.sin, x2pi), numpy.float64, count=len(x2pi))
+        return cos * g2rad, sin * g2rad  # mu + z * sigma is z
 
 
-def _random_float(a: int, b: int) -> float:
-    """`Random.random()` from two words (CPython's `random_random`: 53 bits)."""
+def _random_floats(a: Ints, b: Ints) -> Floats:
+    """`Random.random()` from two words each (CPython's `random_random`: 53 bits, exact)."""
     return ((a >> 5) * 67108864.0 + (b >> 6)) * (1.0 / 9007199254740992.0)
 
 
+#: The 4 words of a `gauss()` that draws (two `random()`).
+_GAUSS_WORDS = numpy.arange(4)
 _STREAM = _Stream()
 
 
@@ -105,18 +123,18 @@ class Block(NamedTuple):
 
 def run_trials(
     blocks: Iterable[Block], profile: Floats, batch_size: int
-) -> Iterator[tuple[int, Floats]]:
+) -> Iterator[tuple[Ints, Floats]]:
     """`Detector.langprob` of each text of `blocks`, about `batch_size` texts stepping together.
 
     Args:
         blocks: the texts, read one block at a time as slots free up (a block
             of about `batch_size` / 8 texts keeps the batch nearly full).
         profile: float64 (n-grams x languages), the factory's probabilities.
-        batch_size: texts stepping together (state: ~1 KB each).
+        batch_size: texts stepping together (state: ~2 KB each).
 
     Yields:
-        (the text's index, float64 vector over the languages) for each text,
-        in the order they finish.
+        (texts, vectors) for the texts a step finishes: their indices (int64)
+        and each one's float64 vector over the languages (texts x languages).
     """
     batch, waiting = _Batch(profile), iter(blocks)
     while True:
@@ -128,25 +146,33 @@ def run_trials(
             batch.drop_finished()
         if not batch.slots:
             return
-        yield from batch.step()
+        texts, vectors = batch.step()
+        if texts.size:
+            yield texts, vectors
 
 
 class _Batch:
     """The detectors of the texts in the batch: one slot each, each array indexed by slot.
 
-    A slot's text has `count` n-grams, `pool[base : base + count]`; it is at
+    A slot's text has `count` n-grams, `pool[base : base + count]` (int32
+    profile rows; the pool's first `used` are the slots', the rest room to grow
+    into without copying it at each block); it is at
     word `position` of the stream, in trial `trial`, iteration `iteration`,
-    with `weight` = alpha / BASE_FREQ and `cached` the gauss value its
-    Random would hand out next; `prob` is the trial's vector, `total` the
-    sum of its ended trials'. A finished text's slot is dead (`alive`) until
-    `drop_finished`; dead slots still step, and count for nothing.
+    with `weight` = alpha / BASE_FREQ (in every language's column: adding it
+    runs over whole rows, faster than a column's broadcast) and `cached` the
+    gauss value its Random would hand out next; `prob` is the trial's vector,
+    `total` the sum of its ended trials'. A finished text's slot is dead
+    (`alive`) until `drop_finished`; dead slots still step, and count for nothing.
     """
 
     def __init__(self, profile: Floats) -> None:
         self.profile = profile
-        first, self.first_cached = _STREAM.gauss(0)  # trial 0 of every text reads words 0-3
-        self.first_weight = (ALPHA + first * ALPHA_WIDTH) / BASE_FREQ
-        self.pool: Ints = numpy.zeros(0, dtype=numpy.int64)
+        # trial 0 of every text reads words 0-3
+        first, cached = _STREAM.gauss(numpy.zeros(1, dtype=numpy.int64))
+        self.first_cached = float(cached[0])
+        self.first_weight = (ALPHA + float(first[0]) * ALPHA_WIDTH) / BASE_FREQ
+        self.pool = numpy.zeros(0, dtype=numpy.int32)
+        self.used = 0
         empty = Block(*(numpy.zeros(0, dtype=numpy.int64),) * 3)
         for name, values in self._new_slots(empty).items():
             setattr(self, name, values)
@@ -162,7 +188,13 @@ class _Batch:
         """A slot for each text of `block`, at its start."""
         for name, values in self._new_slots(block).items():
             setattr(self, name, numpy.concatenate([getattr(self, name), values]))
-        self.pool = numpy.concatenate([self.pool, block.rows])
+        end = self.used + block.rows.size
+        if end > self.pool.size:  # room for half as many rows again
+            grown = numpy.empty(end + end // 2, dtype=numpy.int32)
+            grown[: self.used] = self.pool[: self.used]
+            self.pool = grown
+        self.pool[self.used : end] = block.rows
+        self.used = end
         self.factors = numpy.empty_like(self.prob)
         self.live += block.texts.size
 
@@ -172,31 +204,32 @@ class _Batch:
         for name in _SLOT_FIELDS:
             setattr(self, name, getattr(self, name)[keep])
         self.factors = numpy.empty_like(self.prob)
-        if self.pool.size > 2 * self.count.sum():
+        if self.used > 2 * self.count.sum():
             bases = numpy.cumsum(self.count) - self.count
             rows = numpy.repeat(self.base - bases, self.count) + numpy.arange(self.count.sum())
-            self.pool, self.base = self.pool[rows], bases
+            self.used = rows.size
+            self.pool[: self.used], self.base = self.pool[rows], bases  # in the same room
 
     def _new_slots(self, block: Block) -> dict[str, Any]:
         """The state of a slot for each text of `block` at its start."""
         new, languages, counts = block.texts.size, self.profile.shape[1], block.counts
         return {
             "text": block.texts,
-            "base": self.pool.size + numpy.cumsum(counts) - counts,
+            "base": self.used + numpy.cumsum(counts) - counts,
             "count": counts,
             "shift": 32 - numpy.array([n.bit_length() for n in counts.tolist()], dtype=numpy.int64),
             "position": numpy.full(new, 4, dtype=numpy.int64),  # after trial 0's gauss
             "trial": numpy.zeros(new, dtype=numpy.int64),
             "iteration": numpy.zeros(new, dtype=numpy.int64),
-            "weight": numpy.full(new, self.first_weight),
+            "weight": numpy.full((new, languages), self.first_weight),
             "cached": numpy.full(new, self.first_cached),
             "alive": numpy.ones(new, dtype=bool),
             "prob": numpy.full((new, languages), 1.0 / languages),
             "total": numpy.zeros((new, languages)),
         }
 
-    def step(self) -> Iterator[tuple[int, Floats]]:
-        """Every slot's trial up to its next check; yields the texts whose last trial ended.
+    def step(self) -> tuple[Ints, Floats]:
+        """Every slot's trial up to its next check; the texts it finishes (`_end_trials`).
 
         A trial checks after iterations 0, 5, 10, ...: a slot at iteration 0
         does that one (its other four factors are 1.0: the product is
@@ -206,15 +239,14 @@ class _Batch:
         rows = self.pool[self.base[:, None] + self._choose(first)]
         factors = self.factors
         for draw in range(_CHECK_EVERY):
-            numpy.take(self.profile, rows[:, draw], axis=0, out=factors, mode="clip")  # no copy
-            factors += self.weight[:, None]  # weight + lang_prob_map[i], then the product
+            self.profile.take(rows[:, draw], axis=0, out=factors, mode="clip")  # no copy
+            factors += self.weight  # weight + lang_prob_map[i], then the product
             if draw:
                 factors[first] = 1.0
             self.prob *= factors
         self.iteration += numpy.where(first, 1, _CHECK_EVERY)
         ended = self._normalize()
-        if ended.size:
-            yield from self._end_trials(ended)
+        return self._end_trials(ended) if ended.size else (ended, self.total[ended])
 
     def _choose(self, first: NDArray[numpy.bool_]) -> Ints:
         """`Random.choice` of each slot's n-grams, 5 times (once where `first`): slots x 5.
@@ -225,25 +257,27 @@ class _Batch:
         read one by one past it in the rare case it has too few. Picks not
         drawn are 0.
         """
-        _STREAM.reach(int(self.position.max()) + _WINDOW)
-        values = _STREAM.words[self.position[:, None] + _OFFSETS] >> self.shift[:, None]
+        words = _STREAM.windows(self.position, _WINDOW)  # slots x _WINDOW
+        # a word's top bits are below count where the word is below count << shift (< 2**32)
+        limits = (self.count << self.shift).astype(numpy.uint32)
         accepted = numpy.zeros((self.slots, 4), dtype=numpy.uint8)  # _WINDOW <= 32
         accepted[:, : -(-_WINDOW // 8)] = numpy.packbits(
-            values < self.count[:, None], axis=1, bitorder="little"
+            words < limits[:, None], axis=1, bitorder="little"
         )
         bits = accepted.view("<u4").ravel()  # bit j: word j of the window accepted
-        columns = numpy.empty((self.slots, _CHECK_EVERY), dtype=numpy.int64)
+        exponents = numpy.empty((self.slots, _CHECK_EVERY), dtype=numpy.int32)
         for draw in range(_CHECK_EVERY):
-            lowest = bits & (~bits + 1)  # the next accepted word's bit (0: none left)
-            columns[:, draw] = numpy.frexp(lowest)[1] - 1  # its column (-1: none)
+            lowest = bits & -bits  # the next accepted word's bit (0: none left; -: modulo 2**32)
+            exponents[:, draw] = numpy.frexp(lowest)[1]  # 2 ** (exponent - 1) is that bit
             bits ^= lowest
+        columns = exponents - 1  # each draw's column (-1: none)
         # a column -1 reads the window's last word: a pick replaced below, or not drawn
-        window_starts = numpy.arange(0, values.size, _WINDOW)[:, None]
-        picks = values.ravel()[columns + window_starts].astype(numpy.int64)
+        window_starts = numpy.arange(0, words.size, _WINDOW)[:, None]
+        picks = words.ravel()[columns + window_starts] >> self.shift[:, None]  # int64
         picks[first, 1:] = 0
         last = numpy.where(first, columns[:, 0], columns[:, -1])  # -1: too few accepted
-        if last.min() < 0:
-            self._read_on(picks, first, numpy.flatnonzero(last < 0))
+        if numpy.minimum.reduce(last) < 0:
+            self._read_on(picks, first, (last < 0).nonzero()[0])
         self.position += last + 1  # those read on: already at their end, + 0
         return picks
 
@@ -272,36 +306,43 @@ class _Batch:
         A trial ends when its largest probability passes CONV_THRESHOLD or its
         last iteration was ITERATION_LIMIT.
         """
-        if self.slots >= _COLUMNS_FROM:
-            total, largest = self.prob[:, 0].copy(), self.prob[:, 0].copy()
-            for column in range(1, self.prob.shape[1]):  # Python 3.11's sum(): left to right
-                total += self.prob[:, column]
-                numpy.maximum(largest, self.prob[:, column], out=largest)
-        else:  # the same, in fewer calls (slower on many slots)
-            total, largest = numpy.add.accumulate(self.prob, axis=1)[:, -1], self.prob.max(axis=1)
+        by_language = self.prob.T.copy()  # languages x slots, each language's row contiguous
+        # Python 3.11's sum(), left to right: numpy adds along an axis that is not the fast
+        # one in memory number after number (pairwise only along the fast one: `numpy.sum`)
+        if self.slots > 1:
+            total = numpy.add.reduce(by_language, axis=0)
+        else:  # with one slot the languages' axis is the fast one
+            total = numpy.add.accumulate(by_language, axis=0)[-1]
+        largest = numpy.maximum.reduce(by_language, axis=0)
         self.prob /= total[:, None]
         # max(p / total) is max(p) / total: rounding keeps the order
         over = (largest / total > CONV_THRESHOLD) | (self.iteration > ITERATION_LIMIT)
-        return numpy.flatnonzero(over & self.alive)
+        return (over & self.alive).nonzero()[0]
 
-    def _end_trials(self, ended: Ints) -> Iterator[tuple[int, Floats]]:
-        """Add the ended trials to the totals; start the next trial, or yield the finished texts."""
+    def _end_trials(self, ended: Ints) -> tuple[Ints, Floats]:
+        """Add the ended trials to the totals; start the next trial, or give the finished texts.
+
+        Returns:
+            (texts, vectors): the indices of the texts whose last trial ended and
+            their totals (a copy, texts x languages).
+        """
         self.total[ended] += self.prob[ended] / N_TRIAL
         self.trial[ended] += 1
         last = self.trial[ended] == N_TRIAL
-        for slot in ended[last].tolist():
-            yield int(self.text[slot]), self.total[slot].copy()
-        self.alive[ended[last]] = False
-        self.live -= int(last.sum())
+        finished = ended[last]
+        self.alive[finished] = False
+        self.live -= finished.size
         self._start_trials(ended[~last])
+        return self.text[finished], self.total[finished]
 
     def _start_trials(self, slots: Ints) -> None:
         """`Detector._init_probability` and alpha's draw for the next trial of `slots`."""
         self.prob[slots] = 1.0 / self.profile.shape[1]
         self.iteration[slots] = 0
         gauss = self.cached[slots]  # odd trials: the value Random.gauss cached
-        for at, slot in enumerate(slots.tolist()):
-            if self.trial[slot] % 2 == 0:  # even trials: two random() (4 words) anew
-                gauss[at], self.cached[slot] = _STREAM.gauss(int(self.position[slot]))
-                self.position[slot] += 4
-        self.weight[slots] = (ALPHA + gauss * ALPHA_WIDTH) / BASE_FREQ
+        even = self.trial[slots] % 2 == 0  # even trials: two random() (4 words) anew
+        if even.any():
+            drawn = slots[even]
+            gauss[even], self.cached[drawn] = _STREAM.gauss(self.position[drawn])
+            self.position[drawn] += 4
+        self.weight[slots] = ((ALPHA + gauss * ALPHA_WIDTH) / BASE_FREQ)[:, None]

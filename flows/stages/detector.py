@@ -83,8 +83,8 @@ MIN_LEXICAL_LEAD = 0.5
 #: Under MIN_LETTERS letters, or a close langdetect call, the lexical lead must be this.
 MIN_SHORT_LEXICAL_LEAD = 1.5
 
-_LETTER = re.compile(r"[^\W\d_]")
-_LATIN_LETTER = re.compile(r"[^\W\d_\u0250-\U0010ffff]")  # a _LETTER below U+0250
+_NOT_LETTERS = re.compile(r"[\W\d_]+")  # a text without them: its letters ([^\W\d_])
+_LATIN_LETTER = re.compile(r"[^\W\d_\u0250-\U0010ffff]")  # a letter below U+0250
 _HANGUL = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
@@ -266,7 +266,7 @@ def _language_by_script(text: str) -> str | None:
     if max(text, default="") < "\u1100":  # no Hangul, kana or Han (most texts)
         return None
     hangul, kana, han = (len(p.findall(text)) for p in (_HANGUL, _KANA, _HAN))
-    if 2 * (hangul + kana + han) < len(_LETTER.findall(text)):
+    if 2 * (hangul + kana + han) < len(_NOT_LETTERS.sub("", text)):
         return None
     if hangul:
         return "ko"
@@ -295,7 +295,7 @@ def probe_texts(texts: list[str]) -> list[Probe]:
     return [
         (
             text,
-            len(_LETTER.findall(text)),
+            len(_NOT_LETTERS.sub("", text)),
             _language_by_script(text),
             _above_zero(LANGUAGES, probabilities[index].tolist()) if featured[index] else {},
         )
