@@ -259,6 +259,15 @@ def hangup_by_default() -> None:
     signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
+@pytest.fixture
+def hangup_default() -> Iterator[None]:
+    """SIGHUP's default action in this process for the test (`hangup_by_default`), then as
+    it was: a test that raises SIGHUP here would wait forever under `nohup make test`."""
+    before = signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    yield
+    signal.signal(signal.SIGHUP, before)
+
+
 def run_cli(
     tmp_path: Path, output: Path, *arguments: str, api: str | None = None, **env: str
 ) -> subprocess.CompletedProcess[str]:

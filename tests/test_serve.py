@@ -117,6 +117,7 @@ class _Runner:
         self.stopped.set()
 
 
+@pytest.mark.usefixtures("hangup_default")
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_a_stop_signal_while_serving_stops_the_runner_and_raises_nothing(
     signum: signal.Signals,
