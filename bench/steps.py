@@ -59,6 +59,9 @@ def timed_probes(seconds: dict[str, float]) -> Callable[..., Iterator[Any]]:
 
 
 if __name__ == "__main__":
+    if "--help" in sys.argv or len(sys.argv) < 4:
+        sys.stdout.write(__doc__ or "")
+        sys.exit(0 if "--help" in sys.argv else 2)
     raw, output, results = (Path(arg) for arg in sys.argv[1:4])
     if "--languages-here" in sys.argv[4:]:
         pools.PARALLEL_MIN_TEXTS = sys.maxsize  # every text probed in the run's process
