@@ -81,10 +81,10 @@ class _Stream:
     def windows(self, positions: Ints, width: int) -> NDArray[numpy.uint32]:
         """words[position : position + width] of each position: uint32, positions x width."""
         self.reach(int(numpy.maximum.reduce(positions, initial=0)) + width)
-        words = self.words  # read once: the view below is of these words
-        if self._windows[0] is not words or self._windows[1] != width:
-            self._windows = (words, width, sliding_window_view(words, width))
-        return self._windows[2][positions]
+        words, cached = self.words, self._windows  # each read once: another thread may extend
+        if cached[0] is not words or cached[1] != width:
+            cached = self._windows = (words, width, sliding_window_view(words, width))
+        return cached[2][positions]
 
     def gauss(self, positions: Ints) -> tuple[Floats, Floats]:
         """`Random.gauss(0.0, 1.0)`'s value and cached next value from words[position:+4], each.

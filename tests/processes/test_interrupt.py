@@ -13,11 +13,10 @@ from flows.processes import interrupt
 
 
 @pytest.fixture
-def stop_signals() -> Iterator[None]:
-    """The stop signals' handlers and the run's flag, as they were after the test; SIGHUP's
-    default action during it, as a terminal's job has it (`nohup make test` ignores it)."""
+def stop_signals(hangup_default: None) -> Iterator[None]:
+    """The stop signals' handlers and the run's flag, as they were after the test (SIGHUP's
+    default action during it: `conftest.hangup_default`)."""
     before = {signum: signal.getsignal(signum) for signum in interrupt.STOP_SIGNALS}
-    signal.signal(signal.SIGHUP, signal.SIG_DFL)
     yield
     for signum, handler in before.items():
         signal.signal(signum, handler)
