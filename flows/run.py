@@ -11,8 +11,9 @@ snapshot an earlier run left published uncommitted (`generation.roll_forward`):
 1. the catalog (with `--catalog`): hashed, read or taken from its cache, indexed;
 2. the inputs: the raw dir's listing, the state of earlier runs, the published manifest;
 3. every file stat'ed; those whose metadata changed are read and parsed in
-   batches (Parquet parts, in worker processes when there are several), then
-   every dump assembled (`dumps.assemble_dumps`);
+   batches (Parquet parts, in worker processes when there are several: this
+   process loads wordfreq's common lists meanwhile), then every dump assembled
+   (`dumps.assemble_dumps`);
 4. the languages of new texts detected (the parse cache is staged meanwhile);
 5. each new dump's results built (`dumps.build_dump_results`), then the
    tables across dumps (`tables.build_global_tables`), validated;
@@ -239,6 +240,7 @@ def _parse(
     known_ids = cached["dumps"]["dump_id"] if cached else pl.Series("dump_id", [], pl.String)
     if run.processes > 1 and cached is None and len(inputs["paths"]) > run.batch_files:
         pools.start_worker_server()  # every file is read, in batches: workers will be needed
+        pools.preload_word_lists(word_lists.word_list_cache(run.output.word_lists))  # meanwhile
     index = inputs["state"]["file_index"] if run.trust_metadata else None
     check = runner.call(
         raw.check_files, run.raw_dir, inputs["paths"], known_ids, run.max_file_bytes, index

@@ -12,6 +12,7 @@ corpus is weighed in, where wordfreq's own dicts took ~750 MB) until
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Iterable
 from functools import cache
 
@@ -25,14 +26,21 @@ UNKNOWN_WORD = -8.0
 _FLOOR = 10**UNKNOWN_WORD
 #: wordfreq's lists read in this process (`word_frequency.WORD_LIST_SCHEMA`), by language.
 _HELD: dict[str, pl.DataFrame] = {}
+#: Held while a list is read: a thread asking for a list another thread is reading
+#: (`processes.pools.preload_word_lists`) waits for it instead of reading it again.
+_READING = threading.Lock()
 
 
 def held_word_list(lang: str, source: WordListSource) -> pl.DataFrame:
     """`lang`'s list (`word_frequency.WORD_LIST_SCHEMA`), from `source` on its first use in
     this process and held until `release_word_lists` (every source gives the same frame)."""
-    if lang not in _HELD:
-        _HELD[lang] = source(lang)
-    return _HELD[lang]
+    held = _HELD.get(lang)
+    if held is None:
+        with _READING:
+            held = _HELD.get(lang)
+            if held is None:
+                held = _HELD[lang] = source(lang)
+    return held
 
 
 def release_word_lists() -> None:

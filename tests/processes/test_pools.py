@@ -1,10 +1,19 @@
-"""pools: the forkserver ignores a Ctrl-C from its first import on; its workers end on one."""
+"""pools: the forkserver ignores a Ctrl-C from its first import on; its workers end on one;
+the run's preload of wordfreq's lists."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+import threading
+import time
 
+import polars as pl
+import pytest
+
+from flows.processes import pools
+from flows.stages import detector, word_scores
+from flows.stages.word_frequency import WORD_LIST_SCHEMA
 from tests.conftest import REPO
 
 #: Starts the forkserver and a pool as a run does; prints the forkserver's blocked
@@ -43,3 +52,47 @@ def test_the_forkserver_blocks_sigint_and_its_workers_do_not() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == ["forkserver True", "worker False True", "caller False"]
+
+
+def test_a_list_being_read_is_waited_for_not_read_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two threads asking for one list (the run's preload and its weighing) read it once."""
+    monkeypatch.setattr(word_scores, "_HELD", {})
+    reading, release, calls = threading.Event(), threading.Event(), []
+
+    def source(lang: str) -> pl.DataFrame:
+        calls.append(lang)
+        reading.set()
+        release.wait()
+        return pl.DataFrame({"word": ["de"], "bucket": [0]}, schema=WORD_LIST_SCHEMA)
+
+    got: list[pl.DataFrame] = []
+    first = threading.Thread(target=lambda: got.append(word_scores.held_word_list("xx", source)))
+    first.start()
+    reading.wait()
+    second = threading.Thread(target=lambda: got.append(word_scores.held_word_list("xx", source)))
+    second.start()
+    for _ in range(100):  # give the second thread the time to read it again, if it would
+        if len(calls) > 1:
+            break
+        time.sleep(0.01)
+    release.set()
+    first.join()
+    second.join()
+    assert calls == ["xx"]
+    assert len(got) == 2 and got[0] is got[1]
+
+
+def test_the_preload_holds_the_common_lists(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`preload_word_lists` reads each of COMMON_WORD_LISTS once, in its thread; a later
+    `load_word_lists` (the weighing's) reads none again."""
+    monkeypatch.setattr(word_scores, "_HELD", {})
+    calls: list[tuple[str, str]] = []
+
+    def source(lang: str) -> pl.DataFrame:
+        calls.append((lang, threading.current_thread().name))
+        return pl.DataFrame({"word": [lang], "bucket": [0]}, schema=WORD_LIST_SCHEMA)
+
+    pools.preload_word_lists(source)
+    detector.load_word_lists(source)  # waits for a list the preload is reading
+    assert sorted(lang for lang, _ in calls) == sorted(detector.COMMON_WORD_LISTS)
+    assert word_scores.held_languages() == sorted(detector.COMMON_WORD_LISTS)
