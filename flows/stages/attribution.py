@@ -134,7 +134,8 @@ def attribute_dumps(
     When several kinds agree, the score is 1 - prod(1 - score) over them.
 
     Needs:
-        occurrences: dump_id, text_raw, language, published_on (`ruling_occurrences`).
+        occurrences: dump_id, text_raw, language, published_on (`ruling_occurrences`);
+            text_normalized (`dedupe.normalize_text` of text_raw) when present.
         stubs: `card_stubs`. index: None without a catalog (names only, oracle_id null).
 
     Returns:
@@ -260,10 +261,13 @@ def _incomplete_beside_unknown_names(
 
 def _english_dump_entries(occurrences: pl.DataFrame) -> pl.DataFrame:
     """dump_id, text, published_on: each dump's distinct English entries, text normalized
-    (`normalize_text`). Each distinct body is normalized once: most recur across dumps."""
-    english = occurrences.filter(pl.col("language") == "en").select(
-        "dump_id", "text_raw", "published_on"
-    )
+    (`normalize_text`): `text_normalized` when `occurrences` has it (`dedupe.assign_variants`),
+    else each distinct body normalized once (most recur across dumps)."""
+    english = occurrences.filter(pl.col("language") == "en")
+    if "text_normalized" in english.columns:  # keyed already: not normalized twice
+        text = pl.col("text_normalized").alias("text")
+        return english.select("dump_id", text, "published_on").unique()
+    english = english.select("dump_id", "text_raw", "published_on")
     keys = comparison_keys(english["text_raw"], "text")
     return (
         english.join(keys, on="text_raw", nulls_equal=True)
