@@ -132,7 +132,8 @@ def start_prefect(
     the imports (polars, pandera, langdetect's profiles, wordfreq: ~1.5 s) run
     in that time instead of after it, and with `word_lists` (their source)
     wordfreq's common lists too (`detector.load_word_lists`), which this
-    process reads whenever a run has new texts (`detector.decide_languages`). Only for
+    process reads whenever a run has new texts (`detector.decide_languages`), and
+    the merge rule's English frequencies (`merge_rule.load_word_frequencies`). Only for
     a temporary server: with PREFECT_API_URL set nothing waits, so they load
     on first use. `freeze`: see `_import_pipeline`. `meanwhile`: more of the
     run's own work done while the server starts (the command line's: the cache
@@ -152,6 +153,9 @@ def start_prefect(
         from flows.stages.detector import load_word_lists
 
         load_word_lists(word_lists)
+    from flows.stages.merge_rule import load_word_frequencies
+
+    load_word_frequencies()  # the merge rule's, read at the end of a run otherwise
     for work in meanwhile:
         work()
     up_at = server.wait()

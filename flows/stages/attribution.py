@@ -134,7 +134,8 @@ def attribute_dumps(
     When several kinds agree, the score is 1 - prod(1 - score) over them.
 
     Needs:
-        occurrences: dump_id, text_raw, language, published_on (`ruling_occurrences`).
+        occurrences: dump_id, text_raw, language, published_on (`ruling_occurrences`);
+            text_normalized (`dedupe.normalize_text` of text_raw) when present.
         stubs: `card_stubs`. index: None without a catalog (names only, oracle_id null).
 
     Returns:
@@ -143,8 +144,8 @@ def attribute_dumps(
         card_attribution_score (0-1); one row per dump with a card or a name, sorted
         by dump_id.
     """
-    dump_entries = _english_dump_entries(occurrences)
-    dump_texts = dump_entries.select("dump_id", "text").unique()
+    english = _english_entries(occurrences)
+    dump_texts = english.select("dump_id", "text").unique()
     if index is None:
         named = pick_subject_names(dump_texts, find_name_mentions(dump_texts["text"]))
         return named.select(
@@ -162,7 +163,7 @@ def attribute_dumps(
     full_names = index["names"].filter(~pl.col("is_short"))["name"]
     named = pick_subject_names(own_texts, mentions, index["terms"], examples, full_names)
     named = _look_up_names(named, carried, index)
-    matched = match_dump_entries(dump_entries, matches, index["rulings"])
+    matched = match_dump_entries(english.unique(), matches, index["rulings"])
     consistent = find_consistent_cards(matched, index["dated"])
     consistent = consistent.filter(~pl.col("oracle_id").is_in(index["unpaired"].implode()))
     conflicts = find_stub_conflicts(stubs, index["texts"], consistent)
@@ -258,17 +259,18 @@ def _incomplete_beside_unknown_names(
     return find_missing_specific(matched, index["dated"], index["rulings"], pins)
 
 
-def _english_dump_entries(occurrences: pl.DataFrame) -> pl.DataFrame:
-    """dump_id, text, published_on: each dump's distinct English entries, text normalized
-    (`normalize_text`). Each distinct body is normalized once: most recur across dumps."""
-    english = occurrences.filter(pl.col("language") == "en").select(
-        "dump_id", "text_raw", "published_on"
-    )
+def _english_entries(occurrences: pl.DataFrame) -> pl.DataFrame:
+    """dump_id, text, published_on: each dump's English entries (repeats kept), text
+    normalized (`normalize_text`): `text_normalized` when `occurrences` has it
+    (`dedupe.assign_variants`), else each distinct body normalized once (most recur
+    across dumps)."""
+    english = occurrences.filter(pl.col("language") == "en")
+    if "text_normalized" in english.columns:  # keyed already: not normalized twice
+        return english.select("dump_id", pl.col("text_normalized").alias("text"), "published_on")
+    english = english.select("dump_id", "text_raw", "published_on")
     keys = comparison_keys(english["text_raw"], "text")
-    return (
-        english.join(keys, on="text_raw", nulls_equal=True)
-        .select("dump_id", "text", "published_on")
-        .unique()
+    return english.join(keys, on="text_raw", nulls_equal=True).select(
+        "dump_id", "text", "published_on"
     )
 
 

@@ -179,11 +179,12 @@ def label_line_languages(
     detected, reliable = pl.col("_detected"), pl.col("is_reliable").fill_null(False)
     claimed = pl.col("claimed_translation_language")
     not_english = is_body & ~detected.is_in([ORIGINAL_LANGUAGE, UNDETERMINED]).fill_null(True)
+    claims = dumps.select("dump_id", "claimed_translation_language")
+    per_dump = dump_context_languages(resolved, dumps).join(claims, on="dump_id", how="left")
     with_detected = (
         resolved.with_columns(_key=pl.when(is_body).then(key))
         .join(lookup, on="_key", how="left")
-        .join(dump_context_languages(resolved, dumps), on="dump_id", how="left")
-        .join(dumps.select("dump_id", "claimed_translation_language"), on="dump_id", how="left")
+        .join(per_dump, on="dump_id", how="left")  # context and claim: one join, not two
         .pipe(_with_other_script, not_english)
         .with_columns(
             _is_foreign=not_english
