@@ -37,6 +37,7 @@ from flows.errors import WorkerDiedError
 from flows.processes.hooks import WORKER_STEP, pause_point
 from flows.processes.interrupt import ending_on_stop, interrupted
 from flows.stages.detector import Probe, load_word_lists, probe_texts, release_word_lists
+from flows.stages.merge_rule import load_word_frequencies
 from flows.stages.word_frequency import WordListSource, word_list
 
 logger = logging.getLogger(__name__)
@@ -148,7 +149,8 @@ def start_worker_server() -> None:
 
 
 def preload_word_lists(word_lists: WordListSource) -> None:
-    """Load wordfreq's common lists (`detector.load_word_lists`) in a thread of this process.
+    """Load wordfreq's common lists (`detector.load_word_lists`) in a thread of this process,
+    then the merge rule's English frequencies (`merge_rule.load_word_frequencies`).
 
     For a run whose parse batches run in `parse_workers`: this process only
     waits for them meanwhile (3.3 s of a cold run at 1M lines), and the lists
@@ -162,6 +164,7 @@ def preload_word_lists(word_lists: WordListSource) -> None:
     def load() -> None:
         try:
             load_word_lists(word_lists)
+            load_word_frequencies()
         except Exception as exc:  # read again on first use, where it raises for the run
             logger.debug("wordfreq's lists not preloaded: %s", exc)
 

@@ -332,11 +332,7 @@ def load_word_lists(word_lists: WordListSource = word_list) -> None:
         held_word_list(lang, word_lists)
 
 
-#: Probes weighed at once by `detect_languages` (as they come from a pool's workers: a
-#: pool's chunk holds ~2,560 at 1M lines, so the weighing keeps pace with them). The
-#: weighing's CPU hardly depends on it: 2.13 s at 2,560 and 2.15 s at 8,192 (2.4 s at
-#: 1,024) for the 1M-line bench corpus's 40,933 probes, one polars thread.
-DECIDE_BATCH = 2048
+DECIDE_BATCH = 2048  #: weighed at once: below a pool's chunk (~2,560 texts at 1M), to keep pace
 
 #: What `detect_languages` gives (and the language cache keeps): one row per text.
 LANGUAGE_SCHEMA = {
