@@ -193,10 +193,10 @@ def _run_flow(
         word_lists=lists, freeze=ends_with_run, meanwhile=(cache_keys, check_catalog)
     )
     from flows.prefect_flow import rulings_flow, run_on_dask
-    from flows.prefect_heartbeats import prompt_heartbeats
 
     temporary = clock.server_start_s is not None
-    with prefect_server.without_heartbeats() if temporary else prompt_heartbeats():
+    beats = prefect_server.without_heartbeats if temporary else prefect_server.prompt_heartbeats
+    with beats():
         if dask is not None:
             result = run_on_dask(
                 raw, output, retention, dask[0], dask[1], max_file_mb * 2**20, catalog=catalog

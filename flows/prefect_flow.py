@@ -1,7 +1,7 @@
 """The nightly Prefect flow: raw dumps in, a validated snapshot out.
 
-One of the modules that import Prefect (with `prefect_server`, the
-temporary server's start, and `prefect_heartbeats`). The steps and their one sequence are `flows.run`
+One of the two modules that import Prefect (with `prefect_server`, the
+temporary server's start). The steps and their one sequence are `flows.run`
 (also run without Prefect by `run.DirectRunner`); here each step runs as a
 task (`PrefectRunner`), the ones of `flows.disk` retried on transient OS
 errors, and `rulings_flow` runs the sequence with them: under the output
@@ -46,7 +46,7 @@ from flows import run as run_module
 from flows.disk.paths import OutputPaths
 from flows.disk.raw import MAX_FILE_BYTES
 from flows.errors import RulingsError
-from flows.prefect_heartbeats import heartbeats
+from flows.prefect_server import heartbeats
 from flows.processes.interrupt import over_prefect_sigterm, recording_stops, serve_stops
 from flows.processes.runner import Pending
 from flows.processes.watcher import watch_children

@@ -1,4 +1,4 @@
-"""A flow run's heartbeats from our thread: the engine's event, sent in its place."""
+"""The heartbeats of the command line's flow runs: the engine's event, sent in its place."""
 
 from __future__ import annotations
 
@@ -11,8 +11,7 @@ from prefect.client.schemas.objects import FlowRun
 from prefect.flow_engine import FlowRunEngine
 from prefect.settings import get_current_settings
 
-from flows import prefect_heartbeats
-from flows.prefect_heartbeats import heartbeat_event, heartbeats, prompt_heartbeats
+from flows.prefect_server import heartbeat_event, heartbeats, prompt_heartbeats
 
 
 @flow(name="beating")
@@ -52,7 +51,7 @@ def test_a_flow_run_inside_sends_one_heartbeat_now(
     prefect_harness: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     sent: list[dict[str, Any]] = []
-    monkeypatch.setattr(prefect_heartbeats, "emit_event", lambda **event: sent.append(event))
+    monkeypatch.setattr("prefect.events.utilities.emit_event", lambda **event: sent.append(event))
     with prompt_heartbeats():
         _beating()
     assert [event["event"] for event in sent] == ["prefect.flow-run.heartbeat"]
@@ -63,6 +62,6 @@ def test_a_flow_run_outside_leaves_them_to_the_engine(
     prefect_harness: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     sent: list[dict[str, Any]] = []
-    monkeypatch.setattr(prefect_heartbeats, "emit_event", lambda **event: sent.append(event))
+    monkeypatch.setattr("prefect.events.utilities.emit_event", lambda **event: sent.append(event))
     _beating()
     assert sent == []
