@@ -141,7 +141,7 @@ def heartbeats() -> Iterator[None]:
         yield
     finally:
         stop.set()
-        thread.join()
+        thread.join(timeout=2)  # as the engine: a heartbeat stuck in sending holds no run
 
 
 def heartbeat_event(run: FlowRun, flow_name: str) -> dict[str, Any]:
