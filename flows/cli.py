@@ -17,7 +17,7 @@ import sys
 import time
 import traceback
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import ExitStack, contextmanager, nullcontext, suppress
+from contextlib import ExitStack, contextmanager, suppress
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -195,7 +195,8 @@ def _run_flow(
     from flows.prefect_flow import rulings_flow, run_on_dask
 
     temporary = clock.server_start_s is not None
-    with prefect_server.without_heartbeats() if temporary else nullcontext():
+    beats = prefect_server.without_heartbeats if temporary else prefect_server.prompt_heartbeats
+    with beats():
         if dask is not None:
             result = run_on_dask(
                 raw, output, retention, dask[0], dask[1], max_file_mb * 2**20, catalog=catalog

@@ -46,6 +46,7 @@ from flows import run as run_module
 from flows.disk.paths import OutputPaths
 from flows.disk.raw import MAX_FILE_BYTES
 from flows.errors import RulingsError
+from flows.prefect_server import heartbeats
 from flows.processes.interrupt import over_prefect_sigterm, recording_stops, serve_stops
 from flows.processes.runner import Pending
 from flows.processes.watcher import watch_children
@@ -220,7 +221,7 @@ def rulings_flow(
         catalog=catalog,
     )
     try:
-        with over_prefect_sigterm():  # under the CLI, SIGTERM stops the run as Ctrl-C does
+        with over_prefect_sigterm(), heartbeats():  # under the CLI, SIGTERM stops as Ctrl-C
             result = run_module.run_steps(PrefectRunner(), run)
     except Exception as exc:
         if one_line_outcome:
@@ -317,7 +318,6 @@ WORKER_CLOSE_TIMEOUT = 60
 
 def _close_cluster(cluster: Any) -> None:
     """Stop a local cluster's workers (each has WORKER_CLOSE_TIMEOUT to exit), then the cluster."""
-    import asyncio
 
     async def close_workers() -> None:
         nannies = list(cluster.workers.values())
