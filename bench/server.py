@@ -58,6 +58,9 @@ def prefect_server(home: Path, timeout: float = 180) -> Iterator[str]:
             if time.monotonic() > deadline or server.poll() is not None:
                 raise TimeoutError(f"the Prefect server at {api} did not start")
             time.sleep(0.5)
+        # a fresh server builds its database engine on its first API call (0.55-0.64 s):
+        # part of its start, as the command line's temporary server counts it, not of a run
+        httpx.get(f"{api}/admin/version", timeout=timeout).raise_for_status()
         yield api
     finally:
         server.terminate()

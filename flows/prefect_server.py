@@ -32,7 +32,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -231,9 +231,8 @@ def start_prefect(
     Raises:
         ServerStartError: it did not answer within the startup timeout.
     """
-    if api := os.environ.get("PREFECT_API_URL"):
+    if os.environ.get("PREFECT_API_URL"):
         started = time.monotonic()
-        _wake_server(api)
         _import_pipeline(freeze)
         return RunClock(server_start_s=None, pipeline_from=started)
     server = _TemporaryServer()
@@ -249,23 +248,6 @@ def start_prefect(
         work()
     up_at = server.wait()
     return RunClock(server_start_s=up_at - server.started_at, pipeline_from=up_at)
-
-
-def _wake_server(api: str) -> None:
-    """Ask the running server at `api` its version from a thread, while the pipeline imports.
-
-    A server builds its database engine on its first API call (0.5-0.6 s measured
-    on one just started, as the benchmark's), which the flow run's first call
-    would otherwise wait for; on a server up for a while the call costs a few
-    milliseconds. Best effort: an unreachable server is the flow run's to report.
-    """
-    import httpx  # here, not in the thread: no module is imported by two threads at once
-
-    def ask() -> None:
-        with suppress(Exception):
-            httpx.get(f"{api.rstrip('/')}/admin/version", timeout=SERVER_STARTUP_TIMEOUT)
-
-    threading.Thread(target=ask, name="prefect-server-wake", daemon=True).start()
 
 
 class _TemporaryServer:
