@@ -332,7 +332,7 @@ def load_word_lists(word_lists: WordListSource = word_list) -> None:
         held_word_list(lang, word_lists)
 
 
-DECIDE_BATCH = 2048  #: weighed at once: below a pool's chunk (~2,560 texts at 1M), to keep pace
+DECIDE_BATCH = 2048  # probes weighed at once: below a pool's chunk (~2,560 at 1M), keeping pace
 
 #: What `detect_languages` gives (and the language cache keeps): one row per text.
 LANGUAGE_SCHEMA = {
