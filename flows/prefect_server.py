@@ -114,7 +114,8 @@ def prompt_heartbeats() -> Iterator[None]:
 @contextmanager
 def heartbeats() -> Iterator[None]:
     """The current flow run's heartbeats while inside, under `prompt_heartbeats` only: one
-    now, then one every its seconds (as the engine of Prefect 3.9 sends them)."""
+    now, then one every PREFECT_FLOWS_HEARTBEAT_FREQUENCY seconds (at least 30, as Prefect
+    3.9's engine sends them)."""
     from prefect.context import FlowRunContext
     from prefect.events.utilities import emit_event
 
