@@ -148,7 +148,7 @@ def start_worker_server() -> None:
     start_forkserver(WORKER_PRELOAD)
 
 
-def preload_word_lists(word_lists: WordListSource) -> None:
+def preload_word_lists(word_lists: WordListSource) -> threading.Thread:
     """Load wordfreq's common lists (`detector.load_word_lists`) in a thread of this process,
     then the merge rule's English frequencies (`merge_rule.load_word_frequencies`).
 
@@ -159,6 +159,9 @@ def preload_word_lists(word_lists: WordListSource) -> None:
     the thread reads it is waited for, not read twice (`word_scores.held_word_list`);
     results do not depend on it. A failure here is only logged: the list is
     read again on its first use.
+
+    Returns:
+        The thread, started (a run does not wait for it; a test may).
     """
 
     def load() -> None:
@@ -168,7 +171,9 @@ def preload_word_lists(word_lists: WordListSource) -> None:
         except Exception as exc:  # read again on first use, where it raises for the run
             logger.debug("wordfreq's lists not preloaded: %s", exc)
 
-    threading.Thread(target=load, name="word-lists-preload", daemon=True).start()
+    thread = threading.Thread(target=load, name="word-lists-preload", daemon=True)
+    thread.start()
+    return thread
 
 
 @contextmanager

@@ -66,7 +66,7 @@ def _load_profiles() -> tuple[tuple[str, ...], dict[str, int], NDArray[numpy.flo
                 profiles.append(json.load(file))
     ngrams = dict.fromkeys(itertools.chain.from_iterable(p["freq"] for p in profiles))
     rows = {ngram: row for row, ngram in enumerate(ngrams)}
-    profile = numpy.zeros((len(rows), len(names)))
+    profile = numpy.zeros((len(rows), len(profiles)))  # a column per profile file read
     for column, language in enumerate(profiles):
         freq = language["freq"]
         lengths = numpy.fromiter(map(len, freq), dtype=numpy.int64, count=len(freq))

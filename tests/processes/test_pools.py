@@ -92,7 +92,10 @@ def test_the_preload_holds_the_common_lists(monkeypatch: pytest.MonkeyPatch) -> 
         calls.append((lang, threading.current_thread().name))
         return pl.DataFrame({"word": [lang], "bucket": [0]}, schema=WORD_LIST_SCHEMA)
 
-    pools.preload_word_lists(source)
-    detector.load_word_lists(source)  # waits for a list the preload is reading
-    assert sorted(lang for lang, _ in calls) == sorted(detector.COMMON_WORD_LISTS)
+    pools.preload_word_lists(source).join()
+    assert sorted(calls) == sorted(
+        (lang, "word-lists-preload") for lang in detector.COMMON_WORD_LISTS
+    )
     assert word_scores.held_languages() == sorted(detector.COMMON_WORD_LISTS)
+    detector.load_word_lists(source)
+    assert len(calls) == len(detector.COMMON_WORD_LISTS)  # none read again
