@@ -14,7 +14,7 @@ snapshot an earlier run left published uncommitted (`generation.roll_forward`):
    batches (Parquet parts, in worker processes when there are several: this
    process loads wordfreq's common lists meanwhile), then every dump assembled
    (`dumps.assemble_dumps`);
-4. the languages of new texts detected (the parse cache is staged meanwhile);
+4. the languages of new texts detected (meanwhile: the parse cache staged, the cache keys found);
 5. each new dump's results built (`dumps.build_dump_results`), then the
    tables across dumps (`tables.build_global_tables`), validated;
 6. the manifest and documents described, the snapshot staged and completed;
@@ -34,7 +34,7 @@ from typing import Any, TypedDict
 import polars as pl
 
 from flows import __version__
-from flows.disk import catalog, generation, raw, snapshot, state, word_lists
+from flows.disk import cache_keys, catalog, generation, raw, snapshot, state, word_lists
 from flows.disk.files import remove_tree
 from flows.disk.lock import hold_run_lock
 from flows.disk.paths import OutputPaths, check_raw_output_overlap
@@ -321,6 +321,7 @@ def _languages(
             generation.stage_parse_cache, run.output.state, parsed["parse_cache"], run.run_id
         )
         runner.call(word_lists.keep_held_lists, run.output.word_lists)  # the CLI's preload's
+        runner.call(cache_keys.cache_keys)  # stage_state's (0.2 s), found meanwhile
     finally:
         parsed["parse_cache"] = None  # its frames (the largest state files) are let go
         found = results_of(fresh)  # every batch ended, even after a failed write
@@ -337,12 +338,11 @@ def _publish(
 ) -> None:
     """Stage the new state, switch `latest`, commit the state.
 
-    On any failure, here or in the steps before it (from the first write of
-    the snapshot), `_sequence` rolls back: `latest` points where it pointed
-    before, the new snapshot folder and the staged state are removed, and the
-    error is raised; unless the state was committed already (an interrupt in
-    the commit's last instant): then the run stays published, `latest` and the
-    state agreeing. `loaded`: the state the run read (its generation becomes
+    On any failure, here or in the steps before it (from the first write of the snapshot),
+    `_sequence` rolls back: `latest` points where it pointed before, the new snapshot folder
+    and the staged state are removed, and the error is raised; unless the state was committed
+    already (an interrupt in the commit's last instant): then the run stays published,
+    `latest` and the state agreeing. `loaded`: the state the run read (its generation becomes
     the fallback).
     """
     out = run.output

@@ -167,6 +167,33 @@ def test_the_flow_and_the_direct_runner_publish_the_same_tables(
     assert flowed["rows"] == direct["manifest"]["rows"]
 
 
+class _OrderRunner(DirectRunner):
+    """`DirectRunner` that lists the steps it calls or submits, by name, in order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.steps: list[str] = []
+
+    def call(self, step: Any, *args: Any, **kwargs: Any) -> Any:
+        self.steps.append(step.__name__)
+        return super().call(step, *args, **kwargs)
+
+    def submit(self, step: Any, *args: Any) -> Any:
+        self.steps.append(f"submit {step.__name__}")
+        return super().submit(step, *args)
+
+
+def test_the_cache_keys_are_found_while_the_languages_are_detected(tmp_path: Path) -> None:
+    runner = _OrderRunner()
+    run_direct(_raw(tmp_path), tmp_path / "out", runner=runner)
+    steps = [s for s in runner.steps if s != "detect_languages"]  # a submitted step's own call
+    detect, keys = steps.index("submit detect_languages"), steps.index("cache_keys")
+    assert steps[detect:keys] == [
+        "submit detect_languages", "stage_parse_cache", "keep_held_lists"
+    ]  # fmt: skip
+    assert steps[keys + 1] == "build_dump_results"  # not in the tail: stage_state finds them
+
+
 def test_the_product_does_not_import_the_tooling() -> None:
     probe = (
         "import sys, flows.cli, flows.prefect_flow, flows.prefect_server, flows.run\n"
