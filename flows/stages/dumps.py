@@ -26,6 +26,7 @@ from flows.stages.language import (
     label_line_languages,
     mark_translations,
     split_bilingual_lines,
+    with_comparison_key,
     with_language,
 )
 from flows.stages.parse import LINE_KINDS, ParsedFiles, assemble_entries, resolve_entries
@@ -41,8 +42,8 @@ class ParsedDumps(TypedDict):
     readable: pl.DataFrame  # the same, one readable file per distinct content
     file_rejects: pl.DataFrame  # rejects rows for repeated and unreadable files
     resolved: pl.DataFrame  # one row per line read, with its kind
-    headers: pl.DataFrame  # dump_id, header_text, claimed_translation_language
-    stubs: pl.DataFrame  # one row per card stub
+    headers: pl.DataFrame  # dump_id, header_text, claimed_translation_language, header_key
+    stubs: pl.DataFrame  # one row per card stub, with text_key
 
 
 def assemble_dumps(
@@ -52,6 +53,10 @@ def assemble_dumps(
     reused_ids: pl.Series | None = None,
 ) -> ParsedDumps:
     """Entries, headers and stubs of every file, from their decoded and classified lines.
+
+    Header and stub texts get their comparison keys (`header_key`, `text_key`:
+    `language.with_comparison_key`), found once for their languages' detection
+    and lookup.
 
     Args:
         files: path, dump_id, byte_count; one row per input file.
@@ -80,8 +85,8 @@ def assemble_dumps(
         readable=readable,
         file_rejects=file_rejects,
         resolved=resolved,
-        headers=describe_headers(todo, resolved),
-        stubs=parse_card_stubs(resolved),
+        headers=with_comparison_key(describe_headers(todo, resolved), "header_text", "header_key"),
+        stubs=with_comparison_key(parse_card_stubs(resolved), "text", "text_key"),
     )
 
 
@@ -114,8 +119,8 @@ def collect_texts(parsed: ParsedDumps) -> pl.Series:
         parsed["resolved"]["line_normalized"].drop_nulls(),
         halves["first_key"],
         halves["second_key"],
-        comparison_keys(parsed["headers"]["header_text"], "_key")["_key"],
-        comparison_keys(parsed["stubs"]["text"], "_key")["_key"],
+        parsed["headers"]["header_key"],
+        parsed["stubs"]["text_key"],
     ])  # fmt: skip
 
 
@@ -280,7 +285,8 @@ def describe_dump_headers(headers: pl.DataFrame, languages: pl.DataFrame) -> pl.
     all-caps header is read case-folded (`detect_text_language`).
 
     Needs:
-        headers: dump_id, header_text, claimed_translation_language.
+        headers: dump_id, header_text, claimed_translation_language, header_key
+            (`assemble_dumps`: header_text's comparison key, dropped).
 
     Adds:
         header_language (String; "und" for an empty header),
@@ -288,7 +294,11 @@ def describe_dump_headers(headers: pl.DataFrame, languages: pl.DataFrame) -> pl.
     """
     return (
         with_language(
-            headers, "header_text", languages, prior=pl.col("claimed_translation_language")
+            headers,
+            "header_text",
+            languages,
+            prior=pl.col("claimed_translation_language"),
+            key="header_key",
         )
         .with_columns(
             header_language=pl.col("language").fill_null("und"),
@@ -307,7 +317,8 @@ def build_card_stubs(
     language the header claims, else the header's language.
 
     Needs:
-        stubs: from `stubs.parse_card_stubs`.
+        stubs: from `stubs.parse_card_stubs`, with text_key (`assemble_dumps`: text's
+            comparison key, dropped).
         dumps: dump_id, header_language, claimed_translation_language.
 
     Returns:
@@ -323,7 +334,7 @@ def build_card_stubs(
     claimed, header = pl.col("claimed_translation_language"), pl.col("header_language")
     context = pl.when(claimed.is_null() | (claimed == "zh")).then(header).otherwise(claimed)
     return (
-        with_language(with_prior, "text", languages, prior=header, context=context)
+        with_language(with_prior, "text", languages, prior=header, context=context, key="text_key")
         .with_columns(
             language=pl.when(has_text).then(pl.col("language")),
             language_is_inferred=pl.when(has_text).then(pl.col("language_is_inferred"))

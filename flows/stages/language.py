@@ -61,17 +61,27 @@ def settle_is_inferred(detected: pl.Expr, context: pl.Expr) -> pl.Expr:
     return settle_language(detected, context).ne_missing(detected) | (detected == CHINESE)
 
 
+def with_comparison_key(frame: pl.DataFrame, text_column: str, alias: str) -> pl.DataFrame:
+    """Add `alias` (String): `text_column`'s comparison key (`dedupe.normalize_text`; null
+    for a null text), each distinct text normalized once; rows in their order."""
+    keys = comparison_keys(frame[text_column], alias)
+    return frame.join(keys, on=text_column, how="left", nulls_equal=True, maintain_order="left")
+
+
 def with_language(
     frame: pl.DataFrame,
     text_column: str,
     languages: pl.DataFrame,
     prior: pl.Expr | None = None,
     context: pl.Expr | None = None,
+    key: str | None = None,
 ) -> pl.DataFrame:
     """Join `languages` on normalized `text_column`; resolve unreliable results to `prior`.
 
     A detected language that `context` (the dump's language) neighbours, or
-    Chinese of either script, is settled by `settle_language`.
+    Chinese of either script, is settled by `settle_language`. `key`: a
+    column of `frame` holding `text_column`'s comparison key
+    (`with_comparison_key`), dropped; None: the keys are found here.
 
     Adds language (String), language_probability (Float64: of `language`,
     null when inferred), language_is_inferred (Boolean).
@@ -80,10 +90,9 @@ def with_language(
     prior = pl.lit(None, dtype=pl.String) if prior is None else prior
     context = prior if context is None else context
     found = pl.col("_found")
-    keys = comparison_keys(frame[text_column], "_key")
+    keyed = frame.rename({key: "_key"}) if key else with_comparison_key(frame, text_column, "_key")
     return (
-        frame.join(keys, on=text_column, how="left", nulls_equal=True, maintain_order="left")
-        .join(lookup, on="_key", how="left")
+        keyed.join(lookup, on="_key", how="left")
         .with_columns(_detected=settle_language(found, context))
         .with_columns(
             language=resolve_language(pl.col("_detected"), pl.col("is_reliable"), prior),

@@ -10,6 +10,7 @@ import pytest
 import wordfreq
 from langdetect import detector_factory
 from langdetect.lang_detect_exception import LangDetectException
+from polars.testing import assert_frame_equal
 
 from flows.processes import pools
 from flows.stages import detector, word_scores
@@ -20,7 +21,12 @@ from flows.stages.detector import (
     han_script,
     probe_texts,
 )
-from flows.stages.language import settle_is_inferred, settle_language
+from flows.stages.language import (
+    settle_is_inferred,
+    settle_language,
+    with_comparison_key,
+    with_language,
+)
 from tests.conftest import REAL_DATA, REPO, needs_real_data
 
 RAW = REPO / "raw"
@@ -111,6 +117,33 @@ def test_neighbours_are_settled_by_the_dumps_context() -> None:
         False,
         False,
     ]
+
+
+def test_a_comparison_key_found_beforehand_gives_the_languages_found_here() -> None:
+    stubs = pl.DataFrame({
+        "dump_id": ["a", "b", "c", "d"],
+        "text": ["Le  sort\u00ad est copi\u00e9.", None, "When it dies", "Le sort est copié."],
+    })  # fmt: skip
+    languages = pl.DataFrame({
+        "text": ["Le sort est copié.", "When it dies"], "language": ["fr", "en"],
+        "language_probability": [0.99, 0.6], "is_reliable": [True, False],
+    })  # fmt: skip
+    keyed = with_comparison_key(stubs, "text", "text_key")
+    assert keyed["text_key"].to_list() == [
+        "Le sort est copié.", None, "When it dies", "Le sort est copié."
+    ]  # fmt: skip
+    prior = pl.lit("de")
+    expected = pl.DataFrame({
+        "dump_id": ["a", "b", "c", "d"],
+        "text": stubs["text"],
+        "language": ["fr", "de", "de", "fr"],
+        "language_probability": [0.99, None, None, 0.99],
+        "language_is_inferred": [False, None, True, False],
+    })  # fmt: skip
+    found_here = with_language(stubs, "text", languages, prior=prior)
+    assert_frame_equal(found_here.select(expected.columns), expected)
+    assert_frame_equal(with_language(keyed, "text", languages, prior=prior, key="text_key"),
+                       found_here)  # fmt: skip
 
 
 def test_han_script_of_a_dumps_framing_lines() -> None:
