@@ -189,21 +189,18 @@ def build_dump_results(
             are reused only with the same catalog).
 
     Returns:
-        (the results of the dumps of `parsed["headers"]`, their lines: one row
-        per line with its final kind and language).
+        (the results of the dumps of `parsed["headers"]`, each frame in
+        RESULTS_ORDER (counts in its headers' order); their lines: one row per
+        line with its final kind and language).
     """
-    headers = describe_dump_headers(parsed["headers"], languages)
+    headers = describe_dump_headers(parsed["headers"], languages).sort("dump_id")
     split = split_bilingual_lines(parsed["resolved"], languages, headers)
     lines = mark_translations(label_line_languages(split, languages, headers))
-    kinds = lines.group_by("dump_id").agg(
-        (pl.col("kind") == kind).sum().alias(f"kind_{kind}") for kind in LINE_KINDS
-    )
     future = pl.col("reject_reason").str.contains(FUTURE_DATE_REASON, literal=True)
     date_bound = lines.filter(future).select("dump_id").unique()
     counts = (
         headers.select("dump_id")
-        .join(count_dump_lines(lines), on="dump_id", how="left")
-        .join(kinds, on="dump_id", how="left")
+        .join(count_dump_lines(lines), on="dump_id", how="left", maintain_order="left")
         .with_columns(
             built_on=pl.lit(today, pl.Date),
             depends_on_date=pl.col("dump_id").is_in(date_bound["dump_id"].implode()),
@@ -214,7 +211,7 @@ def build_dump_results(
             for name, dtype in DUMP_COUNTS_SCHEMA.items()
         )
     )
-    entries = assign_variants(assemble_entries(lines))
+    entries = assign_variants(assemble_entries(lines)).sort(*RESULTS_ORDER["entries"])
     card_stubs = build_card_stubs(parsed["stubs"], headers, languages)
     results = DumpResults(
         headers=headers,
@@ -222,7 +219,7 @@ def build_dump_results(
         kept_lines=lines.filter(  # rejects and translations (on lines of their own or not)
             pl.col("kind").is_in(["rejected", "translation"])
             | pl.col("translation_text").is_not_null()
-        ),
+        ).sort(*RESULTS_ORDER["kept_lines"]),
         counts=counts,
         card_stubs=card_stubs,
         attribution=attribute_dumps(entries, card_stubs, catalog),  # each dump on its own
@@ -233,14 +230,16 @@ def build_dump_results(
 def combine_results(
     cached: DumpResults | None, fresh: DumpResults, reused: pl.Series
 ) -> DumpResults:
-    """The cached results of the `reused` dump_ids with the fresh ones, in a cold run's order."""
+    """The cached results of the `reused` dump_ids with the fresh ones, in a cold run's order
+    (RESULTS_ORDER, in which `build_dump_results` gives `fresh`: as they are when none is reused).
+    """
+    if cached is None or not reused.len():
+        return fresh
     keep = pl.col("dump_id").is_in(reused.implode())
     combined = {
-        name: (
-            pl.concat([cached[name].filter(keep), fresh[name]], how="vertical_relaxed")
-            if cached is not None and reused.len()
-            else fresh[name]
-        ).sort(*order)
+        name: pl.concat([cached[name].filter(keep), fresh[name]], how="vertical_relaxed").sort(
+            *order
+        )
         for name, order in RESULTS_ORDER.items()
     }
     return DumpResults(**combined)
@@ -349,14 +348,15 @@ def build_card_stubs(
 
 
 def count_dump_lines(lines: pl.DataFrame) -> pl.DataFrame:
-    """Each dump's line counts, as the `dumps` table publishes them.
+    """Each dump's line counts, as the `dumps` table publishes them, and per line kind.
 
     Needs:
         lines: dump_id, line_number, kind, line, control_char_count,
             format_char_count, markup_count (one row per line).
 
     Returns:
-        dump_id (String) and DUMP_COUNT_COLUMNS (Int64); one row per dump with
+        dump_id (String), DUMP_COUNT_COLUMNS (Int64) and `kind_<kind>` (UInt32:
+        its lines of each of LINE_KINDS), in one pass; one row per dump with
         lines. paste_count is 1 plus the header blocks that follow other lines
         (a page pasted after another: `parse.classify_lines`).
     """
@@ -364,6 +364,7 @@ def count_dump_lines(lines: pl.DataFrame) -> pl.DataFrame:
     return (
         lines.group_by("dump_id")
         .agg(
+            *((kind == name).sum().alias(f"kind_{name}") for name in LINE_KINDS),
             line_count=pl.len().cast(pl.Int64),
             entry_count=(kind == "date_source").sum().cast(pl.Int64),
             translation_count=(
