@@ -34,7 +34,7 @@ from typing import Any, TypedDict
 import polars as pl
 
 from flows import __version__
-from flows.disk import cache_keys, catalog, generation, raw, snapshot, state, word_lists
+from flows.disk import catalog, generation, raw, snapshot, state, word_lists
 from flows.disk.files import remove_tree
 from flows.disk.lock import hold_run_lock
 from flows.disk.paths import OutputPaths, check_raw_output_overlap
@@ -321,7 +321,7 @@ def _languages(
             generation.stage_parse_cache, run.output.state, parsed["parse_cache"], run.run_id
         )
         runner.call(word_lists.keep_held_lists, run.output.word_lists)  # the CLI's preload's
-        runner.call(cache_keys.cache_keys)  # stage_state's (0.2 s), found meanwhile
+        runner.call(generation.state_cache_keys)  # stage_state's, found meanwhile
     finally:
         parsed["parse_cache"] = None  # its frames (the largest state files) are let go
         found = results_of(fresh)  # every batch ended, even after a failed write

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import os
 import shutil
@@ -15,6 +16,7 @@ from typing import Any
 
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 
 from flows import run as run_module
 from flows.disk import raw as raw_files
@@ -23,7 +25,8 @@ from flows.disk.paths import OutputPaths
 from flows.disk.state import load_state
 from flows.errors import OutputDirError, PublishError, RulingsError, WorkerDiedError
 from flows.run import DirectRunner, RunResult, RunSettings, new_run_id, run_direct, run_steps
-from tests.conftest import SEED_DIR
+from flows.stages.dumps import RESULTS_ORDER, build_dump_results, combine_results
+from tests.conftest import SEED_DIR, run_dumps
 
 #: What `os.statvfs` says of a full file system: no block available.
 FULL_FILE_SYSTEM = os.statvfs_result((4096, 4096, 1000, 0, 0, 100, 50, 50, 0, 255))
@@ -187,11 +190,25 @@ def test_the_cache_keys_are_found_while_the_languages_are_detected(tmp_path: Pat
     runner = _OrderRunner()
     run_direct(_raw(tmp_path), tmp_path / "out", runner=runner)
     steps = [s for s in runner.steps if s != "detect_languages"]  # a submitted step's own call
-    detect, keys = steps.index("submit detect_languages"), steps.index("cache_keys")
+    detect, keys = steps.index("submit detect_languages"), steps.index("state_cache_keys")
     assert steps[detect:keys] == [
         "submit detect_languages", "stage_parse_cache", "keep_held_lists"
     ]  # fmt: skip
     assert steps[keys + 1] == "build_dump_results"  # not in the tail: stage_state finds them
+
+
+def test_built_results_come_in_their_order_so_a_cold_run_sorts_them_no_more(
+    tmp_path: Path,
+) -> None:
+    raw = _raw(tmp_path)
+    assert sorted(p.name for p in raw.iterdir()) != [
+        p.name
+        for p in sorted(raw.iterdir(), key=lambda p: hashlib.sha256(p.read_bytes()).hexdigest())
+    ]  # the seeds' paths and their dump_ids sort apart
+    [(results, _)] = run_dumps(raw, tmp_path / "out").runner.kept[build_dump_results]
+    for name, order in RESULTS_ORDER.items():
+        assert_frame_equal(results[name], results[name].sort(*order))
+    assert combine_results(None, results, pl.Series([], dtype=pl.String)) is results
 
 
 def test_the_product_does_not_import_the_tooling() -> None:

@@ -80,10 +80,18 @@ def stage_state(
         **({"clusters": clusters} if clusters is not None else {}),
     }
     files = {**parse_cache, **stage_files(state_dir, generation, frames)}
-    keys = {kind: key for kind, key in cache_keys().items() if kind in STATE_CACHES}
-    record = StateRecord(generation=generation, cache_keys=keys, files=files)
+    record = StateRecord(generation=generation, cache_keys=state_cache_keys(), files=files)
     write_json(record, state_file(state_dir, "generation", generation, "json"))
     return record
+
+
+def state_cache_keys() -> dict[str, str]:
+    """The cache keys a generation's record holds: `cache_keys.cache_keys` of STATE_CACHES.
+
+    Found once per process (0.2 s: the libraries' metadata, every shaping
+    module's source), so a run finds them while its languages are detected.
+    """
+    return {kind: key for kind, key in cache_keys().items() if kind in STATE_CACHES}
 
 
 def stage_parse_cache(
