@@ -33,6 +33,9 @@ def resolve_is_inferred(is_reliable: pl.Expr, prior: pl.Expr) -> pl.Expr:
     return ~is_reliable & prior.is_not_null()
 
 
+#: Every character but the Han ones `detector.han_script` reads (its `_HAN`, negated).
+_NOT_HAN = r"[^\u3400-\u4dbf\u4e00-\u9fff]"
+
 #: "detected>context" pairs where the dump's context language wins (NEIGHBOURS).
 _NEIGHBOUR_PAIRS = [f"{found}>{near}" for found, nears in NEIGHBOURS.items() for near in nears]
 
@@ -128,10 +131,12 @@ def dump_context_languages(resolved: pl.DataFrame, dumps: pl.DataFrame) -> pl.Da
             pl.col("kind").is_in(["header", "date_source"])
             & pl.col("dump_id").is_in(claims_chinese.implode())
         )
-        .group_by("dump_id")
-        .agg(_framing=pl.col("line").str.join(" "))
-        .with_columns(_han=pl.col("_framing").map_elements(han_script, return_dtype=pl.String))
+        .group_by("dump_id")  # each dump's framing, as its Han characters (those han_script reads)
+        .agg(_chars=pl.col("line").str.join(" ").str.replace_all(_NOT_HAN, ""))
     )
+    read = scripts.select(pl.col("_chars").unique())  # a site's framing repeats: each read once
+    read = read.with_columns(_han=pl.col("_chars").map_elements(han_script, pl.String))
+    scripts = scripts.join(read, on="_chars", how="left", nulls_equal=True)
     claimed = pl.col("claimed_translation_language")
     header = pl.col("header_language")
     return (

@@ -13,7 +13,7 @@ from langdetect.lang_detect_exception import LangDetectException
 from polars.testing import assert_frame_equal
 
 from flows.processes import pools
-from flows.stages import detector, word_scores
+from flows.stages import detector, language, word_scores
 from flows.stages.detector import (
     Probe,
     detect_languages,
@@ -22,6 +22,7 @@ from flows.stages.detector import (
     probe_texts,
 )
 from flows.stages.language import (
+    dump_context_languages,
     settle_is_inferred,
     settle_language,
     with_comparison_key,
@@ -153,6 +154,24 @@ def test_han_script_of_a_dumps_framing_lines() -> None:
     )
     assert han_script("威世智官方规则释疑。以下ZH译文为机器自动生成。") == "zh-cn"
     assert han_script("Clarifications officielles") is None
+
+
+def test_a_dumps_framing_is_read_by_its_han_characters_as_han_script_reads_them() -> None:
+    every_character = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
+    kept = pl.Series([every_character]).str.replace_all(language._NOT_HAN, "")[0]
+    assert kept == "".join(detector._HAN.findall(every_character))  # the same characters
+    resolved = pl.DataFrame({
+        "dump_id": ["tw", "tw", "cn", "cn", "none"],
+        "line": ["以下為官方裁定", "來源：wotc", "以下为官方裁定", "来源：wotc", "Rulings"],
+        "kind": ["header", "date_source", "header", "date_source", "header"],
+    })  # fmt: skip
+    dumps = pl.DataFrame({
+        "dump_id": ["tw", "cn", "none"], "claimed_translation_language": ["zh", "zh", "zh"],
+        "header_language": ["zh-tw", "zh-cn", "en"],
+    })  # fmt: skip
+    assert dump_context_languages(resolved, dumps).rows() == [
+        ("tw", "zh-tw"), ("cn", "zh-cn"), ("none", None)
+    ]  # fmt: skip
 
 
 def test_an_all_caps_text_is_read_case_folded() -> None:
