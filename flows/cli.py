@@ -181,14 +181,15 @@ def _run_flow(
 
     prefect_server.set_quiet_defaults()
     _show_progress()
-    logging.getLogger("flows.cli").info(
-        "run %s -> %s (Prefect API: %s)",
-        raw,
-        output,
-        os.environ.get("PREFECT_API_URL") or "temporary local server",
-    )
+    api = os.environ.get("PREFECT_API_URL") or "temporary local server"
+    logging.getLogger("flows.cli").info("run %s -> %s (Prefect API: %s)", raw, output, api)
     # the word lists load while the server starts, unless Dask's workers detect
     lists = partial(_cached_word_list, OutputPaths(output).word_lists) if dask is None else None
+    if lists and os.environ.get("PREFECT_API_URL") and not OutputPaths(output).state.exists():
+        from flows.disk.word_lists import word_list_cache  # wordfreq: no server start to wait for
+        from flows.processes.pools import preload_word_lists
+
+        preload_word_lists(word_list_cache(OutputPaths(output).word_lists))  # a first run's
     clock = prefect_server.start_prefect(
         word_lists=lists, freeze=ends_with_run, meanwhile=(cache_keys, check_catalog)
     )

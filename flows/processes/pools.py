@@ -33,12 +33,21 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 
+import polars as pl
+
 from flows.errors import WorkerDiedError
 from flows.processes.hooks import WORKER_STEP, pause_point
 from flows.processes.interrupt import ending_on_stop, interrupted
-from flows.stages.detector import Probe, load_word_lists, probe_texts, release_word_lists
+from flows.stages.detector import (
+    COMMON_WORD_LISTS,
+    Probe,
+    load_word_lists,
+    probe_texts,
+    release_word_lists,
+)
 from flows.stages.merge_rule import load_word_frequencies
 from flows.stages.word_frequency import WordListSource, word_list
+from flows.stages.word_scores import held_languages, hold_word_lists, lists_on_the_way
 
 logger = logging.getLogger(__name__)
 
@@ -149,31 +158,56 @@ def start_worker_server() -> None:
 
 
 def preload_word_lists(word_lists: WordListSource) -> threading.Thread:
-    """Load wordfreq's common lists (`detector.load_word_lists`) in a thread of this process,
-    then the merge rule's English frequencies (`merge_rule.load_word_frequencies`).
+    """Build wordfreq's common lists (`detector.COMMON_WORD_LISTS`, from `word_lists`) in a
+    process of their own, hold them in this one, then load the merge rule's English
+    frequencies here (`merge_rule.load_word_frequencies`); all from a thread.
 
-    For a run whose parse batches run in `parse_workers`: this process only
-    waits for them meanwhile (3.3 s of a cold run at 1M lines), and the lists
-    (1.1–1.4 s of CPU) were otherwise read after the parse, beside the language
-    workers, delaying the weighing (`probe_in_workers`). A list asked for while
-    the thread reads it is waited for, not read twice (`word_scores.held_word_list`);
-    results do not depend on it. A failure here is only logged: the list is
-    read again on its first use.
+    For a cold run, whose parse batches run in `parse_workers`: the lists
+    (1.1-1.4 s of CPU) were built in a thread of this process during the
+    parse, beside its workers, and before that beside the language workers,
+    delaying the weighing (`probe_in_workers`). Built in a worker of the
+    forkserver (`start_worker_server`, which the parse uses next), they take
+    the CPU of whatever core is free: the command line starts them before
+    importing Prefect (~1.5 s of one core). Until the lists are held, a list
+    asked for waits for them (`word_scores.lists_on_the_way`) instead of being
+    read twice; results do not depend on it. A failure here is only logged:
+    a list is then read on its first use.
 
     Returns:
-        The thread, started (a run does not wait for it; a test may).
+        The thread (a run does not wait for it; a test may); while one is
+        running, a second call returns it.
     """
+    with _PRELOAD_STARTING:
+        running = [thread for thread in _PRELOAD if thread.is_alive()]
+        if running:
+            return running[0]
+        waiting = threading.Event()
 
-    def load() -> None:
-        try:
-            load_word_lists(word_lists)
-            load_word_frequencies()
-        except Exception as exc:  # read again on first use, where it raises for the run
-            logger.debug("wordfreq's lists not preloaded: %s", exc)
+        def load() -> None:
+            try:
+                with lists_on_the_way(waiting):
+                    missing = sorted(set(COMMON_WORD_LISTS) - set(held_languages()))
+                    if missing:
+                        with running_pool(1, WORKER_PRELOAD) as pool:
+                            hold_word_lists(pool.submit(_lists, word_lists, missing).result())
+                load_word_frequencies()
+            except Exception as exc:  # read again on first use, where it raises for the run
+                logger.debug("wordfreq's lists not preloaded: %s", exc)
 
-    thread = threading.Thread(target=load, name="word-lists-preload", daemon=True)
-    thread.start()
-    return thread
+        thread = threading.Thread(target=load, name="word-lists-preload", daemon=True)
+        _PRELOAD[:] = [thread]
+        thread.start()
+        waiting.wait()  # from now on a list asked for here waits for the lists
+        return thread
+
+
+_PRELOAD: list[threading.Thread] = []  # this process's last preload thread
+_PRELOAD_STARTING = threading.Lock()
+
+
+def _lists(word_lists: WordListSource, langs: list[str]) -> dict[str, pl.DataFrame]:
+    """The lists of `langs` from `word_lists`, by language (in a worker: `preload_word_lists`)."""
+    return {lang: word_lists(lang) for lang in langs}
 
 
 @contextmanager

@@ -297,9 +297,9 @@ def probe_texts(texts: list[str]) -> list[Probe]:
             text,
             len(_NOT_LETTERS.sub("", text)),
             _language_by_script(text),
-            _above_zero(LANGUAGES, probabilities[index].tolist()) if featured[index] else {},
+            _above_zero(LANGUAGES, row) if has else {},
         )
-        for index, text in enumerate(folded)
+        for text, row, has in zip(folded, probabilities.tolist(), featured.tolist(), strict=True)
     ]
 
 

@@ -12,8 +12,10 @@ corpus is weighed in, where wordfreq's own dicts took ~750 MB) until
 from __future__ import annotations
 
 import math
+import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from functools import cache
 
 import polars as pl
@@ -41,6 +43,23 @@ def held_word_list(lang: str, source: WordListSource) -> pl.DataFrame:
             if held is None:
                 held = _HELD[lang] = source(lang)
     return held
+
+
+@contextmanager
+def lists_on_the_way(started: threading.Event) -> Iterator[None]:
+    """While inside, a list not held yet is waited for (`held_word_list`): lists being read
+    elsewhere (`processes.pools.preload_word_lists`) come with `hold_word_lists`. `started`
+    is set once the wait is in force."""
+    with _READING:
+        started.set()
+        yield
+
+
+def hold_word_lists(lists: dict[str, pl.DataFrame]) -> None:
+    """Hold `lists` (WORD_LIST_SCHEMA frames, by language), as `held_word_list` would have
+    read them; a language held already keeps its frame (the same list)."""
+    for lang, frame in lists.items():
+        _HELD.setdefault(lang, frame)
 
 
 def release_word_lists() -> None:
@@ -105,12 +124,19 @@ def mean_score(words: list[str], scores: dict[str, float]) -> float:
     """Mean score of `words` (UNKNOWN_WORD for none), summed left to right as floats add.
 
     Every word must be in `scores` (KeyError otherwise). The order is the
-    words' own: the same sum to the last bit as a loop over them (Python's
-    `sum` and numpy's may round differently).
+    words' own: the same sum to the last bit as a loop over them, on every
+    Python (numpy's `sum` is pairwise, and Python's compensated from 3.12).
     """
     if not words:
         return UNKNOWN_WORD
+    if _SUM_ADDS_IN_ORDER:  # the same additions, in C
+        return sum(map(scores.__getitem__, words), 0.0) / len(words)
     total = 0.0
     for word in words:
         total += scores[word]
     return total / len(words)
+
+
+#: Python's `sum()` of floats adds them one by one, left to right, until 3.12 (compensated
+#: from then: "What's New In Python 3.12"), where `mean_score` adds them itself.
+_SUM_ADDS_IN_ORDER = sys.version_info < (3, 12)

@@ -3,6 +3,7 @@ the run's preload of wordfreq's lists."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
@@ -82,20 +83,50 @@ def test_a_list_being_read_is_waited_for_not_read_again(monkeypatch: pytest.Monk
     assert len(got) == 2 and got[0] is got[1]
 
 
-def test_the_preload_holds_the_common_lists(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`preload_word_lists` reads each of COMMON_WORD_LISTS once, in its thread; a later
-    `load_word_lists` (the weighing's) reads none again."""
+def test_the_preload_builds_the_common_lists_in_another_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`preload_word_lists` builds each of COMMON_WORD_LISTS in a worker process, once, and
+    holds it here; a later `load_word_lists` (the weighing's) reads none again."""
     monkeypatch.setattr(word_scores, "_HELD", {})
-    calls: list[tuple[str, str]] = []
-
-    def source(lang: str) -> pl.DataFrame:
-        calls.append((lang, threading.current_thread().name))
-        return pl.DataFrame({"word": [lang], "bucket": [0]}, schema=WORD_LIST_SCHEMA)
-
-    pools.preload_word_lists(source).join()
-    assert sorted(calls) == sorted(
-        (lang, "word-lists-preload") for lang in detector.COMMON_WORD_LISTS
-    )
+    monkeypatch.setattr(pools, "_PRELOAD", [])  # not a run's, should one still be going
+    pools.preload_word_lists(_list_naming_its_process).join()
     assert word_scores.held_languages() == sorted(detector.COMMON_WORD_LISTS)
-    detector.load_word_lists(source)
-    assert len(calls) == len(detector.COMMON_WORD_LISTS)  # none read again
+    for lang, frame in word_scores.held_word_lists().items():
+        built_by = int(frame["word"][0].split(":")[1])
+        assert frame["word"][0].startswith(f"{lang}:") and built_by != os.getpid()
+    detector.load_word_lists(_no_list)  # none read again
+
+
+def test_a_list_asked_for_while_the_lists_are_on_the_way_waits_for_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Inside `lists_on_the_way`, `held_word_list` waits for `hold_word_lists` instead of
+    reading the list itself."""
+    monkeypatch.setattr(word_scores, "_HELD", {})
+    frame = pl.DataFrame({"word": ["xx"], "bucket": [0]}, schema=WORD_LIST_SCHEMA)
+    on_the_way, asked, got = threading.Event(), threading.Event(), []
+
+    def preload() -> None:
+        with word_scores.lists_on_the_way(on_the_way):
+            asked.wait()
+            word_scores.hold_word_lists({"xx": frame})
+
+    preloading = threading.Thread(target=preload)
+    preloading.start()
+    assert on_the_way.wait(timeout=600)  # at once; the timeout only ends a broken test
+    asking = threading.Thread(target=lambda: got.append(word_scores.held_word_list("xx", _no_list)))
+    asking.start()
+    asked.set()  # the asking thread may or may not be waiting yet: it must not read either way
+    preloading.join()
+    asking.join()
+    assert len(got) == 1 and got[0] is frame
+
+
+def _list_naming_its_process(lang: str) -> pl.DataFrame:
+    """A list whose one word is "<lang>:<pid of the process that built it>" (picklable)."""
+    return pl.DataFrame({"word": [f"{lang}:{os.getpid()}"], "bucket": [0]}, schema=WORD_LIST_SCHEMA)
+
+
+def _no_list(lang: str) -> pl.DataFrame:
+    raise AssertionError(f"{lang}'s list was read again")
