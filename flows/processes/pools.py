@@ -5,9 +5,9 @@ share one core: a cold run parses its batches (`parse_workers`) and detects
 languages (`probe_in_workers`) in pools of worker processes.
 
 A pool's workers start from a forkserver (no fork of a threaded process),
-which imports its preload modules first (about 1 s: polars, wordfreq; the
-language engine's tables are built in each language worker on its first
-chunk, so neither the forkserver nor the parse workers hold them).
+which imports its preload modules first (about 1 s: polars, wordfreq, and
+the language engine's tables, 0.3 s of CPU, which every worker then shares
+instead of building its own).
 multiprocessing's forkserver ignores SIGINT only once those imports are
 done, so a Ctrl-C at the terminal (SIGINT to the whole process group) during
 them printed its traceback. It is therefore started with SIGINT blocked; that
@@ -141,11 +141,14 @@ def stop_if_interrupted(pool: ProcessPoolExecutor) -> None:
         raise KeyboardInterrupt
 
 
+#: What a language pool's forkserver imports: the detection and its engine's tables
+#: (`batch_langdetect`: built there once, not in each worker).
+LANGUAGE_PRELOAD = ["flows.stages.detector", "flows.stages.batch_langdetect"]
 #: What the worker processes' forkserver imports once before forking them: the
 #: parse (`disk.raw.parse_batch`) and the language detection, whose pool comes
 #: later in the run from the same forkserver (multiprocessing starts one per
 #: process, with the first pool's preload).
-WORKER_PRELOAD = ["flows.disk.raw", "flows.stages.detector"]
+WORKER_PRELOAD = ["flows.disk.raw", *LANGUAGE_PRELOAD]
 
 
 def start_worker_server() -> None:
@@ -227,8 +230,8 @@ def parse_workers(processes: int) -> Iterator[Executor | None]:
 
 
 #: Below this many texts, detection stays in the calling process: a pool costs
-#: its forkserver's start and each worker's engine tables (~1 s), but its
-#: workers build them while this process loads the word lists. Measured with
+#: its forkserver's start and the engine's tables (~1 s), but they are made
+#: while this process loads the word lists. Measured with
 #: the engine on the 1M-line bench corpus's texts (2-core machine), one process
 #: against a pool of two: 2.9 / 3.1 s at 1,000 texts, 3.9 / 4.3 s at 4,000,
 #: 10.5 / 13.4 s at 16,000 (busy machine, load 4), 13.2-13.8 / 9.3-11.0 s at
@@ -260,8 +263,8 @@ def probe_in_workers(
         return
     size = -(-len(texts) // (processes * 8))  # a few chunks per process, for balance
     chunks = [texts[i : i + size] for i in range(0, len(texts), size)]
-    # each worker builds the engine's tables on its first chunk (~1 s) while this loads the lists
-    with running_pool(processes, ["flows.stages.detector"]) as pool:
+    # a forkserver started here builds the engine's tables (~1 s) while this loads the lists
+    with running_pool(processes, LANGUAGE_PRELOAD) as pool:
         probes = pool.map(_probe_chunk, chunks)  # every chunk submitted; results in order
         load_word_lists(word_lists)  # while the workers start
         try:

@@ -285,8 +285,8 @@ def probe_texts(texts: list[str]) -> list[Probe]:
     (`batch_langdetect.detect_langprobs`); each probe keeps those above 0, in
     langdetect's order of languages ({} for a text without features).
     The engine's tables (~100 MB) are built on the first call in a process
-    (imported here, not with this module): the processes that only weigh
-    (the run's own, with a pool) or parse never hold them.
+    (imported here, not with this module): the run's own process never holds
+    them when a pool detects (whose forkserver builds them once for its workers).
     """
     from flows.stages.batch_langdetect import LANGUAGES, detect_langprobs
 
