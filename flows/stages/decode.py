@@ -143,12 +143,14 @@ def plain_texts(contents: pl.Series) -> pl.Series:
 
 
 def utf8_texts(contents: pl.Series) -> pl.Series:
-    """Each content as UTF-8 text, null when it is not valid UTF-8 (as `bytes.decode("utf-8")`
-    fails: invalid or truncated sequences, overlong forms, surrogates, over U+10FFFF).
+    """Each content as UTF-8 text, null when `bytes.decode("utf-8")` fails on it (invalid or
+    truncated sequences, overlong forms, surrogates, over U+10FFFF).
 
-    polars' cast fails on the whole Series when one content is not UTF-8: the
-    contents are then cast in halves, down to the contents that fail alone
-    (a batch with one such file is scanned about twice).
+    polars' cast checks all contents at once, but fails whole when one is not
+    UTF-8: the contents are then cast in halves, and a part of at most
+    `PYTHON_DECODES` contents that fails is decoded one content at a time in
+    Python (so a batch with one such file is scanned about twice, and one of
+    many such files costs no more than decoding each).
 
     Args:
         contents: Binary Series, no null.
@@ -159,10 +161,21 @@ def utf8_texts(contents: pl.Series) -> pl.Series:
     try:
         return contents.cast(pl.String)
     except pl.exceptions.ComputeError:
-        if contents.len() == 1:
-            return pl.Series([None], dtype=pl.String)
+        if contents.len() <= PYTHON_DECODES:
+            return pl.Series([_utf8_or_none(content) for content in contents], dtype=pl.String)
         half = contents.len() // 2
         return pl.concat([utf8_texts(contents.head(half)), utf8_texts(contents.slice(half))])
+
+
+#: `utf8_texts`: a part of this many contents or fewer that fails the cast is decoded in Python.
+PYTHON_DECODES = 64
+
+
+def _utf8_or_none(content: bytes) -> str | None:
+    try:
+        return content.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def split_readable_dumps(decoded: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
