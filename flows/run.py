@@ -246,7 +246,7 @@ def _parse(
         raw.check_files, run.raw_dir, inputs["paths"], known_ids, run.max_file_bytes, index
     )
     try:
-        batch_files, fresh = _parse_batches(runner, run, check["to_read"], known_ids)
+        batch_files, fresh, stats = _parse_batches(runner, run, check, known_ids)
     finally:
         remove_tree(run.output.parts_root)
     files = pl.concat([check["unchanged"], *batch_files], how="vertical_relaxed").sort("path")
@@ -262,7 +262,7 @@ def _parse(
             "dump_id"
         ],
         parse_cache=parse_cache,
-        file_index=reuse.index_files(check["stats"], files),
+        file_index=reuse.index_files(stats, files),
         work={
             "dumps_parsed": fresh["dumps"].height,
             "dumps_reused": reused["dumps"].height,
@@ -273,13 +273,11 @@ def _parse(
 
 
 def _parse_batches(
-    runner: Runner, run: RunSettings, to_read: pl.Series, known_ids: pl.Series
-) -> tuple[list[pl.DataFrame], parse.ParsedFiles]:
-    """Read and parse `to_read` in batches, in worker processes when there are several.
-
-    Returns:
-        `raw.read_parts` of the batches' parts.
-    """
+    runner: Runner, run: RunSettings, check: raw.FileCheck, known_ids: pl.Series
+) -> tuple[list[pl.DataFrame], parse.ParsedFiles, pl.DataFrame]:
+    """Read and parse `check["to_read"]` in batches (in worker processes when there are several,
+    which stat their files on a cold run): `raw.read_parts`, and every file's STAT_SCHEMA stats."""
+    to_read = check["to_read"]
     batches = [
         to_read.slice(i, run.batch_files) for i in range(0, to_read.len(), run.batch_files)
     ]  # Series, not lists: Prefect does not walk a Series
@@ -294,11 +292,13 @@ def _parse_batches(
                 f"batch{i:05d}",
                 run.max_file_bytes,
                 workers,
+                check["stats"] is None,  # take_stats: a cold run
             )
             for i, batch in enumerate(batches)
         ]
         parts = results_of(pending)  # every batch ended before the workers stop
-    return runner.call(raw.read_parts, parts)
+    stats = runner.call(raw.read_stats, parts) if check["stats"] is None else check["stats"]
+    return *runner.call(raw.read_parts, parts), stats
 
 
 def _languages(

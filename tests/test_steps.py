@@ -338,6 +338,34 @@ def test_parse_batches_in_worker_processes_give_the_tables_of_one_batch_here(
     ]  # fmt: skip
 
 
+def test_a_cold_run_stats_its_files_in_its_batches_and_indexes_them_as_before(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # no file of a cold run can match an index: `check_files` (before any batch starts) stats
+    # none, each batch stats its files before it reads them; the index is the one of a stat first
+    raw = _raw_with_rejects(tmp_path)
+    old = os.stat(raw / SEED).st_mtime_ns
+    for name in ("zzz_copy.txt", "big.txt"):
+        os.utime(raw / name, ns=(old, old))  # out of the racy window, then as now
+    stated, real_stat = [], raw_files.stat_dumps
+
+    def stat_dumps(raw_dir: Path, paths: list[str]) -> pl.DataFrame:
+        stated.append(list(paths))
+        return real_stat(raw_dir, paths)
+
+    monkeypatch.setattr(raw_files, "stat_dumps", stat_dumps)
+    _run_on(raw, tmp_path / "out", dt.date(2026, 12, 1), batch_files=4, max_file_bytes=50_000)
+    paths = raw_files.list_dump_paths(raw)
+    assert stated == [[], paths[:4], paths[4:8], paths[8:]]
+    index = load_state(tmp_path / "out" / "state")["file_index"]
+    assert index.drop("dump_id").equals(real_stat(raw, paths))  # nulls: link, FIFO
+    assert index.filter(pl.col("dump_id").is_null())["path"].to_list() == [
+        "big.txt",
+        "dangling.txt",
+        "pipe.txt",
+    ]
+
+
 @pytest.mark.parametrize("processes", [1, 2], ids=["here", "workers"])
 def test_a_failing_parse_batch_raises_its_own_error_and_publishes_nothing(
     tmp_path: Path, processes: int

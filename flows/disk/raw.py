@@ -1,7 +1,8 @@
 """Reading raw/ (input only: nothing here writes, moves or deletes anything in it).
 
 `list_dump_paths` lists every `*.txt` entry; `check_files` stats them and finds
-those whose metadata changed since the last run (`reuse.unchanged_files`);
+those whose metadata changed since the last run (`reuse.unchanged_files`; on a
+cold run `parse_batch` stats them instead, `read_stats`);
 `parse_batch` reads a batch of those (`load_raw_dumps`: regular files inside
 raw/ only, within the size limit, each one version of it or a `read` reject:
 `read_file`), parses the new contents (`parse.parse_files`)
@@ -248,7 +249,7 @@ _STAT_ATTRIBUTES = {
 class FileCheck(TypedDict):
     """What `check_files` found."""
 
-    stats: pl.DataFrame  # STAT_SCHEMA: every file's metadata now
+    stats: pl.DataFrame | None  # STAT_SCHEMA: every file's metadata now; None: parse_batch's
     unchanged: pl.DataFrame  # FILE_COLUMNS of the files not to read (read_reject null)
     to_read: pl.Series  # paths (String) of the files to read, in the order listed
 
@@ -269,7 +270,8 @@ def check_files(
     A file whose metadata (size, mtime_ns, ctime_ns, inode, device) matches
     `file_index` and whose dump_id is in `known_ids` is not read: its dump_id
     and size come from the index (`reuse.unchanged_files`). Every other file
-    is read (`parse_batch`).
+    is read (`parse_batch`). When none can match (a cold run: no index or no dump_id
+    known), none is stat'ed here (`stats` None): each batch stats its own (`take_stats`).
 
     Args:
         raw_dir: the raw folder. paths: POSIX paths relative to it.
@@ -279,12 +281,13 @@ def check_files(
     """
     from flows.stages.reuse import FILE_INDEX_SCHEMA, unchanged_files  # see the imports
 
-    stats = stat_dumps(raw_dir, paths)
+    cold = file_index is None or file_index.is_empty() or known_ids.is_empty()
+    stats = stat_dumps(raw_dir, [] if cold else paths)
     index = file_index if file_index is not None else pl.DataFrame(schema=FILE_INDEX_SCHEMA)
     unchanged = unchanged_files(stats, index, known_ids, max_file_bytes)
     every = pl.Series("path", paths, pl.String)
     return FileCheck(
-        stats=stats,
+        stats=None if cold else stats,
         unchanged=unchanged.select(
             "path", pl.lit(None, pl.String).alias("read_reject"), "dump_id", "byte_count"
         ),
@@ -300,6 +303,7 @@ def parse_batch(
     name: str,
     max_file_bytes: int = MAX_FILE_BYTES,
     workers: Executor | None = None,
+    take_stats: bool = False,
 ) -> dict[str, str]:
     """Read, hash and parse one batch of files; write its Parquet parts (`write_parts`).
 
@@ -312,6 +316,7 @@ def parse_batch(
         workers: an executor (`processes.pools.parse_workers`) to do the work
             in (the calling thread waits for it; the same value and errors);
             None: here.
+        take_stats: `stat_dumps` the files before reading them: part "stats", `read_stats`.
 
     Raises:
         WorkerDiedError: a worker process ended abruptly (killed, out of memory).
@@ -321,7 +326,7 @@ def parse_batch(
         {part key: Parquet path}: "files" (FILE_COLUMNS of every file of the
         batch), "dumps" and "lines" (`parse.ParsedFiles` of the new contents).
     """
-    job = (raw_dir, paths, known_ids, parts_dir, name, max_file_bytes)
+    job = (raw_dir, paths, known_ids, parts_dir, name, max_file_bytes, take_stats)
     if workers is None:
         return _parse_and_write(*job)
     try:
@@ -337,13 +342,15 @@ def _parse_and_write(
     parts_dir: Path,
     name: str,
     max_file_bytes: int,
+    take_stats: bool,
 ) -> dict[str, str]:
+    stats = {"stats": stat_dumps(raw_dir, paths.to_list())} if take_stats else {}
     hashed = hash_dumps(load_raw_dumps(raw_dir, paths.to_list(), max_file_bytes))
     new = hashed.filter(~pl.col("dump_id").is_in(known_ids.implode())).unique(
         "dump_id", keep="first", maintain_order=True
     )  # a content twice in the batch is parsed once
     parsed = parse_files(new)
-    return write_parts(parts_dir, name, {"files": hashed.select(FILE_COLUMNS), **parsed})
+    return write_parts(parts_dir, name, {"files": hashed.select(FILE_COLUMNS), **parsed, **stats})
 
 
 def write_parts(parts_dir: Path, name: str, frames: dict[str, pl.DataFrame]) -> dict[str, str]:
@@ -373,6 +380,14 @@ def read_parts(parts: list[dict[str, str]]) -> tuple[list[pl.DataFrame], ParsedF
         (the "files" frame of each batch, in order; the batches' `ParsedFiles`
         together, `parse.merge_parsed`: no batch, no dump).
     """
-    batches = [{key: pl.read_parquet(path) for key, path in part.items()} for part in parts]
+    batches = [{k: pl.read_parquet(part[k]) for k in ("files", "dumps", "lines")} for part in parts]
     parsed = merge_parsed(*(ParsedFiles(dumps=b["dumps"], lines=b["lines"]) for b in batches))
     return [b["files"] for b in batches], parsed
+
+
+def read_stats(parts: list[dict[str, str]]) -> pl.DataFrame:
+    """The files' metadata `parse_batch` took (`take_stats`): STAT_SCHEMA, batch after batch."""
+    from flows.stages.reuse import STAT_SCHEMA  # here, not at the top: see the imports
+
+    no_batch = pl.DataFrame(schema=STAT_SCHEMA)
+    return pl.concat([no_batch, *(pl.read_parquet(part["stats"]) for part in parts)])

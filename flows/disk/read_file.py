@@ -118,13 +118,13 @@ def _read_one_version(fd: int, before: os.stat_result, target: str, max_file_byt
         size = before.st_size
         if size > max_file_bytes:
             return None, too_big(size, max_file_bytes)
-        content = _pread_up_to(fd, size + 1)  # one byte more: did it grow?
+        content = _pread_up_to(fd, size + 1, size)  # one byte more: did it grow?
         after = os.fstat(fd)
         if len(content) == size and _stamp(after) == _stamp(before):
             return content, None
         first = content[:start] if tries == 0 else first
         before = after
-    if before.st_size > start == len(first) and _pread_up_to(fd, start) == first:
+    if before.st_size > start == len(first) and _pread_up_to(fd, start, start) == first:
         logger.warning(
             "%s grew from %d to %d bytes during each of %d reads: its first %d bytes are "
             "read, the rest next run",
@@ -140,10 +140,16 @@ def _stamp(info: os.stat_result) -> tuple[int, int, int]:
     return info.st_size, info.st_mtime_ns, info.st_ctime_ns
 
 
-def _pread_up_to(fd: int, limit: int) -> bytes:
-    """Bytes of `fd` from offset 0 until its end or `limit` bytes (a short read goes on)."""
+def _pread_up_to(fd: int, limit: int, size: int) -> bytes:
+    """Bytes of `fd` from offset 0: at most `limit`, until its end or `size` bytes.
+
+    `size` is the file's size by its last fstat: a read that reaches it is
+    not followed by one more to find the end (a syscall a file), since the
+    caller compares the metadata after the read and reads again a file that
+    grew. A short read before `size` goes on; one that returns nothing is the end.
+    """
     chunks, done = [], 0
-    while done < limit:
+    while not chunks or done < min(limit, size):  # an empty file: one read, of 1 byte
         chunk = os.pread(fd, limit - done, done)
         if not chunk:
             break

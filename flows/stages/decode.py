@@ -112,9 +112,10 @@ def plain_texts(contents: pl.Series) -> pl.Series:
     mojibake pair (`_MOJIBAKE_MARK`), and is not bad by ftfy's measure (only
     texts with one of the characters near which it can match are measured,
     see `fast_badness`): `decode_bytes` then returns it as text, encoding
-    "utf-8", no repair, no reject. The character checks run in polars over
-    all contents at once (most dumps are plain), and so does the removal of the
-    characters ftfy's measure skips (NOT_FOR_BADNESS); a null asks for `decode_bytes`.
+    "utf-8", no repair, no reject. The checks run in polars over all
+    contents at once (most dumps are plain; UTF-8 by `utf8_texts`), and so
+    does the removal of the characters ftfy's measure skips
+    (NOT_FOR_BADNESS); a null asks for `decode_bytes`.
 
     Args:
         contents: Binary Series, no null.
@@ -122,7 +123,16 @@ def plain_texts(contents: pl.Series) -> pl.Series:
     Returns:
         String Series, one row per content.
     """
-    texts = pl.Series([_utf8_or_none(content) for content in contents], dtype=pl.String)
+    marked = pl.any_horizontal(
+        *(contents.bin.starts_with(bom) for bom in (codecs.BOM_UTF8, *UTF16_BOMS)),
+        contents.bin.contains(b"\x00"),
+    )
+    unmarked = (~pl.select(marked).to_series()).arg_true()
+    texts = (
+        pl.repeat(None, contents.len(), dtype=pl.String, eager=True)
+        .alias("")
+        .scatter(unmarked, utf8_texts(contents.gather(unmarked)))
+    )
     suspect = texts.str.contains(f"{NOISE_CLASS}|{MARK_PAIR_CLASS}")  # one pass for both
     to_measure = (~suspect & texts.str.contains(TRIGGER_CLASS)).arg_true()
     measured = texts.gather(to_measure).str.replace_all(NOT_FOR_BADNESS_CLASS, "").to_list()
@@ -132,9 +142,36 @@ def plain_texts(contents: pl.Series) -> pl.Series:
     )
 
 
+def utf8_texts(contents: pl.Series) -> pl.Series:
+    """Each content as UTF-8 text, null when `bytes.decode("utf-8")` fails on it (invalid or
+    truncated sequences, overlong forms, surrogates, over U+10FFFF).
+
+    polars' cast checks all contents at once, but fails whole when one is not
+    UTF-8: the contents are then cast in halves, and a part of at most
+    `PYTHON_DECODES` contents that fails is decoded one content at a time in
+    Python (so a batch with one such file is scanned about twice, and one of
+    many such files costs no more than decoding each).
+
+    Args:
+        contents: Binary Series, no null.
+
+    Returns:
+        String Series, one row per content.
+    """
+    try:
+        return contents.cast(pl.String)
+    except pl.exceptions.ComputeError:
+        if contents.len() <= PYTHON_DECODES:
+            return pl.Series([_utf8_or_none(content) for content in contents], dtype=pl.String)
+        half = contents.len() // 2
+        return pl.concat([utf8_texts(contents.head(half)), utf8_texts(contents.slice(half))])
+
+
+#: `utf8_texts`: a part of this many contents or fewer that fails the cast is decoded in Python.
+PYTHON_DECODES = 64
+
+
 def _utf8_or_none(content: bytes) -> str | None:
-    if content.startswith((codecs.BOM_UTF8, *UTF16_BOMS)) or b"\x00" in content:
-        return None
     try:
         return content.decode("utf-8")
     except UnicodeDecodeError:

@@ -184,6 +184,24 @@ def test_a_file_that_grew_over_the_limit_is_not_read_after_its_first_read(
     assert loaded.rows() == [("a.txt", None, too_big)]
 
 
+def test_a_file_that_does_not_change_is_read_with_one_pread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # its fstat size reached, no read more to find its end: the fstat after it tells a growth
+    _file(tmp_path, "a.txt", A)
+    _file(tmp_path, "empty.txt", b"")
+    real_pread, asked = os.pread, []
+
+    def pread(fd: int, size: int, offset: int) -> bytes:
+        asked.append((os.fstat(fd).st_size, size, offset))
+        return real_pread(fd, size, offset)
+
+    monkeypatch.setattr(os, "pread", pread)
+    loaded = load_raw_dumps(tmp_path, ["a.txt", "empty.txt"])
+    assert loaded.rows() == [("a.txt", A, None), ("empty.txt", b"", None)]
+    assert asked == [(len(A), len(A) + 1, 0), (0, 1, 0)]
+
+
 # ---- One unreadable file is one reject --------------------------------------------------
 
 
