@@ -117,8 +117,9 @@ def detect_text_language(text: str) -> Detection:
 
 #: langdetect's half of a detection (`probe_text`): the text as read (capitals
 #: folded, symbols out), its letter count, its CJK language by script (or
-#: None), and langdetect's probabilities ({} without letters).
-Probe = tuple[str, int, str | None, dict[str, float]]
+#: None), langdetect's probabilities ({} without letters), and what its words'
+#: weighing needs (`_weighing`; None when the script or no letter settles it).
+Probe = tuple[str, int, str | None, dict[str, float], "_Weighing | None"]
 
 
 def probe_text(text: str) -> Probe:
@@ -145,13 +146,13 @@ def decide_languages(
     """
     found: list[Detection | None] = []
     weighed: list[tuple[int, _Weighing]] = []
-    for folded, letters, by_script, probabilities in probes:
+    for _, letters, by_script, probabilities, weighing in probes:
         if by_script:
             found.append((by_script, probabilities.get(by_script), letters >= MIN_SCRIPT_LETTERS))
-        elif not probabilities:
+        elif weighing is None:  # no probabilities
             found.append((UNDETERMINED, None, False))
         else:
-            weighed.append((len(found), _weighing(folded, letters, probabilities)))
+            weighed.append((len(found), weighing))
             found.append(None)
     # English first: a clear English text with common English words weighs no other language
     latin = [w.words for _, w in weighed if w.is_latin]
@@ -283,7 +284,9 @@ def probe_texts(texts: list[str]) -> list[Probe]:
 
     langdetect's probabilities (seed 0) of all the texts are computed at once
     (`batch_langdetect.detect_langprobs`); each probe keeps those above 0, in
-    langdetect's order of languages ({} for a text without features).
+    langdetect's order of languages ({} for a text without features), and
+    its words are readied for the weighing (`_weighing`: here, so a pool's
+    workers do it, not the process that weighs).
     The engine's tables (~100 MB) are built on the first call in a process
     (imported here, not with this module): the run's own process never holds
     them when a pool detects (whose forkserver builds them once for its workers).
@@ -292,15 +295,13 @@ def probe_texts(texts: list[str]) -> list[Probe]:
 
     folded = [_SYMBOL.sub(" ", _fold_capitals(text)) for text in texts]
     probabilities, featured = detect_langprobs(folded)
-    return [
-        (
-            text,
-            len(_NOT_LETTERS.sub("", text)),
-            _language_by_script(text),
-            _above_zero(LANGUAGES, row) if has else {},
-        )
-        for text, row, has in zip(folded, probabilities.tolist(), featured.tolist(), strict=True)
-    ]
+    probes: list[Probe] = []
+    for text, row, has in zip(folded, probabilities.tolist(), featured.tolist(), strict=True):
+        letters, by_script = len(_NOT_LETTERS.sub("", text)), _language_by_script(text)
+        above = _above_zero(LANGUAGES, row) if has else {}
+        weighing = _weighing(text, letters, above) if above and not by_script else None
+        probes.append((text, letters, by_script, above, weighing))
+    return probes
 
 
 def _above_zero(languages: tuple[str, ...], probabilities: list[float]) -> dict[str, float]:
@@ -332,7 +333,7 @@ def load_word_lists(word_lists: WordListSource = word_list) -> None:
         held_word_list(lang, word_lists)
 
 
-DECIDE_BATCH = 2048  # probes weighed at once: below a pool's chunk (~2,560 at 1M), keeping pace
+DECIDE_BATCH = 2048  # probes weighed at once: below a pool's chunk (~5,100 at 1M), keeping pace
 
 #: What `detect_languages` gives (and the language cache keeps): one row per text.
 LANGUAGE_SCHEMA = {

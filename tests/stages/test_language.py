@@ -260,7 +260,7 @@ def test_probabilities_are_langdetects_to_the_last_bit() -> None:
     edge = ["", "7", "{T}", "http://example.com x", "a", ENGLISH.upper(), FRENCH]
     texts = [*card_texts, *rulings, *seeds, *edge]
     assert len(texts) > 200 and cards["language"].n_unique() >= 10
-    for folded, _, _, probabilities in probe_texts(texts):
+    for folded, _, _, probabilities, _ in probe_texts(texts):
         assert probabilities == _langdetect_probabilities(folded), folded
 
 
