@@ -31,9 +31,10 @@ import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 
 import polars as pl
+import wordfreq
 
 from flows.errors import WorkerDiedError
 from flows.processes.hooks import WORKER_STEP, pause_point
@@ -211,21 +212,21 @@ _PRELOAD_STARTING = threading.Lock()
 
 
 #: The lists `preload_word_lists` builds: COMMON_WORD_LISTS and the site languages'
-#: NEIGHBOURS (bg, mk, uk: weighed for every text langdetect reads as Russian; 0.4 s
-#: of CPU the weighing spent when it first met one, beside the language workers).
+#: NEIGHBOURS that wordfreq has (bg, mk, uk: weighed for every text langdetect reads as
+#: Russian; 0.4 s of CPU the weighing spent when it first met one, beside the language
+#: workers; not gl, for which wordfreq would give its nearest list, es's).
 PRELOADED_WORD_LISTS = tuple(
-    dict.fromkeys([*COMMON_WORD_LISTS, *(n for s in SITE_LANGUAGES for n in NEIGHBOURS.get(s, ()))])
+    lang
+    for lang in dict.fromkeys(
+        [*COMMON_WORD_LISTS, *(n for site in SITE_LANGUAGES for n in NEIGHBOURS.get(site, ()))]
+    )
+    if lang in wordfreq.available_languages()
 )
 
 
 def _lists(word_lists: WordListSource, langs: list[str]) -> dict[str, pl.DataFrame]:
-    """The lists of `langs` from `word_lists` that wordfreq has (not gl), by language (in a
-    worker: `preload_word_lists`)."""
-    lists = {}
-    for lang in langs:
-        with suppress(LookupError):
-            lists[lang] = word_lists(lang)
-    return lists
+    """The lists of `langs` from `word_lists`, by language (in a worker: `preload_word_lists`)."""
+    return {lang: word_lists(lang) for lang in langs}
 
 
 @contextmanager
