@@ -10,10 +10,9 @@ Under the output dir's run lock (`disk.lock`), after committing the state of a
 snapshot an earlier run left published uncommitted (`generation.roll_forward`):
 1. the catalog (with `--catalog`): hashed, read or taken from its cache, indexed;
 2. the inputs: the raw dir's listing, the state of earlier runs, the published manifest;
-3. every file stat'ed; those whose metadata changed are read and parsed in
-   batches (Parquet parts, in worker processes when there are several: this
-   process loads wordfreq's common lists meanwhile), then every dump assembled
-   (`dumps.assemble_dumps`);
+3. every file stat'ed (on a cold run by its batch); those whose metadata changed are read and
+   parsed in batches (Parquet parts, in worker processes when there are several: another
+   builds wordfreq's common lists meanwhile), then every dump assembled (`dumps.assemble_dumps`);
 4. the languages of new texts detected (meanwhile: the parse cache staged, the cache keys found);
 5. each new dump's results built (`dumps.build_dump_results`), then the
    tables across dumps (`tables.build_global_tables`), validated;

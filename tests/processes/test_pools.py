@@ -8,6 +8,7 @@ import subprocess
 import sys
 import threading
 import time
+from typing import Any
 
 import polars as pl
 import pytest
@@ -107,9 +108,15 @@ def test_a_list_asked_for_while_the_lists_are_on_the_way_waits_for_them(
 ) -> None:
     """Inside `lists_on_the_way`, `held_word_list` waits for `hold_word_lists` instead of
     reading the list itself."""
-    monkeypatch.setattr(word_scores, "_HELD", {})
     frame = pl.DataFrame({"word": ["xx"], "bucket": [0]}, schema=WORD_LIST_SCHEMA)
     on_the_way, asked, got = threading.Event(), threading.Event(), []
+
+    class Held(dict):  # type: ignore[type-arg]
+        def get(self, key: Any, default: Any = None) -> Any:
+            asked.set()  # the asking thread found no list held: now it waits, or reads it
+            return super().get(key, default)
+
+    monkeypatch.setattr(word_scores, "_HELD", Held())
 
     def preload() -> None:
         with word_scores.lists_on_the_way(on_the_way):
@@ -121,7 +128,6 @@ def test_a_list_asked_for_while_the_lists_are_on_the_way_waits_for_them(
     assert on_the_way.wait(timeout=600)  # at once; the timeout only ends a broken test
     asking = threading.Thread(target=lambda: got.append(word_scores.held_word_list("xx", _no_list)))
     asking.start()
-    asked.set()  # the asking thread may or may not be waiting yet: it must not read either way
     preloading.join()
     asking.join()
     assert len(got) == 1 and got[0] is frame
