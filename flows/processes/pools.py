@@ -229,6 +229,22 @@ def _lists(word_lists: WordListSource, langs: list[str]) -> dict[str, pl.DataFra
     return {lang: word_lists(lang) for lang in langs}
 
 
+def batch_size(files: int, most: int, processes: int) -> int:
+    """Files per parse batch (`disk.raw.parse_batch`, a task each) of `files` to read: at most
+    `most`.
+
+    With `processes` above 1 and more than `most` // 2 files, the batches are
+    as many as a multiple of `processes` needs to hold them, and of one size,
+    so each worker gets an even share (none waits on a last batch) and a run of
+    5,001 to 10,000 files still uses every worker; otherwise (one process, or
+    one batch) `most`.
+    """
+    if processes < 2 or files <= most // 2:
+        return max(1, most)
+    batches = processes * -(-files // (most * processes))
+    return -(-files // batches)
+
+
 @contextmanager
 def parse_workers(processes: int) -> Iterator[Executor | None]:
     """A pool of `processes` worker processes for `disk.raw.parse_batch`; None below 2.
