@@ -1,10 +1,9 @@
 """The run: raw dumps to a published snapshot, as one sequence of steps.
 
-`run_steps` is the only composition of a run; a cold run is the same run with
-an empty state. Each step is a function of `flows.disk` (reads or writes the
-disk) or `flows.stages` (pure), referenced here and executed by a runner
-(`processes.runner`): plainly in this process (`run_direct`), or as Prefect
-tasks (`prefect_flow`), the `flows.disk` ones retried on transient OS errors.
+`run_steps` is the only composition of a run; a cold run is the same run with an empty state. Each
+step is a function of `flows.disk` (reads or writes the disk) or `flows.stages` (pure), referenced
+here and executed by a runner (`processes.runner`): plainly in this process (`run_direct`), or as
+Prefect tasks (`prefect_flow`), the `flows.disk` ones retried on transient OS errors.
 
 Under the output dir's run lock (`disk.lock`), after committing the state of a
 snapshot an earlier run left published uncommitted (`generation.roll_forward`):
@@ -14,8 +13,8 @@ snapshot an earlier run left published uncommitted (`generation.roll_forward`):
    parsed in batches (Parquet parts, in worker processes when there are several: another
    builds wordfreq's common lists meanwhile), then every dump assembled (`dumps.assemble_dumps`);
 4. the languages of new texts detected (meanwhile: the parse cache staged, the cache keys found);
-5. each new dump's results built (`dumps.build_dump_results`), then the
-   tables across dumps (`tables.build_global_tables`), validated;
+5. each new dump's results built, then the tables across dumps, validated (meanwhile the
+   word lists the command line loaded are kept: `disk.word_lists.keep_held_lists`);
 6. the manifest and documents described, the snapshot staged and completed;
 7. publish: the state staged, `latest` switched, the state committed (on any
    failure before the commit, everything is rolled back); old snapshots pruned.
@@ -41,7 +40,7 @@ from flows.errors import PublishError, RulingsError
 from flows.processes import pools
 from flows.processes.hooks import pause_point
 from flows.processes.runner import DirectRunner, Runner, results_of
-from flows.stages import attribution, detector, dumps, manifest, parse, reuse, tables
+from flows.stages import attribution, detector, dumps, manifest, parse, reuse, tables, word_scores
 from flows.stages.attribution import CatalogIndex
 
 logger = logging.getLogger(__name__)
@@ -187,7 +186,8 @@ def _build(
     catalog_key: str | None,
 ) -> _Built:
     """Languages, then the new dumps' results, then the tables across every dump, validated."""
-    languages, parse_cache = _languages(runner, run, parsed, inputs["state"]["languages"])
+    languages, parse_cache, held = _languages(runner, run, parsed, inputs["state"]["languages"])
+    kept = runner.submit(word_lists.keep_held_lists, run.output.word_lists, held)  # on a free core
     fresh, _ = runner.call(
         dumps.build_dump_results,
         parsed["dumps"],
@@ -206,6 +206,7 @@ def _build(
         index,
         inputs["state"]["clusters"] if run.reuse_results else None,
     )
+    results_of([kept])  # kept (its error raised)
     published = runner.call(tables.validate_tables, global_tables["tables"])
     return _Built(
         languages=languages,
@@ -306,7 +307,7 @@ def _languages(
     """Detect the languages of new texts; meanwhile stage the parse cache and let it go.
 
     Returns:
-        (the languages of every current text, the parse cache's record entries).
+        (every current text's language, the parse cache's record entries, the word lists held).
     """
     texts = dumps.collect_texts(parsed["dumps"])
     reused, new_texts = runner.call(reuse.split_known_texts, texts, known)
@@ -319,12 +320,12 @@ def _languages(
         parse_cache = runner.call(
             generation.stage_parse_cache, run.output.state, parsed["parse_cache"], run.run_id
         )
-        runner.call(word_lists.keep_held_lists, run.output.word_lists)  # the CLI's preload's
         runner.call(generation.state_cache_keys)  # stage_state's, found meanwhile
+        held = word_scores.held_word_lists()  # the CLI's preload's (kept in the tail)
     finally:
         parsed["parse_cache"] = None  # its frames (the largest state files) are let go
         found = results_of(fresh)  # every batch ended, even after a failed write
-    return reuse.combine_languages(reused, found, new_texts), parse_cache
+    return reuse.combine_languages(reused, found, new_texts), parse_cache, held
 
 
 def _publish(

@@ -34,7 +34,6 @@ import polars as pl
 from flows.disk.cache_keys import code_key
 from flows.disk.files import make_folder, write_bytes
 from flows.stages.word_frequency import WORD_LIST_SCHEMA, WordListSource, word_list
-from flows.stages.word_scores import held_word_lists
 
 logger = logging.getLogger(__name__)
 
@@ -81,8 +80,9 @@ def cached_word_list(cache_dir: Path, lang: str) -> pl.DataFrame:
     return built
 
 
-def keep_held_lists(cache_dir: Path) -> None:
-    """Keep under `cache_dir` the lists this process holds that are not kept there yet.
+def keep_held_lists(cache_dir: Path, held: dict[str, pl.DataFrame]) -> None:
+    """Keep under `cache_dir` the lists of `held` (WORD_LIST_SCHEMA frames by language: what
+    `word_scores.held_word_lists` gave) that are not kept there yet.
 
     The command line loads the common lists while Prefect's server starts,
     before the run has a state folder (`cached_word_list` keeps none then);
@@ -92,7 +92,7 @@ def keep_held_lists(cache_dir: Path) -> None:
         OutputDirError: a symlink where the cache is written (`files.make_folder`).
     """
     folder = cache_dir / _key()
-    for lang, table in sorted(held_word_lists().items()):
+    for lang, table in sorted(held.items()):
         if folder.is_dir() and any(folder.glob(f"{lang}.*.arrow")):
             continue
         _keep(table, folder, lang)

@@ -84,12 +84,12 @@ def test_the_lists_loaded_before_the_run_are_kept_by_it(tmp_path: Path) -> None:
         word_scores.held_word_list("ca", partial(word_lists.cached_word_list, cache))
         assert not cache.parent.exists()
         cache.parent.mkdir()  # the run's state
-        word_lists.keep_held_lists(cache)
+        word_lists.keep_held_lists(cache, word_scores.held_word_lists())
         [kept] = (cache / word_lists._key()).iterdir()
         assert kept.name.startswith("ca.") and pl.read_ipc(kept).equals(
             word_frequency.word_list("ca")
         )
-        word_lists.keep_held_lists(cache)  # kept once
+        word_lists.keep_held_lists(cache, word_scores.held_word_lists())  # kept once
         assert len(list((cache / word_lists._key()).iterdir())) == 1
     finally:
         word_scores.release_word_lists()
