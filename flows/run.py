@@ -39,7 +39,7 @@ from flows.disk.paths import OutputPaths, check_raw_output_overlap
 from flows.errors import PublishError, RulingsError
 from flows.processes import pools
 from flows.processes.hooks import pause_point
-from flows.processes.runner import DirectRunner, Runner, results_of
+from flows.processes.runner import DirectRunner, Runner, call_beside, results_of
 from flows.stages import attribution, detector, dumps, manifest, parse, reuse, tables, word_scores
 from flows.stages.attribution import CatalogIndex
 
@@ -187,7 +187,7 @@ def _build(
 ) -> _Built:
     """Languages, then the new dumps' results, then the tables across every dump, validated."""
     languages, parse_cache, held = _languages(runner, run, parsed, inputs["state"]["languages"])
-    kept = runner.submit(word_lists.keep_held_lists, run.output.word_lists, held)  # on a free core
+    kept = call_beside(runner, word_lists.keep_held_lists, run.output.word_lists, held)  # idle core
     fresh, _ = runner.call(
         dumps.build_dump_results,
         parsed["dumps"],

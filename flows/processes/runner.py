@@ -9,6 +9,7 @@ flow's runner (`prefect_flow.PrefectRunner`) runs each step as a task.
 
 from __future__ import annotations
 
+import contextvars
 import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -76,3 +77,15 @@ def results_of(pending: list[Pending]) -> list[Any]:
     if errors:
         raise errors[0]
     return values
+
+
+def call_beside(runner: Runner, step: Callable[..., Any], *args: Any) -> Pending:
+    """`runner.call(step, *args)` in a thread of this process while the caller goes on, in the
+    caller's context (under Prefect, a task of the flow, as its own task runner's threads run
+    them). For a step whose arguments stay in this process: `submit` may send them to Dask's
+    workers. Steps called beside run one at a time.
+    """
+    return _BESIDE.submit(contextvars.copy_context().run, runner.call, step, *args)
+
+
+_BESIDE = ThreadPoolExecutor(max_workers=1, thread_name_prefix="beside")
