@@ -1,5 +1,5 @@
 """Who executes a run's steps: a `Runner` calls each step, and submits those that may run
-alongside others.
+alongside others; `call_beside` calls one in a thread of this process while the run goes on.
 
 `flows.run` says which steps run in which order; a runner says how. `DirectRunner`
 calls each step plainly in this process and runs submitted steps in threads
