@@ -190,7 +190,7 @@ def rulings_flow(
         retention: how many snapshots to keep (at least 1).
         language_batches: tasks the language detection is split into (1 on one machine).
         processes: langdetect processes per detection task and parse worker
-            processes (0: one per core; 1 on Dask workers). batch_files: most files a parse task.
+            processes (0: one per core; 1 on Dask workers). batch_files: files per parse task.
         max_file_bytes: larger files are not read (a `read` reject; default 64 MiB).
         one_line_outcome: print one line on stderr when the run ends (run id,
             rows, snapshot; or `error: ...`): the served nightly runs do.

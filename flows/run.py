@@ -14,7 +14,7 @@ snapshot an earlier run left published uncommitted (`generation.roll_forward`):
    builds wordfreq's common lists meanwhile), then every dump assembled (`dumps.assemble_dumps`);
 4. the languages of new texts detected (meanwhile: the parse cache staged, the cache keys found);
 5. each new dump's results built, then the tables across dumps, validated (meanwhile the
-   word lists the command line loaded are kept: `disk.word_lists.keep_held_lists`);
+   word lists held, the command line's preload among them, are kept in the state's cache);
 6. the manifest and documents described, the snapshot staged and completed;
 7. publish: the state staged, `latest` switched, the state committed (on any
    failure before the commit, everything is rolled back); old snapshots pruned.
@@ -39,15 +39,14 @@ from flows.disk.paths import OutputPaths, check_raw_output_overlap
 from flows.errors import PublishError, RulingsError
 from flows.processes import pools
 from flows.processes.hooks import pause_point
-from flows.processes.runner import DirectRunner, Runner, call_beside, results_of
+from flows.processes.runner import DirectRunner, Pending, Runner, call_beside, results_of
 from flows.stages import attribution, detector, dumps, manifest, parse, reuse, tables, word_scores
 from flows.stages.attribution import CatalogIndex
 
 logger = logging.getLogger(__name__)
 
-#: Files per parse batch, at most (`pools.batch_size`): each is a Prefect task, whose
-#: orchestration costs the server ~50 ms of CPU (12 batches at 1M lines, not 21: 0.4 s less).
-BATCH_FILES = 10_000
+#: Files per parse batch (a task each); worker processes take up to twice that (`pools.batch_size`).
+BATCH_FILES = 5000
 
 
 @dataclass(frozen=True)
@@ -89,12 +88,12 @@ def run_steps(runner: Runner, run: RunSettings) -> RunResult:
 
     Raises:
         RunLockedError, RawDirError, ContractError, PublishError: see `prefect_flow.rulings_flow`.
-        RulingsError: max_file_bytes or retention below 1.
+        RulingsError: max_file_bytes, retention or batch_files below 1.
     """
-    if run.max_file_bytes < 1 or run.retention < 1:  # deployment parameters come unchecked
+    if min(run.max_file_bytes, run.retention, run.batch_files) < 1:  # unchecked in deployments
         raise RulingsError(
-            f"max_file_bytes ({run.max_file_bytes}) and retention ({run.retention}) must be "
-            "at least 1: nothing was read"
+            f"max_file_bytes ({run.max_file_bytes}), retention ({run.retention}) and batch_files "
+            f"({run.batch_files}) must be at least 1: nothing was read"
         )
     check_raw_output_overlap(run.raw_dir, run.output.root)  # before anything is read
     with hold_run_lock(run.output.root):
@@ -186,27 +185,28 @@ def _build(
     catalog_key: str | None,
 ) -> _Built:
     """Languages, then the new dumps' results, then the tables across every dump, validated."""
-    languages, parse_cache, held = _languages(runner, run, parsed, inputs["state"]["languages"])
-    kept = call_beside(runner, word_lists.keep_held_lists, run.output.word_lists, held)  # idle core
-    fresh, _ = runner.call(
-        dumps.build_dump_results,
-        parsed["dumps"],
-        languages["languages"],
-        run.started_at.date(),
-        index,
-        catalog_key,
-    )  # the second value, every line with its kind, only tests look at
-    results = dumps.combine_results(parsed["cached_results"], fresh, parsed["reused_ids"])
-    global_tables = runner.call(
-        tables.build_global_tables,
-        results,
-        parsed["dumps"]["readable"],
-        parsed["dumps"]["file_rejects"],
-        inputs["state"]["registry"],
-        index,
-        inputs["state"]["clusters"] if run.reuse_results else None,
-    )
-    results_of([kept])  # kept (its error raised)
+    languages, parse_cache, kept = _languages(runner, run, parsed, inputs["state"]["languages"])
+    try:
+        fresh, _ = runner.call(
+            dumps.build_dump_results,
+            parsed["dumps"],
+            languages["languages"],
+            run.started_at.date(),
+            index,
+            catalog_key,
+        )  # the second value, every line with its kind, only tests look at
+        results = dumps.combine_results(parsed["cached_results"], fresh, parsed["reused_ids"])
+        global_tables = runner.call(
+            tables.build_global_tables,
+            results,
+            parsed["dumps"]["readable"],
+            parsed["dumps"]["file_rejects"],
+            inputs["state"]["registry"],
+            index,
+            inputs["state"]["clusters"] if run.reuse_results else None,
+        )
+    finally:  # the word lists kept before the run goes on, or rolls back (a failed keep raises)
+        results_of([kept])
     published = runner.call(tables.validate_tables, global_tables["tables"])
     return _Built(
         languages=languages,
@@ -239,7 +239,7 @@ def _parse(
     cached = inputs["state"]["parsed"]
     cached_results = inputs["state"]["results"] if run.reuse_results else None
     known_ids = cached["dumps"]["dump_id"] if cached else pl.Series("dump_id", [], pl.String)
-    if run.processes > 1 and cached is None and len(inputs["paths"]) > run.batch_files // 2:
+    if run.processes > 1 and cached is None and len(inputs["paths"]) > run.batch_files:
         pools.start_worker_server()  # every file is read, in batches: workers will be needed
         pools.preload_word_lists(word_lists.word_list_cache(run.output.word_lists))  # meanwhile
     index = inputs["state"]["file_index"] if run.trust_metadata else None
@@ -303,12 +303,10 @@ def _parse_batches(
 
 def _languages(
     runner: Runner, run: RunSettings, parsed: _Parsed, known: pl.DataFrame
-) -> tuple[reuse.LanguageResults, dict[str, dict[str, str]]]:
-    """Detect the languages of new texts; meanwhile stage the parse cache and let it go.
-
-    Returns:
-        (every current text's language, the parse cache's record entries, the word lists held).
-    """
+) -> tuple[reuse.LanguageResults, dict[str, dict[str, str]], Pending]:
+    """Detect the languages of new texts; meanwhile stage the parse cache and let it go. Returns
+    every current text's language, the parse cache's record entries and the keeping of the word
+    lists this process holds (`call_beside`: it runs while the results are built)."""
     texts = dumps.collect_texts(parsed["dumps"])
     reused, new_texts = runner.call(reuse.split_known_texts, texts, known)
     lists = word_lists.word_list_cache(run.output.word_lists)  # wordfreq's, kept in the state
@@ -320,12 +318,13 @@ def _languages(
         parse_cache = runner.call(
             generation.stage_parse_cache, run.output.state, parsed["parse_cache"], run.run_id
         )
+        held = word_scores.held_word_lists()  # the CLI's preload's: kept while results are built
         runner.call(generation.state_cache_keys)  # stage_state's, found meanwhile
-        held = word_scores.held_word_lists()  # the CLI's preload's (kept in the tail)
     finally:
         parsed["parse_cache"] = None  # its frames (the largest state files) are let go
         found = results_of(fresh)  # every batch ended, even after a failed write
-    return reuse.combine_languages(reused, found, new_texts), parse_cache, held
+    kept = call_beside(runner, word_lists.keep_held_lists, run.output.word_lists, held)
+    return reuse.combine_languages(reused, found, new_texts), parse_cache, kept
 
 
 def _publish(

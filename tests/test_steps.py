@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from concurrent.futures import Executor, Future
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -199,6 +200,27 @@ def test_the_cache_keys_are_found_while_the_languages_are_detected(tmp_path: Pat
     assert runner.steps.index("keep_held_lists") > runner.steps.index("state_cache_keys")
 
 
+def test_a_failed_build_ends_after_the_word_lists_kept_beside_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a fresh review: the keeping went on writing after the run had failed and rolled back
+    ended = threading.Event()
+
+    def slow_keep(cache_dir: Path, held: dict[str, pl.DataFrame]) -> None:
+        threading.Event().wait(0.3)  # still keeping when the build fails (no wait: the fix's)
+        ended.set()
+
+    def failing_build(*_: Any) -> Any:
+        raise OSError("the results' build failed")
+
+    monkeypatch.setattr(run_module.word_lists, "keep_held_lists", slow_keep)
+    monkeypatch.setattr(run_module.dumps, "build_dump_results", failing_build)
+    with pytest.raises(OSError, match="the results' build failed"):
+        run_direct(_raw(tmp_path), tmp_path / "out")
+    assert ended.is_set()  # the run's failure came after the keeping's end
+    assert not (tmp_path / "out" / "latest").exists()
+
+
 def test_built_results_come_in_their_order_so_a_cold_run_sorts_them_no_more(
     tmp_path: Path,
 ) -> None:
@@ -224,7 +246,9 @@ def test_the_product_does_not_import_the_tooling() -> None:
     assert out.strip() == "[]"
 
 
-@pytest.mark.parametrize("settings", [{"max_file_bytes": -1}, {"retention": 0}], ids=str)
+@pytest.mark.parametrize(
+    "settings", [{"max_file_bytes": -1}, {"retention": 0}, {"batch_files": 0}], ids=str
+)
 def test_unchecked_parameters_below_one_publish_nothing(
     tmp_path: Path, settings: dict[str, int]
 ) -> None:

@@ -143,18 +143,18 @@ def _no_list(lang: str) -> pl.DataFrame:
 
 
 @pytest.mark.parametrize(
-    ("files", "most", "processes", "sizes"),
+    ("files", "batch_files", "processes", "sizes"),
     [
-        (100_041, 10_000, 2, [8337] * 11 + [8334]),  # the 1M-line bench corpus: 6 a worker
-        (8000, 10_000, 2, [4000, 4000]),  # under one batch's most: still one a worker
-        (5001, 10_000, 2, [2501, 2500]),
-        (5000, 10_000, 2, [5000]),  # half a batch or less: one, in the run's process
-        (100_041, 10_000, 1, [10_000] * 10 + [41]),  # one process (Dask's driver): the most
-        (10, 2, 2, [2] * 5),  # the tests' batch_files=2
+        (100_041, 5000, 2, [8337] * 11 + [8334]),  # the 1M-line bench corpus: 6 a worker
+        (8000, 5000, 2, [4000, 4000]),  # one a worker
+        (5001, 5000, 2, [2501, 2500]),
+        (5000, 5000, 2, [5000]),  # one batch: in the run's process
+        (100_041, 5000, 1, [5000] * 20 + [41]),  # one process (Dask's driver): as given
+        (10, 2, 2, [3, 3, 3, 1]),  # the tests' batch_files=2
     ],
 )
-def test_batch_sizes_share_the_files_evenly_between_workers(
-    files: int, most: int, processes: int, sizes: list[int]
+def test_worker_processes_take_fewer_batches_of_one_size(
+    files: int, batch_files: int, processes: int, sizes: list[int]
 ) -> None:
-    size = pools.batch_size(files, most, processes)
+    size = pools.batch_size(files, batch_files, processes)
     assert [min(size, files - start) for start in range(0, files, size)] == sizes
