@@ -87,7 +87,7 @@ _NOT_LETTERS = re.compile(r"[\W\d_]+")  # a text without them: its letters ([^\W
 _LATIN_LETTER = re.compile(r"[^\W\d_\u0250-\U0010ffff]")  # a letter below U+0250
 _HANGUL = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
 _KANA = re.compile(r"[\u3040-\u30ff]")
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+HAN_CHARACTER = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")  # what `han_script` reads
 #: A word as written: letters, with inner apostrophes and hyphens.
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 _SYMBOL = re.compile(r"\{[^}]*\}")
@@ -266,7 +266,7 @@ def _language_by_script(text: str) -> str | None:
     """
     if max(text, default="") < "\u1100":  # no Hangul, kana or Han (most texts)
         return None
-    hangul, kana, han = (len(p.findall(text)) for p in (_HANGUL, _KANA, _HAN))
+    hangul, kana, han = (len(p.findall(text)) for p in (_HANGUL, _KANA, HAN_CHARACTER))
     if 2 * (hangul + kana + han) < len(_NOT_LETTERS.sub("", text)):
         return None
     if hangul:
@@ -311,7 +311,7 @@ def _above_zero(languages: tuple[str, ...], probabilities: list[float]) -> dict[
 
 def han_script(text: str) -> str | None:
     """ "zh-tw" or "zh-cn" when `text`'s Han characters are of one script, else None."""
-    han = "".join(_HAN.findall(text))
+    han = "".join(HAN_CHARACTER.findall(text))
     return _HAN_SCRIPTS.get(hanzidentifier.identify(han)) if han else None
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import polars as pl
 
 from flows.stages.dedupe import comparison_keys, normalize_text
-from flows.stages.detector import CHINESE, NEIGHBOURS, UNDETERMINED, han_script
+from flows.stages.detector import CHINESE, HAN_CHARACTER, NEIGHBOURS, UNDETERMINED, han_script
 
 #: Rulings are published in English; translations are made from it.
 ORIGINAL_LANGUAGE = "en"
@@ -33,8 +33,8 @@ def resolve_is_inferred(is_reliable: pl.Expr, prior: pl.Expr) -> pl.Expr:
     return ~is_reliable & prior.is_not_null()
 
 
-#: Every character but the Han ones `detector.han_script` reads (its `_HAN`, negated).
-_NOT_HAN = r"[^\u3400-\u4dbf\u4e00-\u9fff]"
+#: Every character but the Han ones `detector.han_script` reads (HAN_CHARACTER's class, negated).
+_NOT_HAN = "[^" + HAN_CHARACTER.pattern.removeprefix("[")
 
 #: "detected>context" pairs where the dump's context language wins (NEIGHBOURS).
 _NEIGHBOUR_PAIRS = [f"{found}>{near}" for found, nears in NEIGHBOURS.items() for near in nears]

@@ -159,7 +159,7 @@ def test_han_script_of_a_dumps_framing_lines() -> None:
 def test_a_dumps_framing_is_read_by_its_han_characters_as_han_script_reads_them() -> None:
     every_character = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
     kept = pl.Series([every_character]).str.replace_all(language._NOT_HAN, "")[0]
-    assert kept == "".join(detector._HAN.findall(every_character))  # the same characters
+    assert kept == "".join(detector.HAN_CHARACTER.findall(every_character))  # the same characters
     resolved = pl.DataFrame({
         "dump_id": ["tw", "tw", "cn", "cn", "none"],
         "line": ["以下為官方裁定", "來源：wotc", "以下为官方裁定", "来源：wotc", "Rulings"],
