@@ -24,6 +24,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, Any, TypeVar
 
+import orjson
 import polars as pl
 
 from flows.disk.paths import staged_file
@@ -225,20 +226,50 @@ def indented_json(value: Any, newline: str = "\n") -> str:
     """`json.dumps(value, indent=2, ensure_ascii=False)`, the same text, faster.
 
     The standard library encodes with `indent` in pure Python, one generator
-    step per value; here dicts (string keys) and lists are laid out the same
-    way in plain loops, strings and ints encoded as `json` does, and every
-    other value (floats, booleans, null, empty containers) left to `json.dumps`.
-    `newline` is the line break plus the current indentation. The manifest of
-    100,000 inputs takes 0.27 s instead of 0.40 s.
+    step per value. A value made only of what orjson writes exactly as `json`
+    does (`_orjson_exact`: dicts with string keys, lists, tuples, strings,
+    64-bit ints, booleans, null) is written by orjson (`OPT_INDENT_2`: the
+    same layout; compared on every character from U+0000 to U+10FFFF and on
+    the manifest's shapes in `tests/disk/test_snapshot.py`): the manifest's
+    100,000 inputs take 0.08 s instead of 0.32 s. Any other value (a float:
+    orjson writes 1e-07 as 1e-7) is laid out here: dicts (string keys) and
+    lists in plain loops, each member again by this function, and every
+    other value (floats, non-string keys, empty containers) left to
+    `json.dumps`. `newline` is the line break plus the current indentation.
     """
+    if _orjson_exact(value):
+        try:
+            text = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+        except orjson.JSONEncodeError:  # nested deeper than orjson goes (254 levels)
+            pass
+        else:  # a JSON string holds no raw line break: indenting after each one is exact
+            return text if newline == "\n" else text.replace("\n", newline)
     inner = newline + "  "
     if isinstance(value, dict) and value and all(isinstance(k, str) for k in value):
         items = [f"{inner}{_string(k)}: {_encoded(v, inner)}" for k, v in value.items()]
         return "{" + ",".join(items) + newline + "}"
     if isinstance(value, list | tuple) and value:
         return "[" + ",".join([inner + _encoded(v, inner) for v in value]) + newline + "]"
-    # A JSON string holds no raw line break: indenting after each one is exact.
     return json.dumps(value, indent=2, ensure_ascii=False).replace("\n", newline)
+
+
+def _orjson_exact(value: Any) -> bool:
+    """True when `value` holds only values orjson writes as `json.dumps` does: dicts
+    with string keys, lists, tuples, strings, ints of 64 bits, booleans and None (exact
+    types: a subclass, a float or a deeper nesting than Python's recursion, False)."""
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return True
+    if kind is int:
+        return -(2**63) <= value < 2**64
+    try:
+        if kind is dict:
+            return all(type(key) is str and _orjson_exact(v) for key, v in value.items())
+        if kind is list or kind is tuple:
+            return all(map(_orjson_exact, value))
+    except RecursionError:
+        return False
+    return False
 
 
 _string = json.encoder.encode_basestring  # what json.dumps uses with ensure_ascii=False

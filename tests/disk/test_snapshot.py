@@ -144,13 +144,45 @@ MANIFEST_LIKE = {
 }
 
 
+class _Name(str):
+    pass
+
+
+#: What orjson writes (the manifest without its floats and other keys), and beside it
+#: values it may not: ints beyond 64 bits, a str subclass, a lone surrogate, deep nesting.
+ORJSON_LIKE = {k: v for k, v in MANIFEST_LIKE.items() if k not in ("scores", "non_string_keys")}
+EDGES = [2**64, -(2**63) - 1, 2**63, -(2**63), _Name("subclass"), "\ud800", 0.1]
+
+
+def _nested(depth: int) -> object:
+    value: object = ["bottom"]
+    for _ in range(depth):
+        value = {"k": value}
+    return value
+
+
 @pytest.mark.parametrize(
     "value",
-    [MANIFEST_LIKE, [], {}, "plain", 3, [MANIFEST_LIKE, MANIFEST_LIKE]],
-    ids=["manifest", "empty-list", "empty-dict", "string", "int", "nested"],
-)
+    [
+        MANIFEST_LIKE, ORJSON_LIKE, [], {}, "plain", 3, [MANIFEST_LIKE, MANIFEST_LIKE],
+        [ORJSON_LIKE, *EDGES], {"inputs": ORJSON_LIKE["inputs"], "odd": EDGES},
+        _nested(300), ("a", (1, [])),
+    ],
+    ids=[
+        "manifest", "manifest-orjson", "empty-list", "empty-dict", "string", "int", "nested",
+        "edges-in-list", "edges-in-dict", "deeper-than-orjson", "tuples",
+    ],
+)  # fmt: skip
 def test_indented_json_is_json_dumps_indent_2(value: object) -> None:
     assert files.indented_json(value) == json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def test_orjson_writes_every_character_as_json_does() -> None:
+    """indented_json hands orjson the strings `_orjson_exact` lets through: each one."""
+    text = "".join(chr(c) for c in range(0x110000) if not 0xD800 <= c < 0xE000)
+    chunks = [text[i : i + 997] for i in range(0, len(text), 997)]
+    assert files._orjson_exact(chunks)
+    assert files.indented_json(chunks) == json.dumps(chunks, indent=2, ensure_ascii=False)
 
 
 def test_the_written_manifest_is_json_dumps_indent_2(
