@@ -240,7 +240,7 @@ def indented_json(value: Any, newline: str = "\n") -> str:
     if _orjson_exact(value):
         try:
             text = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
-        except orjson.JSONEncodeError:  # nested deeper than orjson goes (254 levels)
+        except orjson.JSONEncodeError:  # deeper than orjson goes (254 levels), a lone surrogate
             pass
         else:  # a JSON string holds no raw line break: indenting after each one is exact
             return text if newline == "\n" else text.replace("\n", newline)
