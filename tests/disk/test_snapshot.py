@@ -166,11 +166,12 @@ def _nested(depth: int) -> object:
     [
         MANIFEST_LIKE, ORJSON_LIKE, [], {}, "plain", 3, [MANIFEST_LIKE, MANIFEST_LIKE],
         [ORJSON_LIKE, *EDGES], {"inputs": ORJSON_LIKE["inputs"], "odd": EDGES},
-        _nested(300), ("a", (1, [])),
+        ["plain", "\ud800"], [1, 2**64], _nested(260), ("a", (1, [])),
     ],
     ids=[
         "manifest", "manifest-orjson", "empty-list", "empty-dict", "string", "int", "nested",
-        "edges-in-list", "edges-in-dict", "deeper-than-orjson", "tuples",
+        "edges-in-list", "edges-in-dict", "lone-surrogate", "beyond-64-bits",
+        "deeper-than-orjson", "tuples",
     ],
 )  # fmt: skip
 def test_indented_json_is_json_dumps_indent_2(value: object) -> None:
