@@ -262,15 +262,12 @@ def parse_workers(processes: int) -> Iterator[Executor | None]:
 
 
 #: Below this many texts, detection stays in the calling process: a pool costs
-#: its forkserver's start and the engine's tables (~1 s), but they are made
-#: while this process loads the word lists. Measured with
-#: the engine on the 1M-line bench corpus's texts (2-core machine), one process
-#: against a pool of two: 2.9 / 3.1 s at 1,000 texts, 3.9 / 4.3 s at 4,000,
-#: 10.5 / 13.4 s at 16,000 (busy machine, load 4), 13.2-13.8 / 9.3-11.0 s at
-#: 40,937 (quiet); a warm 1M run (1,001 new texts) cost 5.7 s more than the
-#: unchanged run with 10,000 here, 3.5 s with 1,000 (one run each, loads 3-5):
-#: no clear gain from moving it, so it stays where it was measured first.
-PARALLEL_MIN_TEXTS = 1000
+#: its workers' start and the weighing waits on their chunks; one process builds
+#: the engine's tables itself (~100 MB). Measured by direct warm runs of the
+#: 1M-line bench corpus from one state (2-core machine; `bench/README.md`, issue
+#: 24's eighth round): one process was faster with 1,001 new texts in all seven
+#: pairs (by 0.16-1.4 s), the pool with 2,001 and 3,032 in all five (0.12-0.71 s).
+PARALLEL_MIN_TEXTS = 1500
 
 
 def probe_in_workers(
