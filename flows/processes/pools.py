@@ -238,9 +238,10 @@ def batch_size(files: int, batch_files: int, processes: int) -> int:
     `batch_files`, as many as a multiple of `processes` (each task run costs
     Prefect's server ~50 ms of CPU; each worker gets an even share, none waits
     on a last batch): 12 of 8,337 files, not 21 of 5,000, at 1M lines.
+    `batch_files` is at least 1 (`run.run_steps` refuses less).
     """
     if processes < 2 or files <= batch_files:
-        return max(1, batch_files)
+        return batch_files
     batches = processes * -(-files // (2 * batch_files * processes))
     return -(-files // batches)
 
