@@ -12,13 +12,14 @@ starts using, is part of the key without anyone listing it.
 
 from __future__ import annotations
 
-import ast
+import dis
 import hashlib
 import importlib.util
 import sys
 from functools import cache
 from importlib.metadata import packages_distributions, version
 from pathlib import Path
+from types import CodeType
 
 #: The module that makes each cache (its imports are followed from there).
 CACHE_MAKERS: dict[str, tuple[str, ...]] = {
@@ -82,20 +83,35 @@ def _distributions() -> dict[str, list[str]]:
 @cache
 def _imports(module: str) -> tuple[str, ...]:
     """The modules `module`'s source imports, anywhere in it (a `from a import b`
-    of a submodule b gives `a.b`); each module parsed once per process."""
-    tree = ast.parse(_source(module).read_bytes())
+    of a submodule b gives `a.b`); each module compiled once per process.
+
+    Read from the compiled code's IMPORT_NAME instructions (their level and
+    from-list are the two constants before them), not from `ast.parse`: on
+    Python 3.11 two threads building AST objects at once can fail with
+    "SystemError: AST constructor recursion depth mismatch" (the depth is
+    counted per interpreter), and a run finds its keys in a thread while
+    Prefect's threads parse signatures (`inspect.signature`). The same names
+    as `ast.walk`'s imports for every module of this project (a test compares).
+    """
+    path = _source(module)
     found: list[str] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            found.append(node.module)
-            found += [
-                f"{node.module}.{alias.name}"
-                for alias in node.names
-                if _is_module(f"{node.module}.{alias.name}")
-            ]
+    todo = [compile(path.read_bytes(), str(path), "exec", dont_inherit=True)]
+    while todo:
+        code = todo.pop()
+        todo += [const for const in code.co_consts if isinstance(const, CodeType)]
+        if _IMPORT_NAME not in code.co_code:  # most functions import nothing
+            continue
+        instructions = list(dis.get_instructions(code))
+        for at, instruction in enumerate(instructions):
+            if instruction.opcode != _IMPORT_NAME or instructions[at - 2].argval:  # relative
+                continue
+            name, names = instruction.argval, instructions[at - 1].argval or ()
+            found.append(name)
+            found += [f"{name}.{n}" for n in names if n != "*" and _is_module(f"{name}.{n}")]
     return tuple(name for name in found if name != "__future__")
+
+
+_IMPORT_NAME = dis.opmap["IMPORT_NAME"]
 
 
 def _is_module(name: str) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
@@ -272,6 +273,41 @@ def test_a_cache_key_follows_every_module_its_maker_imports() -> None:
         ],
         ["hanzidentifier", "langdetect", "numpy", "polars", "regex", "wordfreq"],
     )
+
+
+def _ast_imports(module: str) -> set[str]:
+    """What `cache_keys._imports` read with `ast.walk` before it read the bytecode."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(cache_keys._source(module).read_bytes())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module)
+            found |= {
+                f"{node.module}.{alias.name}"
+                for alias in node.names
+                if cache_keys._is_module(f"{node.module}.{alias.name}")
+            }
+    return found - {"__future__"}
+
+
+PROJECT_MODULES = sorted(
+    ".".join(path.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__")
+    for package in cache_keys.PROJECT_PACKAGES
+    for path in (REPO / package).rglob("*.py")
+)
+
+
+def test_the_imports_read_from_bytecode_are_those_of_the_source(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # ast.parse in a thread of a run failed it ("AST constructor recursion depth mismatch",
+    # Python 3.11) while Prefect's threads parsed signatures: the imports come from bytecode
+    expected = {module: _ast_imports(module) for module in PROJECT_MODULES}
+    monkeypatch.setattr(ast, "parse", None)  # not called
+    assert len(PROJECT_MODULES) > 60
+    for module in PROJECT_MODULES:
+        assert set(cache_keys._imports.__wrapped__(module)) == expected[module], module
 
 
 def test_deriving_the_cache_keys_imports_no_module_it_reads() -> None:
