@@ -10,7 +10,7 @@ docs/benchmarks.md read them.
     python -m bench seeds --runs 3 --results bench/results-seeds.json
     python -m bench parse-cpu /tmp/corpus-1m --results bench/parse-cpu-1m.json
     python -m bench memory --results bench/read-memory.json
-    python -m bench eval dedup | languages | attribution | engine
+    python -m bench eval dedup | languages | attribution | engine | encodings
     python -m bench identity record | compare
 """
 
@@ -22,6 +22,7 @@ from typing import Annotated, Any
 
 import typer
 
+from bench.evaluate_encodings import eval_encodings
 from flows.errors import RulingsError
 
 app = typer.Typer(
@@ -391,6 +392,7 @@ def identity_compare(
         raise typer.Exit(1)
 
 
+eval_app.command("encodings")(eval_encodings)  # its options and doc are there
 app.add_typer(eval_app, name="eval")
 app.add_typer(identity_app, name="identity")
 

@@ -34,6 +34,7 @@ from flows.stages.legacy_text import (
     other_scripts,
     plausible_legacy,
     read_line,
+    word_evidence,
     word_score,
 )
 
@@ -62,6 +63,12 @@ MAX_NOISE_SHARE = 0.25
 #: equally fit (they decode this format's bytes alike): Windows Western, DOS
 #: Western (German DOS dumps), Windows Cyrillic, Mac Western.
 PREFERRED_CODE_PAGES: tuple[str, ...] = ("cp1252", "cp850", "cp1251", "mac_roman")
+#: The code pages a whole legacy file is always tried in beside charset-normalizer's
+#: guesses (`_pick_code_page`), in this order on a tie: PREFERRED_CODE_PAGES, KOI8-R
+#: (Russian Unix), ISO Western with the euro (its `œ` is cp1252's `½`). A few bytes
+#: of a short file can make charset-normalizer guess none of them (a MacRoman `·`
+#: read as cp1257's `į`: no date line parses).
+TRIED_CODE_PAGES = (*PREFERRED_CODE_PAGES, "koi8_r", "iso8859_15")
 
 #: ftfy's badness test runs only near these characters (see `fast_badness`); the
 #: languages' own letters and signs are chosen as triggers only where a pattern
@@ -295,20 +302,40 @@ def _reads_ascii_as_ascii(encoding: str) -> bool:
 
 
 def _pick_code_page(content: bytes, matches: charset_normalizer.CharsetMatches) -> str:
-    """charset-normalizer's best code page, unless another candidate parses more date lines.
+    """The code page under which the file reads as a dump: its date lines, then its text.
 
-    Candidates are every match's code pages, in charset-normalizer's order,
-    PREFERRED_CODE_PAGES first within a match. A German DOS dump fits cp852
-    best by chaos, but only under cp850 (or cp437) is 0xFA the `·` of
-    `7. März 2024 · Quelle: wotc`: the first candidate under which the most
-    date·source lines parse is chosen; with no date line, the best match.
-    With no candidate that reads ASCII as ASCII (see `_ranked_code_pages`),
-    cp1252 (which decodes every byte) is used.
+    Candidates: every match's code pages in charset-normalizer's order
+    (PREFERRED_CODE_PAGES first within a match), then TRIED_CODE_PAGES. The
+    first under which the most date·source lines parse wins (0xFA is the `·`
+    of `7. März 2024 · Quelle: wotc` in cp850, not in cp852). Of those that
+    parse as many yet read the bytes differently, those reading letters and
+    signs of the languages read (`legacy_text.plausible_legacy`; CJK text:
+    none, the first wins) come first, TRIED_CODE_PAGES first, then the best
+    words (`_word_evidence`): cp1252's `ESPAÑOL` and `20½`, not cp1250's
+    `ESPAŃOL` and `20˝` (`tests/test_legacy_code_pages.py`).
     """
-    candidates = [name for match in matches for name in _ranked_code_pages(match)] or ["cp1252"]
+    guessed = [name for match in matches for name in _ranked_code_pages(match)]
+    candidates = list(dict.fromkeys([*guessed, *TRIED_CODE_PAGES]))
     sample = content[:_RANKING_BYTES]
-    scores = [count_heads(sample, name) for name in candidates]
-    return candidates[scores.index(max(scores))]
+    heads = {name: count_heads(sample, name) for name in candidates}
+    most = max(heads.values())
+    tied = [name for name in candidates if heads[name] == most]
+    if len({sample.decode(name, errors="replace") for name in tied}) == 1:
+        return tied[0]  # they read the bytes alike (cp1252 and latin-1 for most dumps)
+    plausible = [name for name in tied if plausible_legacy(sample, name)]
+    if not plausible:  # CJK text, or no reading in the languages' letters: the first
+        return tied[0]
+    plausible.sort(key=lambda name: name not in TRIED_CODE_PAGES)  # these first
+    return max(plausible, key=lambda name: _word_evidence(sample, name))  # the first of the best
+
+
+def _word_evidence(sample: bytes, code_page: str) -> tuple[int, int]:
+    """How well `code_page` reads `sample`'s words, for `max`: fewer unknown words, then
+    more real ones (`legacy_text.word_evidence`). Unknown words first: a wrong page's
+    garbage holds real words by chance (cp1251 reads cp866's `Официальные разъяснения`
+    as `ЋдЁжЁ`, `лҐ`, `кпб`…), a right page's unknown words are names."""
+    known, unknown = word_evidence(sample.decode(code_page, errors="replace"))
+    return -unknown, known
 
 
 def repair_mojibake(text: str) -> tuple[str, str | None]:

@@ -63,9 +63,15 @@ def plausible_legacy(legacy_bytes: bytes, code_page: str) -> bool:
     return True
 
 
+#: Signs of real rulings and card texts beside WESTERN's (`derived/` of the real
+#: data: modes' bullets, German quotes, loyalty's minus, `20½` of case c20).
+SIGNS = set("•„‚−●½⅓™®")
+
+
 def is_plausible(char: str) -> bool:
-    """`char` is a WESTERN letter or sign, or a Cyrillic or Greek letter."""
-    if char in WESTERN:
+    """`char` is a WESTERN letter or sign, one of SIGNS, an invisible format character
+    (a soft hyphen: case c19), or a Cyrillic or Greek letter."""
+    if char in WESTERN or char in SIGNS or unicodedata.category(char) == "Cf":
         return True
     name = unicodedata.name(char, "")
     return name.startswith(("CYRILLIC", "GREEK")) and unicodedata.category(char).startswith("L")
@@ -94,11 +100,13 @@ def word_evidence(text: str) -> tuple[int, int]:
 
     A word is a run of letters; it is real when its lowercase form is at or
     above REAL_WORD_ZIPF in one of WORD_LANGUAGES (`dÆÚnergie` is not,
-    `énergie` is). Words of ASCII letters only are no evidence either way.
+    `énergie` is). Words of ASCII letters only are no evidence either way, nor
+    are single letters: a wrong code page reads Italian's `è` as HP Roman-8's
+    `Ò`, a word of some language too.
     """
     known = unknown = 0
     for word in _WORD.findall(text):
-        if word.isascii():
+        if word.isascii() or len(word) < 2:
             continue
         if is_real_word(word.lower()):
             known += 1

@@ -1,0 +1,98 @@
+"""Dumps saved in a legacy code page read as their text, however short.
+
+The field cases (`../shared/cases`) saved in every legacy code page that can
+write them: 15 of 145 such files were read in another code page before
+(`encodings._pick_code_page`), some losing every entry (a MacRoman `·` read as
+cp1257's `į`: no date line parsed), others publishing a wrong value that looks
+right (`20˝` for `20½`, `ESPAŃOL`, `ŕ aucun`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from flows.stages.encodings import decode_bytes
+from flows.stages.legacy_text import word_evidence
+from tests.conftest import CASES_DIR, ROUND3_DIR, needs_cases, needs_round3, run_contents
+
+#: Windows, ISO, DOS and Mac code pages of the cases' languages, and East Asian ones.
+CODE_PAGES = (
+    "cp1252", "latin_1", "iso8859_15", "cp850", "cp437", "mac_roman", "cp1250", "cp1251",
+    "koi8_r", "iso8859_5", "cp1253", "iso8859_7", "shift_jis", "euc_jp", "gbk", "gb18030",
+    "big5", "euc_kr",
+)  # fmt: skip
+#: The cases whose text is not read as it is: c18 in cp850 (a right value of its own),
+#: c03 with a BOM inside, c17's mojibake (repaired), r03 with one cp1252 line.
+NOT_PLAIN = ("c03", "c17", "c18", "r03")
+
+
+def _saved_cases() -> list[tuple[str, str]]:
+    """(case file name, code page) for each case and page that writes it in non-ASCII bytes."""
+    saved = []
+    for folder in (CASES_DIR, ROUND3_DIR):
+        for case in sorted(folder.glob("*.txt")) if folder.is_dir() else []:
+            if case.name.startswith(NOT_PLAIN):
+                continue
+            text = case.read_text("utf-8")
+            for page in CODE_PAGES:
+                try:
+                    content = text.encode(page)
+                except UnicodeEncodeError:
+                    continue
+                if not content.isascii():
+                    saved.append((case.name, page))
+    return saved
+
+
+def _case_text(name: str) -> str:
+    folder = CASES_DIR if name.startswith("c") else ROUND3_DIR
+    return (folder / name).read_text("utf-8")
+
+
+@needs_cases
+@needs_round3
+@pytest.mark.parametrize(("name", "page"), _saved_cases())
+def test_a_case_saved_in_a_legacy_code_page_reads_as_its_text(name: str, page: str) -> None:
+    text = _case_text(name)
+    assert decode_bytes(text.encode(page)).text == text
+
+
+@needs_cases
+def test_c12_in_mac_roman_keeps_both_entries() -> None:
+    # Read as cp1257 before: `·` was `į`, no date line parsed, every line rejected.
+    tables = run_contents({"c12.txt": _case_text("c12_ordinal_en.txt").encode("mac_roman")}).tables
+    assert tables["dumps"]["encoding"].to_list() == ["mac_roman"]
+    assert tables["ruling_occurrences"]["published_on"].to_list() == [
+        dt.date(2024, 6, 7),
+        dt.date(2024, 3, 2),
+    ]
+
+
+@needs_cases
+def test_c20_in_cp1252_keeps_its_half() -> None:
+    # Read as cp1250 before: `20½` was published as `20˝`.
+    tables = run_contents({"c20.txt": _case_text("c20_display_text.txt").encode("cp1252")}).tables
+    [text] = tables["rulings"]["text"].to_list()
+    assert text.endswith("rounded down it is 20½.")
+
+
+@pytest.mark.parametrize(
+    ("text", "page"),
+    [
+        ("Les règles générées", "latin_1"),  # cp1250's `rčgles` before
+        ("Café crème", "latin_1"),  # cp1006's before
+        ("Règles officielles de Wizards of the Coast. Traduction générée.", "latin_1"),
+        ("Официальные разъяснения", "koi8_r"),
+        ("Официальные разъяснения", "cp866"),  # cp1251 reads `ЋдЁжЁ`: real one-letter words
+    ],
+)
+def test_a_short_legacy_text_reads_as_its_words(text: str, page: str) -> None:
+    assert decode_bytes(text.encode(page)).text == text
+
+
+def test_single_letters_are_no_evidence_of_a_code_page() -> None:
+    # HP Roman-8 reads latin-1's `è` as `Ò`: a word of some language, as `è` is.
+    assert word_evidence("qui sotto è generata l'énergie") == (1, 0)
+    assert word_evidence("qui sotto Ò generata l'énergie") == (1, 0)
