@@ -8,7 +8,8 @@ import charset_normalizer
 import polars as pl
 import pytest
 
-from flows.stages.encodings import REPAIR_MOJIBAKE, REPAIR_REPLACED
+from flows.stages.encodings import REPAIR_REPLACED
+from flows.stages.mojibake import REPAIR_MOJIBAKE
 from tests.conftest import CASES_DIR, SEED_DIR, content_of, needs_cases, run_contents
 
 SEED = (SEED_DIR / "004_304d898eb3c4b8ca.txt").read_bytes()
@@ -120,6 +121,40 @@ def test_c17_macroman_mojibake_is_repaired() -> None:
     assert tables["ruling_translations"]["text"].to_list() == [
         "Les marqueurs d'énergie ne sont pas du mana. Ils ne disparaissent pas à la fin des étapes."
     ]
+
+
+@pytest.mark.parametrize(
+    ("header", "date_line", "translation", "via"),
+    [
+        # real card texts (MTGJSON) whose one mojibake pair ftfy's measure passes
+        ("Aclaraciones oficiales.", "7 jun 2024 · fuente: wotc",
+         "Esa habilidad se dispara una vez más.", "mac_roman"),
+        ("Esclarecimentos oficiais.", "7 de jun. de 2024 · fonte: wotc",
+         "Esta mágica custa {1} a menos se um oponente não controla um terreno básico.",
+         "mac_roman"),
+        ("Offizielle Erläuterungen.", "7. Juni 2024 · Quelle: wotc",
+         "Übergehe Dein Ziehsegment. Zahle 1 Lebenspunkt: Ziehe eine Karte.", "mac_roman"),
+        ("Offizielle Erläuterungen.", "7. Juni 2024 · Quelle: wotc",
+         "Bestimme einen Kreaturentyp. Ziehe für jede bleibende Karte eine Karte.", "cp1251"),
+        ("Chiarimenti ufficiali.", "7 giugno 2024 · fonte: wotc",
+         "Puoi giocare questa carta a faccia in giù come una creatura 2/2.", "mac_roman"),
+        ("Официальные разъяснения.", "7 июн. 2024 г. · источник: wotc",
+         "Полет. Каждый раз, когда другой Дух выходит на поле битвы, вы получаете 2 жизни.",
+         "mac_roman"),
+    ],
+    ids=["es", "pt", "de", "de-cp1251", "it", "ru"],
+)  # fmt: skip
+def test_mojibake_of_each_site_language_is_repaired(
+    header: str, date_line: str, translation: str, via: str
+) -> None:
+    # The kind of case c17 (fr) in the other languages: `m√°s`, `n√£o`, `√úbergehe` and
+    # `gi√π` were published as they were (ftfy's measure finds one pair no mojibake),
+    # Russian `–ü–æ–ª–µ—Ç` was left with "look like mojibake"; Windows-1251's `fГјr` too.
+    mojibake = translation.encode().decode(via)
+    content = f"{header}\n{date_line}\nEnergy counters aren't mana.\n{mojibake}\n".encode()
+    tables = _run(content)
+    assert tables["dumps"]["encoding_repair"].to_list() == [REPAIR_MOJIBAKE]
+    assert tables["ruling_translations"]["text"].to_list() == [translation]
 
 
 @needs_cases

@@ -17,14 +17,12 @@ import re
 import polars as pl
 
 from flows.stages import fast_badness
-from flows.stages.encodings import (
+from flows.stages.encodings import NOISE_CLASS, UTF16_BOMS, decode_bytes
+from flows.stages.mojibake import (
     BADNESS_TRIGGERS,
     MARK_PAIR_CLASS,
-    NOISE_CLASS,
     NOT_FOR_BADNESS_CLASS,
     TRIGGER_CLASS,
-    UTF16_BOMS,
-    decode_bytes,
 )
 from flows.stages.shapes import by_distinct_text, starts_with_date
 

@@ -1,16 +1,15 @@
-"""Decode one dump's bytes: find the encoding, repair mojibake, or reject the file.
+"""Decode one dump's bytes: find the encoding, or reject the file; then repair mojibake.
 
 The slow path of `decode.decode_dumps`: most dumps are plain UTF-8
 (`decode.plain_texts`) and never come here.
 
 Sites save dumps as UTF-8 (with or without BOM), UTF-16 with BOM, or a legacy
-code page (cp1252 on a French or German Windows machine, cp850 on DOS). Some
-files went through UTF-8 -> cp1252 (or MacRoman, or Windows-1251) -> UTF-8
-once (mojibake: `gÃ©nÃ©rÃ©e`, `d'√©nergie`, `РњР°СЂРєРµСЂС‹`); ftfy repairs
-those, line by line. Legacy code pages are identified by charset-normalizer;
-among the code pages it finds, the one under which the dump's date·source
-lines parse wins (cp850 and cp852 differ in `·`). A file joined from a UTF-8
-paste and a legacy one is decoded line by line.
+code page (cp1252 on a French or German Windows machine, cp850 on DOS).
+Legacy code pages are identified by charset-normalizer and tried beside it
+(`_pick_code_page`): the one under which the dump's date·source lines parse
+wins (cp850 and cp852 differ in `·`), then the one that reads its words. A
+file joined from a UTF-8 paste and a legacy one is decoded line by line. The
+text is then repaired of mojibake (`mojibake.repair_mojibake`).
 """
 
 from __future__ import annotations
@@ -22,12 +21,9 @@ import string
 from typing import NamedTuple
 
 import charset_normalizer
-import ftfy
-from ftfy import badness
 
 from flows.stages import fast_badness
 from flows.stages.legacy_text import (
-    WESTERN,
     count_heads,
     fits_scripts,
     line_page,
@@ -37,22 +33,10 @@ from flows.stages.legacy_text import (
     word_evidence,
     word_score,
 )
+from flows.stages.mojibake import repair_mojibake
 
 UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 
-#: UTF-8 read as cp1252 shows a lead character (Â-ï for lead bytes C2-EF) followed
-#: by a continuation byte's cp1252 character: `Ã©` for é, `â€™` for ’. A line with
-#: such a pair, or one ftfy's badness measure finds bad (MacRoman `√©`, Windows-1251
-#: `Рњ`), goes to ftfy. C1 controls and U+FFFD are left out of the badness test (a
-#: lone C1 control is no mojibake; U+FFFD lines are rejected later).
-_MARK_LEAD = "\u00c2-\u00ef"
-_MARK_TRAIL = (
-    "\u0080-\u00bf\u0152\u0153\u0160\u0161\u0178\u017d\u017e"
-    "\u0192\u02c6\u02dc\u2013\u2014\u2018-\u201e\u2020-\u2022\u2026\u2030"
-    "\u2039\u203a\u20ac\u2122"
-)
-_MOJIBAKE_MARK = re.compile(f"[{_MARK_LEAD}][{_MARK_TRAIL}]")
-NOT_FOR_BADNESS = re.compile("[\u0080-\u009f\ufffd]")
 _NOISE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffd]")
 _REAL_NON_ASCII = re.compile(r"[^\x00-\x7f\ufffd]")
 
@@ -70,40 +54,14 @@ PREFERRED_CODE_PAGES: tuple[str, ...] = ("cp1252", "cp850", "cp1251", "mac_roman
 #: read as cp1257's `į`: no date line parses).
 TRIED_CODE_PAGES = (*PREFERRED_CODE_PAGES, "koi8_r", "iso8859_15")
 
-#: ftfy's badness test runs only near these characters (see `fast_badness`); the
-#: languages' own letters and signs are chosen as triggers only where a pattern
-#: leaves no other choice.
-BADNESS_TRIGGERS = fast_badness.derive_triggers(badness.BADNESS_RE, common="".join(WESTERN))
-
-
-#: The same checks for polars (`decode.plain_texts`): the noise characters, a cp1252
-#: pair, the characters ftfy's measure skips (`NOT_FOR_BADNESS`), and the badness
-#: triggers that `NOT_FOR_BADNESS` leaves in a text.
+#: The noise characters for polars (`decode.plain_texts`).
 NOISE_CLASS = fast_badness.rust_class(fast_badness.class_chars(_NOISE.pattern))
-MARK_PAIR_CLASS = fast_badness.rust_class(
-    fast_badness.class_chars(f"[{_MARK_LEAD}]")
-) + fast_badness.rust_class(fast_badness.class_chars(f"[{_MARK_TRAIL}]"))
-NOT_FOR_BADNESS_CLASS = fast_badness.rust_class(fast_badness.class_chars(NOT_FOR_BADNESS.pattern))
-TRIGGER_CLASS = (
-    fast_badness.rust_class(
-        fast_badness.class_chars(BADNESS_TRIGGERS.pattern.pattern)
-        - fast_badness.class_chars(NOT_FOR_BADNESS.pattern)
-    )
-    if BADNESS_TRIGGERS is not None
-    else "(?s)."  # every text is measured
-)
 
 #: Only the start of a large file is used to rank candidate code pages.
 _RANKING_BYTES = 65_536
 
-REPAIR_MOJIBAKE = "mojibake repaired (ftfy)"
 REPAIR_REPLACED = "invalid UTF-8 bytes replaced by U+FFFD"
 REPAIR_PER_LINE = "decoded line by line: UTF-8 lines as utf-8, the others as {code_page}"
-MOJIBAKE_PARTIAL = (
-    "mojibake repaired (ftfy) in {repaired} line(s); {left} line(s) still look like "
-    "mojibake, not repaired"
-)
-MOJIBAKE_LEFT = "{left} line(s) look like mojibake; ftfy could not repair them"
 
 
 class DecodedDump(NamedTuple):
@@ -130,7 +88,7 @@ def decode_bytes(content: bytes) -> DecodedDump:
         "utf-8+<code page>" (decoded line by line), or the legacy code page
         (see `_legacy`).
         repair: what was done, "; "-joined: REPAIR_REPLACED (the affected
-        lines are rejected later), REPAIR_PER_LINE, and one of REPAIR_MOJIBAKE,
+        lines are rejected later), REPAIR_PER_LINE, and one of `mojibake`'s REPAIR_MOJIBAKE,
         MOJIBAKE_PARTIAL, MOJIBAKE_LEFT (see `repair_mojibake`); None when
         the bytes decoded as they are.
         reject_reason: set (and text None) for a file with NUL bytes, or one
@@ -336,53 +294,6 @@ def _word_evidence(sample: bytes, code_page: str) -> tuple[int, int]:
     as `ЋдЁжЁ`, `лҐ`, `кпб`…), a right page's unknown words are names."""
     known, unknown = word_evidence(sample.decode(code_page, errors="replace"))
     return -unknown, known
-
-
-def repair_mojibake(text: str) -> tuple[str, str | None]:
-    """Repair mojibake line by line with ftfy, and check the result.
-
-    A line is suspect when it shows a cp1252 mojibake pair (strong evidence)
-    or ftfy's badness measure finds it bad (weaker: on 2 million real card
-    texts it flags 7, such as `CéléritéÀ chaque`, which ftfy leaves alone). It
-    is repaired when ftfy changes it and the result is no longer suspect.
-    Lines are repaired one by one, so a header with a real `é` does not stop
-    the repair of a MacRoman line below it.
-
-    Returns:
-        (text, outcome): outcome is REPAIR_MOJIBAKE when every suspect line
-        was repaired; MOJIBAKE_PARTIAL when some were and others still look
-        like mojibake; MOJIBAKE_LEFT when none could be and one shows a cp1252
-        pair; None when nothing was repaired and no line shows such a pair.
-        No repair is ever claimed for text that still looks like mojibake.
-    """
-    if not _looks_broken(text):
-        return text, None
-    out, repaired, left, strong_left = [], 0, 0, 0
-    for line in text.splitlines(keepends=True):
-        if not _looks_broken(line):
-            out.append(line)
-            continue
-        fixed = ftfy.fix_encoding(line)
-        if fixed != line and not _looks_broken(fixed):
-            out.append(fixed)
-            repaired += 1
-        else:
-            out.append(line)
-            left += 1
-            strong_left += bool(_MOJIBAKE_MARK.search(line))
-    if repaired and left:
-        outcome = MOJIBAKE_PARTIAL.format(repaired=repaired, left=left)
-    elif repaired:
-        outcome = REPAIR_MOJIBAKE
-    else:
-        outcome = MOJIBAKE_LEFT.format(left=left) if strong_left else None
-    return "".join(out), outcome
-
-
-def _looks_broken(text: str) -> bool:
-    return bool(_MOJIBAKE_MARK.search(text)) or fast_badness.is_bad(
-        NOT_FOR_BADNESS.sub("", text), BADNESS_TRIGGERS
-    )
 
 
 def _checked(text: str, encoding: str, repair: str | None = None) -> DecodedDump:

@@ -12,12 +12,12 @@ from flows.disk.raw import list_dump_paths, load_raw_dumps
 from flows.errors import RawDirError
 from flows.stages.decode import decode_dumps, hash_dumps, split_readable_dumps
 from flows.stages.encodings import (
-    REPAIR_MOJIBAKE,
     REPAIR_PER_LINE,
     REPAIR_REPLACED,
     DecodedDump,
     decode_bytes,
 )
+from flows.stages.mojibake import REPAIR_MOJIBAKE
 from tests.conftest import CASES_DIR, SEED_DIR, files_of, lines_of
 
 SEED_HEADER = (

@@ -13,8 +13,8 @@ from ftfy import badness
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flows.stages import encodings, fast_badness
-from flows.stages.encodings import BADNESS_TRIGGERS
+from flows.stages import encodings, fast_badness, mojibake
+from flows.stages.mojibake import BADNESS_TRIGGERS
 from tests.conftest import REAL_DATA, needs_real_data
 
 TRIGGERS = fast_badness.derive_triggers(badness.BADNESS_RE)
@@ -140,11 +140,13 @@ def test_classes_of_listed_characters_are_the_triggers() -> None:
     "char_class",
     [
         encodings._NOISE.pattern,
-        f"[{encodings._MARK_LEAD}]",
-        f"[{encodings._MARK_TRAIL}]",
+        f"[{mojibake._MARK_LEAD}]",
+        f"[{mojibake._MARK_TRAIL}]",
+        f"[{mojibake._MAC_TRAIL}]",
+        f"[{re.escape(mojibake._CP1251_TRAIL)}]",
         TRIGGERS.pattern.pattern,
     ],
-    ids=["noise", "mark-lead", "mark-trail", "triggers"],
+    ids=["noise", "mark-lead", "mark-trail", "mac-trail", "cp1251-trail", "triggers"],
 )
 def test_rust_class_matches_the_same_characters(char_class: str) -> None:
     chars = pl.Series([chr(c) for c in range(0x10000) if not 0xD800 <= c < 0xE000])
@@ -155,10 +157,20 @@ def test_rust_class_matches_the_same_characters(char_class: str) -> None:
 
 
 def test_mark_pair_in_polars_finds_what_python_finds() -> None:
-    texts = pl.Series(["gÃ©nÃ©rÃ©e", "Ã", "é·", "Ã\u0080", "xâ€™", "générée"])
-    found = texts.str.contains(encodings.MARK_PAIR_CLASS).to_list()
-    assert found == [encodings._MOJIBAKE_MARK.search(t) is not None for t in texts]
-    assert found == [True, False, True, True, True, False]
+    cp1252 = ["gÃ©nÃ©rÃ©e", "Ã", "é·", "Ã\u0080", "xâ€™", "générée"]
+    mac = ["m√°s", "n√£o", "d‚Äôun", "¬†", "≈ì", "√x", "«Éclair»", "√2 ≈ 1,41", "–Ü"]
+    cp1251 = ["fГјr", "manГЎ", "dвЂ™un", "Гёте", "«ВРЕМЕННОЕ»", "ЛОГ…"]
+    texts = pl.Series([*cp1252, *mac, *cp1251])
+    found = texts.str.contains(mojibake.MARK_PAIR_CLASS).to_list()
+    assert found == [mojibake.MOJIBAKE_MARK.search(t) is not None for t in texts]
+    assert found == [True, False, True, True, True, False] + [True] * 5 + [False] * 4 + [
+        True,
+        True,
+        True,
+        False,
+        False,
+        False,
+    ]
 
 
 def test_class_chars_rejects_other_patterns() -> None:

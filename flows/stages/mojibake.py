@@ -1,0 +1,157 @@
+"""Repair mojibake: UTF-8 that was read once as a single-byte code page and saved again.
+
+Some files went through UTF-8 -> cp1252 (or MacRoman, or Windows-1251) ->
+UTF-8 once (`gÃ©nÃ©rÃ©e`, `d'√©nergie`, `РњР°СЂРєРµСЂС‹`); ftfy repairs those,
+line by line (`repair_mojibake`). A line is suspect when it shows a mojibake
+pair (`MOJIBAKE_MARK`) or ftfy's badness measure finds it bad
+(`fast_badness`); `decode.plain_texts` checks the same with polars, for every
+dump at once, so a dump that shows neither never comes here.
+"""
+
+from __future__ import annotations
+
+import re
+
+import ftfy
+from ftfy import badness
+
+from flows.stages import fast_badness
+from flows.stages.legacy_text import WESTERN
+
+#: UTF-8 read as cp1252 shows a lead character (Â-ï for lead bytes C2-EF) followed
+#: by a continuation byte's cp1252 character: `Ã©` for é, `â€™` for ’.
+_MARK_LEAD = "\u00c2-\u00ef"
+_MARK_TRAIL = (
+    "\u0080-\u00bf\u0152\u0153\u0160\u0161\u0178\u017d\u017e"
+    "\u0192\u02c6\u02dc\u2013\u2014\u2018-\u201e\u2020-\u2022\u2026\u2030"
+    "\u2039\u203a\u20ac\u2122"
+)
+#: UTF-8 read as MacRoman: the lead bytes of Western letters and signs C2, C3, C5
+#: (`¬`, `√`, `≈`) followed by a continuation byte's MacRoman character (`√°` for
+#: á, `√£` for ã, `√º` for ü), or E2 80 (`‚Ä`) and one (`‚Äô` for ’). ftfy's
+#: badness measure passes one such pair alone (`m√°s`, `n√£o`, `√úbergehe`).
+_MAC_LEAD = "¬√≈"
+_MAC_TRAIL = bytes(range(0x80, 0xC0)).decode("mac_roman")
+#: UTF-8 read as Windows-1251: the lead bytes C2, C3, C5 (`В`, `Г`, `Е`) followed by
+#: a continuation byte's character (`Г©` for é, `Гј` for ü, `ГЎ` for á), or E2 80
+#: (`вЂ`) and one (`вЂ™` for ’); but not Russian's `ё` (`Гёте`), nor punctuation
+#: that ends a word (`«ВРЕМЕННОЕ»`, `ЛОГ…`): è, à, í and ë are not marked so.
+_CP1251_LEAD = "ВГЕ"
+_CP1251_CONTINUATION = bytes(range(0x80, 0xC0)).decode("cp1251", errors="ignore")
+_CP1251_TRAIL = "".join(c for c in _CP1251_CONTINUATION if c not in "Ёё«»…–—‚„“”‘’‹›\xa0\xad·")
+#: A mojibake pair: strong evidence (none of 369,743 real card texts, names and
+#: rulings holds one but `colocá—lo`, whose `á—` is a cp1252 pair).
+MOJIBAKE_MARK = re.compile(
+    f"[{_MARK_LEAD}][{_MARK_TRAIL}]|[{_MAC_LEAD}][{_MAC_TRAIL}]|‚Ä[{_MAC_TRAIL}]"
+    f"|[{_CP1251_LEAD}][{re.escape(_CP1251_TRAIL)}]|вЂ[{_CP1251_CONTINUATION}]"
+)
+#: C1 controls and U+FFFD are left out of the badness test (a lone C1 control is no
+#: mojibake; U+FFFD lines are rejected later).
+NOT_FOR_BADNESS = re.compile("[\u0080-\u009f\ufffd]")
+
+#: ftfy's badness test runs only near these characters (see `fast_badness`); the
+#: languages' own letters and signs are chosen as triggers only where a pattern
+#: leaves no other choice.
+BADNESS_TRIGGERS = fast_badness.derive_triggers(badness.BADNESS_RE, common="".join(WESTERN))
+
+
+def _rust(chars: str) -> str:
+    return fast_badness.rust_class(fast_badness.class_chars(f"[{chars}]"))
+
+
+#: The same checks for polars (`decode.plain_texts`): a mojibake pair, the
+#: characters ftfy's measure skips (`NOT_FOR_BADNESS`), and the badness triggers
+#: that `NOT_FOR_BADNESS` leaves in a text.
+MARK_PAIR_CLASS = (
+    f"(?:{_rust(_MARK_LEAD)}{_rust(_MARK_TRAIL)}|{_rust(_MAC_LEAD)}{_rust(_MAC_TRAIL)}"
+    f"|\\x{{201a}}\\x{{c4}}{_rust(_MAC_TRAIL)}"
+    f"|{_rust(_CP1251_LEAD)}{_rust(re.escape(_CP1251_TRAIL))}"
+    f"|\\x{{432}}\\x{{402}}{_rust(_CP1251_CONTINUATION)})"
+)
+NOT_FOR_BADNESS_CLASS = fast_badness.rust_class(fast_badness.class_chars(NOT_FOR_BADNESS.pattern))
+TRIGGER_CLASS = (
+    fast_badness.rust_class(
+        fast_badness.class_chars(BADNESS_TRIGGERS.pattern.pattern)
+        - fast_badness.class_chars(NOT_FOR_BADNESS.pattern)
+    )
+    if BADNESS_TRIGGERS is not None
+    else "(?s)."  # every text is measured
+)
+
+REPAIR_MOJIBAKE = "mojibake repaired (ftfy)"
+MOJIBAKE_PARTIAL = (
+    "mojibake repaired (ftfy) in {repaired} line(s); {left} line(s) still look like "
+    "mojibake, not repaired"
+)
+MOJIBAKE_LEFT = "{left} line(s) look like mojibake; ftfy could not repair them"
+
+#: Where a marked line's UTF-8 went (ftfy's codec names), tried in this order by
+#: `_undo`: cp1252, MacRoman, Windows-1251 (ftfy's sloppy codecs: their undefined
+#: bytes too).
+UNDONE_VIA = ("sloppy-windows-1252", "macroman", "sloppy-windows-1251")
+
+
+def repair_mojibake(text: str) -> tuple[str, str | None]:
+    """Repair mojibake line by line with ftfy, and check the result.
+
+    A line is suspect when it shows a mojibake pair (MOJIBAKE_MARK: strong
+    evidence) or ftfy's badness measure finds it bad (weaker: on 2 million
+    real card texts it flags 7, such as `CéléritéÀ chaque`, which ftfy leaves
+    alone). It is repaired when ftfy changes it (or, for a line with a
+    mojibake pair that ftfy leaves alone, `_undo` does) and the result is no
+    longer suspect. Lines are repaired one by one, so a header with a real `é`
+    does not stop the repair of a MacRoman line below it.
+
+    Returns:
+        (text, outcome): outcome is REPAIR_MOJIBAKE when every suspect line
+        was repaired; MOJIBAKE_PARTIAL when some were and others still look
+        like mojibake; MOJIBAKE_LEFT when none could be and one shows a
+        mojibake pair; None when nothing was repaired and no line shows such
+        a pair. No repair is ever claimed for text that still looks like mojibake.
+    """
+    if not _looks_broken(text):
+        return text, None
+    out, repaired, left, strong_left = [], 0, 0, 0
+    for line in text.splitlines(keepends=True):
+        if not _looks_broken(line):
+            out.append(line)
+            continue
+        fixed = ftfy.fix_encoding(line)
+        if fixed == line:
+            fixed = _undo(line)
+        if fixed != line and not _looks_broken(fixed):
+            out.append(fixed)
+            repaired += 1
+        else:
+            out.append(line)
+            left += 1
+            strong_left += bool(MOJIBAKE_MARK.search(line))
+    if repaired and left:
+        outcome = MOJIBAKE_PARTIAL.format(repaired=repaired, left=left)
+    elif repaired:
+        outcome = REPAIR_MOJIBAKE
+    else:
+        outcome = MOJIBAKE_LEFT.format(left=left) if strong_left else None
+    return "".join(out), outcome
+
+
+def _undo(line: str) -> str:
+    """ftfy's own step (`fix_encoding`: encode with the single-byte code page, decode as
+    UTF-8), for a line with a mojibake pair that ftfy's badness measure passes (`m√°s`):
+    the first of UNDONE_VIA that encodes the whole line and whose bytes are strict
+    UTF-8 (no real text of these languages is: its `é` alone is a lone continuation
+    byte); else the line as it is."""
+    if not MOJIBAKE_MARK.search(line):
+        return line
+    for via in UNDONE_VIA:
+        try:
+            return line.encode(via).decode("utf-8")
+        except UnicodeError:
+            continue
+    return line
+
+
+def _looks_broken(text: str) -> bool:
+    return bool(MOJIBAKE_MARK.search(text)) or fast_badness.is_bad(
+        NOT_FOR_BADNESS.sub("", text), BADNESS_TRIGGERS
+    )
