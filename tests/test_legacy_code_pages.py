@@ -86,6 +86,15 @@ def test_c20_in_cp1252_keeps_its_half() -> None:
         ("Règles officielles de Wizards of the Coast. Traduction générée.", "latin_1"),
         ("Официальные разъяснения", "koi8_r"),
         ("Официальные разъяснения", "cp866"),  # cp1251 reads `ЋдЁжЁ`: real one-letter words
+        # Greek (case r01's site) read as cp1251 `ЙпхнЯпх` while Greek was no word language
+        (
+            "14 Ιουνίου 2024 · πηγή: wotc\nAn Equipment creature can never become attached.\n",
+            "cp1253",
+        ),
+        (
+            "14 Ιουνίου 2024 · πηγή: wotc\nAn Equipment creature can never become attached.\n",
+            "iso8859_7",
+        ),
     ],
 )
 def test_a_short_legacy_text_reads_as_its_words(text: str, page: str) -> None:

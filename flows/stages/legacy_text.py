@@ -19,9 +19,9 @@ import polars as pl
 from flows.stages.dates import parse_date
 from flows.stages.shapes import DATE_SOURCE_PATTERN
 
-#: The languages whose words are looked up (wordfreq): the Latin- and
-#: Cyrillic-script languages read.
-WORD_LANGUAGES = ("en", "fr", "de", "es", "it", "pt", "ru")
+#: The languages whose words are looked up (wordfreq): the Latin-, Cyrillic- and
+#: Greek-script languages read (Greek: case r01's site).
+WORD_LANGUAGES = ("en", "fr", "de", "es", "it", "pt", "ru", "el")
 
 #: A word at or above this Zipf frequency in one of WORD_LANGUAGES is real
 #: (1.0: once per 100 million words; `æther` is 1.1 in English).

@@ -16,7 +16,7 @@ import ftfy
 from ftfy import badness
 
 from flows.stages import fast_badness
-from flows.stages.legacy_text import WESTERN
+from flows.stages.legacy_text import WESTERN, word_evidence
 
 #: UTF-8 read as cp1252 shows a lead character (Â-ï for lead bytes C2-EF) followed
 #: by a continuation byte's cp1252 character: `Ã©` for é, `â€™` for ’.
@@ -32,17 +32,23 @@ _MARK_TRAIL = (
 #: badness measure passes one such pair alone (`m√°s`, `n√£o`, `√úbergehe`).
 _MAC_LEAD = "¬√≈"
 _MAC_TRAIL = bytes(range(0x80, 0xC0)).decode("mac_roman")
-#: UTF-8 read as Windows-1251: the lead bytes C2, C3, C5 (`В`, `Г`, `Е`) followed by
-#: a continuation byte's character (`Г©` for é, `Гј` for ü, `ГЎ` for á), or E2 80
-#: (`вЂ`) and one (`вЂ™` for ’); but not Russian's `ё` (`Гёте`), nor punctuation
-#: that ends a word (`«ВРЕМЕННОЕ»`, `ЛОГ…`): è, à, í and ë are not marked so.
-_CP1251_LEAD = "ВГЕ"
+#: UTF-8 read as Windows-1251: the lead byte of Latin letters C3 (`Г`) followed by a
+#: continuation byte's character (`Г©` for é, `Гј` for ü, `ГЎ` for á), or E2 80
+#: (`вЂ`) and one (`вЂ™` for ’); but not `Гё` (Russian `Гёте`), `Гі` (Ukrainian
+#: `Гімн`) nor punctuation that ends a word (`ЛОГ…`, `«ДОГ»`): è, à, ó, ò, í and ë
+#: are not marked so. (`В` and `Е`, the leads of signs and of œ, begin Russian words.)
+_CP1251_LEAD = "Г"
 _CP1251_CONTINUATION = bytes(range(0x80, 0xC0)).decode("cp1251", errors="ignore")
-_CP1251_TRAIL = "".join(c for c in _CP1251_CONTINUATION if c not in "Ёё«»…–—‚„“”‘’‹›\xa0\xad·")
-#: A mojibake pair: strong evidence (none of 369,743 real card texts, names and
-#: rulings holds one but `colocá—lo`, whose `á—` is a cp1252 pair).
+_CP1251_TRAIL = "".join(c for c in _CP1251_CONTINUATION if c not in "ЁёІі«»…–—‚„“”‘’‹›\xa0\xad·•")
+#: A cp1252 mojibake pair: strong evidence (of 369,743 real card texts, names and
+#: rulings one holds one, `colocá—lo`), a line that keeps one is said to look like
+#: mojibake.
+CP1252_PAIR = re.compile(f"[{_MARK_LEAD}][{_MARK_TRAIL}]")
+#: Any mojibake pair: a line with one is suspect. A MacRoman or Windows-1251 pair
+#: alone is weaker evidence (math writes `√π`, `≈±`): such a line is only repaired
+#: when its words then read better (`_undo`), and no claim is made for it else.
 MOJIBAKE_MARK = re.compile(
-    f"[{_MARK_LEAD}][{_MARK_TRAIL}]|[{_MAC_LEAD}][{_MAC_TRAIL}]|‚Ä[{_MAC_TRAIL}]"
+    f"{CP1252_PAIR.pattern}|[{_MAC_LEAD}][{_MAC_TRAIL}]|‚Ä[{_MAC_TRAIL}]"
     f"|[{_CP1251_LEAD}][{re.escape(_CP1251_TRAIL)}]|вЂ[{_CP1251_CONTINUATION}]"
 )
 #: C1 controls and U+FFFD are left out of the badness test (a lone C1 control is no
@@ -94,8 +100,8 @@ UNDONE_VIA = ("sloppy-windows-1252", "macroman", "sloppy-windows-1251")
 def repair_mojibake(text: str) -> tuple[str, str | None]:
     """Repair mojibake line by line with ftfy, and check the result.
 
-    A line is suspect when it shows a mojibake pair (MOJIBAKE_MARK: strong
-    evidence) or ftfy's badness measure finds it bad (weaker: on 2 million
+    A line is suspect when it shows a mojibake pair (MOJIBAKE_MARK) or ftfy's
+    badness measure finds it bad (weaker than a cp1252 pair: on 2 million
     real card texts it flags 7, such as `CéléritéÀ chaque`, which ftfy leaves
     alone). It is repaired when ftfy changes it (or, for a line with a
     mojibake pair that ftfy leaves alone, `_undo` does) and the result is no
@@ -106,8 +112,8 @@ def repair_mojibake(text: str) -> tuple[str, str | None]:
         (text, outcome): outcome is REPAIR_MOJIBAKE when every suspect line
         was repaired; MOJIBAKE_PARTIAL when some were and others still look
         like mojibake; MOJIBAKE_LEFT when none could be and one shows a
-        mojibake pair; None when nothing was repaired and no line shows such
-        a pair. No repair is ever claimed for text that still looks like mojibake.
+        cp1252 pair (CP1252_PAIR); None when nothing was repaired and no line
+        shows one. No repair is ever claimed for text that still looks like mojibake.
     """
     if not _looks_broken(text):
         return text, None
@@ -125,7 +131,7 @@ def repair_mojibake(text: str) -> tuple[str, str | None]:
         else:
             out.append(line)
             left += 1
-            strong_left += bool(MOJIBAKE_MARK.search(line))
+            strong_left += bool(CP1252_PAIR.search(line))
     if repaired and left:
         outcome = MOJIBAKE_PARTIAL.format(repaired=repaired, left=left)
     elif repaired:
@@ -138,16 +144,21 @@ def repair_mojibake(text: str) -> tuple[str, str | None]:
 def _undo(line: str) -> str:
     """ftfy's own step (`fix_encoding`: encode with the single-byte code page, decode as
     UTF-8), for a line with a mojibake pair that ftfy's badness measure passes (`m√°s`):
-    the first of UNDONE_VIA that encodes the whole line and whose bytes are strict
-    UTF-8 (no real text of these languages is: its `é` alone is a lone continuation
-    byte); else the line as it is."""
+    with the first of UNDONE_VIA that encodes the whole line into strict UTF-8, when
+    its words then read better (`legacy_text.word_evidence`: more real words than
+    unknown ones, and more than before); else the line as it is. A few signs can be
+    strict UTF-8 by chance: `√π` is `ù`, `É—` is `ɗ`, and no word reads better."""
     if not MOJIBAKE_MARK.search(line):
         return line
     for via in UNDONE_VIA:
         try:
-            return line.encode(via).decode("utf-8")
+            undone = line.encode(via).decode("utf-8")
         except UnicodeError:
             continue
+        known, unknown = word_evidence(undone)
+        was_known, was_unknown = word_evidence(line)
+        better = known - unknown > max(0, was_known - was_unknown)
+        return undone if better else line
     return line
 
 

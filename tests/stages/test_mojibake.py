@@ -1,0 +1,51 @@
+"""Mojibake is repaired where its words then read better; real text is left as written."""
+
+from __future__ import annotations
+
+import pytest
+
+from flows.stages.mojibake import MOJIBAKE_LEFT, REPAIR_MOJIBAKE, repair_mojibake
+
+
+@pytest.mark.parametrize(
+    ("line", "written"),
+    [
+        ("una vez m√°s.", "una vez más."),  # MacRoman: one pair, which ftfy's measure passes
+        ("se um oponente n√£o controla", "se um oponente não controla"),
+        ("√úbergehe Dein Ziehsegment.", "Übergehe Dein Ziehsegment."),
+        ("Ziehe fГјr jede Karte.", "Ziehe für jede Karte."),  # Windows-1251
+        ("Les marqueurs dвЂ™énergie", "Les marqueurs d’énergie"),
+    ],
+)
+def test_a_line_with_one_pair_is_repaired(line: str, written: str) -> None:
+    assert repair_mojibake(line + "\n") == (written + "\n", REPAIR_MOJIBAKE)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        # strict UTF-8 by chance once undone (`ù`, `ű`, `ŵ`), and no word reads better
+        "If X is √π, round down.",
+        "Damage is dealt as ≈± 2.",
+        "x≈µ",
+        "√π ≈ 1.77",
+        # real Cyrillic text whose pairs look like Windows-1251 mojibake
+        "Відповідь: так, Він може атакувати.",
+        "Гірський хребет",
+        "МЕЂУНАРОДНИ ТУРНИР",
+        "ПРИЈАТЕЉ",
+        "Текст В© WotC",
+        "В«КАРТА» В©",
+        "20В°",
+        "СПИСОК ПРАВИЛ В•",
+        "Гёте",
+    ],
+)
+def test_real_text_is_left_as_written_with_no_claim(line: str) -> None:
+    # A fresh-context review found these rewritten (`√π` as `ù`) or claimed as mojibake.
+    assert repair_mojibake(line + "\n") == (line + "\n", None)
+
+
+def test_a_cp1252_pair_left_is_still_reported() -> None:
+    # `CAFÉ—` holds a cp1252 pair (`É—`); undone it would be `CAFɗ`: left, and said so.
+    assert repair_mojibake("CAFÉ—BAR\n") == ("CAFÉ—BAR\n", MOJIBAKE_LEFT.format(left=1))
