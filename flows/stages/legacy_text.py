@@ -51,6 +51,11 @@ def plausible_legacy(legacy_bytes: bytes, code_page: str) -> bool:
         text = legacy_bytes.decode(code_page)
     except (UnicodeDecodeError, LookupError):
         return False
+    return plausible_text(text)
+
+
+def plausible_text(text: str) -> bool:
+    """`text` is text of the languages read, as `plausible_legacy` reads it."""
     if not all(c.isascii() or is_plausible(c) for c in text):
         return False
     for line in text.splitlines():

@@ -16,7 +16,7 @@ import ftfy
 from ftfy import badness
 
 from flows.stages import fast_badness
-from flows.stages.legacy_text import WESTERN, word_evidence
+from flows.stages.legacy_text import WESTERN, plausible_text
 
 #: UTF-8 read as cp1252 shows a lead character (Â-ï for lead bytes C2-EF) followed
 #: by a continuation byte's cp1252 character: `Ã©` for é, `â€™` for ’.
@@ -104,9 +104,12 @@ def repair_mojibake(text: str) -> tuple[str, str | None]:
     badness measure finds it bad (weaker than a cp1252 pair: on 2 million
     real card texts it flags 7, such as `CéléritéÀ chaque`, which ftfy leaves
     alone). It is repaired when ftfy changes it (or, for a line with a
-    mojibake pair that ftfy leaves alone, `_undo` does) and the result is no
-    longer suspect. Lines are repaired one by one, so a header with a real `é`
-    does not stop the repair of a MacRoman line below it.
+    mojibake pair that ftfy leaves alone, `_undo` does) and the result no
+    longer looks broken (a cp1252 pair or bad by the measure: a MacRoman or
+    Windows-1251 pair left may be real, `√π`, `МТГ™`). A line it cannot
+    repair counts as left only when it looks broken so. Lines are repaired one
+    by one, so a header with a real `é` does not stop the repair of a MacRoman
+    line below it.
 
     Returns:
         (text, outcome): outcome is REPAIR_MOJIBAKE when every suspect line
@@ -115,11 +118,11 @@ def repair_mojibake(text: str) -> tuple[str, str | None]:
         cp1252 pair (CP1252_PAIR); None when nothing was repaired and no line
         shows one. No repair is ever claimed for text that still looks like mojibake.
     """
-    if not _looks_broken(text):
+    if not _is_suspect(text):
         return text, None
     out, repaired, left, strong_left = [], 0, 0, 0
     for line in text.splitlines(keepends=True):
-        if not _looks_broken(line):
+        if not _is_suspect(line):
             out.append(line)
             continue
         fixed = ftfy.fix_encoding(line)
@@ -128,8 +131,9 @@ def repair_mojibake(text: str) -> tuple[str, str | None]:
         if fixed != line and not _looks_broken(fixed):
             out.append(fixed)
             repaired += 1
-        else:
-            out.append(line)
+            continue
+        out.append(line)
+        if _looks_broken(line):
             left += 1
             strong_left += bool(CP1252_PAIR.search(line))
     if repaired and left:
@@ -145,24 +149,35 @@ def _undo(line: str) -> str:
     """ftfy's own step (`fix_encoding`: encode with the single-byte code page, decode as
     UTF-8), for a line with a mojibake pair that ftfy's badness measure passes (`m√°s`):
     with the first of UNDONE_VIA that encodes the whole line into strict UTF-8, when
-    its words then read better (`legacy_text.word_evidence`: more real words than
-    unknown ones, and more than before); else the line as it is. A few signs can be
-    strict UTF-8 by chance: `√π` is `ù`, `É—` is `ɗ`, and no word reads better."""
-    if not MOJIBAKE_MARK.search(line):
+    the line is no text of the languages read and undone it is, with a word of two
+    letters or more holding a non-ASCII one (`legacy_text.plausible_text`; `T√°nazir`
+    is `Tánazir`); else the line as it is. A few signs are strict UTF-8 by chance:
+    `√π` would be `ù` (no word), `CAFÉ—` `CAFɗ` (no letter of these languages)."""
+    if not MOJIBAKE_MARK.search(line) or plausible_text(line):
         return line
     for via in UNDONE_VIA:
         try:
             undone = line.encode(via).decode("utf-8")
         except UnicodeError:
             continue
-        known, unknown = word_evidence(undone)
-        was_known, was_unknown = word_evidence(line)
-        better = known - unknown > max(0, was_known - was_unknown)
-        return undone if better else line
+        has_word = any(len(w) > 1 for w in _NON_ASCII_WORD.findall(undone))
+        return undone if has_word and plausible_text(undone) else line
     return line
 
 
+#: A word (a run of letters) holding a non-ASCII letter.
+_NON_ASCII_WORD = re.compile(r"[^\W\d_]*[^\W\d_\x00-\x7f][^\W\d_]*")
+
+
+def _is_suspect(text: str) -> bool:
+    """A mojibake pair, or bad by ftfy's measure."""
+    return bool(MOJIBAKE_MARK.search(text)) or _is_bad(text)
+
+
 def _looks_broken(text: str) -> bool:
-    return bool(MOJIBAKE_MARK.search(text)) or fast_badness.is_bad(
-        NOT_FOR_BADNESS.sub("", text), BADNESS_TRIGGERS
-    )
+    """A cp1252 pair, or bad by ftfy's measure: mojibake, whatever else the text is."""
+    return bool(CP1252_PAIR.search(text)) or _is_bad(text)
+
+
+def _is_bad(text: str) -> bool:
+    return fast_badness.is_bad(NOT_FOR_BADNESS.sub("", text), BADNESS_TRIGGERS)

@@ -49,3 +49,23 @@ def test_real_text_is_left_as_written_with_no_claim(line: str) -> None:
 def test_a_cp1252_pair_left_is_still_reported() -> None:
     # `CAFÉ—` holds a cp1252 pair (`É—`); undone it would be `CAFɗ`: left, and said so.
     assert repair_mojibake("CAFÉ—BAR\n") == ("CAFÉ—BAR\n", MOJIBAKE_LEFT.format(left=1))
+
+
+@pytest.mark.parametrize("sign", [" √π", " (МТГ™)", " (≈±1)"])
+def test_a_real_sign_beside_mojibake_does_not_stop_its_repair(sign: str) -> None:
+    # A fresh-context review: these signs hold a MacRoman or Windows-1251 pair, and a
+    # line ftfy repaired was then refused (its sign left) and said to look like mojibake.
+    written = "Quand la Hache à relique arrive, attachez-la à une créature ciblée" + sign
+    mojibake = written.encode().decode("cp1252")  # the sign read back: `â‰ˆÂ±1`
+    line = mojibake.replace(sign.encode().decode("cp1252"), sign)  # the sign as written
+    assert repair_mojibake(line + "\n") == (written + "\n", REPAIR_MOJIBAKE)
+
+
+@pytest.mark.parametrize("sign", ["√π", "(МТГ™)", "(≈±1)"])
+def test_a_real_sign_on_a_line_of_its_own_is_no_mojibake_left(sign: str) -> None:
+    mojibake = "Créez un jeton de créature-artefact 1/1 bleue.".encode().decode("cp1252")
+    text = f"{mojibake}\nNote {sign}\n"
+    assert repair_mojibake(text) == (
+        f"Créez un jeton de créature-artefact 1/1 bleue.\nNote {sign}\n",
+        REPAIR_MOJIBAKE,
+    )
