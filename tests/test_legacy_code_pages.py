@@ -95,6 +95,8 @@ def test_c20_in_cp1252_keeps_its_half() -> None:
             "14 Ιουνίου 2024 · πηγή: wotc\nAn Equipment creature can never become attached.\n",
             "iso8859_7",
         ),
+        # a Greek site's header alone: charset-normalizer did not guess cp1253
+        ("Επίσημες διευκρινίσεις της Wizards of the Coast. Η μετάφραση παρακάτω.\n", "cp1253"),
     ],
 )
 def test_a_short_legacy_text_reads_as_its_words(text: str, page: str) -> None:

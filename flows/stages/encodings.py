@@ -49,10 +49,10 @@ MAX_NOISE_SHARE = 0.25
 PREFERRED_CODE_PAGES: tuple[str, ...] = ("cp1252", "cp850", "cp1251", "mac_roman")
 #: The code pages a whole legacy file is always tried in beside charset-normalizer's
 #: guesses (`_pick_code_page`), in this order on a tie: PREFERRED_CODE_PAGES, KOI8-R
-#: (Russian Unix), ISO Western with the euro (its `œ` is cp1252's `½`). A few bytes
-#: of a short file can make charset-normalizer guess none of them (a MacRoman `·`
-#: read as cp1257's `į`: no date line parses).
-TRIED_CODE_PAGES = (*PREFERRED_CODE_PAGES, "koi8_r", "iso8859_15")
+#: (Russian Unix), ISO Western with the euro (its `œ` is cp1252's `½`), Windows Greek
+#: (case r01's site). A few bytes of a short file can make charset-normalizer guess
+#: none of them (a MacRoman `·` read as cp1257's `į`: no date line parses).
+TRIED_CODE_PAGES = (*PREFERRED_CODE_PAGES, "koi8_r", "iso8859_15", "cp1253")
 
 #: The noise characters for polars (`decode.plain_texts`).
 NOISE_CLASS = fast_badness.rust_class(fast_badness.class_chars(_NOISE.pattern))

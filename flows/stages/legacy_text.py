@@ -55,7 +55,8 @@ def plausible_legacy(legacy_bytes: bytes, code_page: str) -> bool:
 
 
 def plausible_text(text: str) -> bool:
-    """`text` is text of the languages read, as `plausible_legacy` reads it."""
+    """`text` is text of the languages read, as `plausible_legacy` reads it; and no word
+    mixes Latin letters with Cyrillic or Greek ones (`fГјr`: für through Windows-1251)."""
     if not all(c.isascii() or is_plausible(c) for c in text):
         return False
     for line in text.splitlines():
@@ -65,7 +66,12 @@ def plausible_text(text: str) -> bool:
             return False
         if ACCENTED_RUN.search(line):
             return False
-    return True
+    return not any(_mixes_scripts(word) for word in _WORD.findall(text) if not word.isascii())
+
+
+def _mixes_scripts(word: str) -> bool:
+    latin = [c.isascii() or c in WESTERN for c in word]
+    return any(latin) and not all(latin)
 
 
 #: Signs of real rulings and card texts beside WESTERN's (`derived/` of the real

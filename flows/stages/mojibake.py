@@ -149,10 +149,12 @@ def _undo(line: str) -> str:
     """ftfy's own step (`fix_encoding`: encode with the single-byte code page, decode as
     UTF-8), for a line with a mojibake pair that ftfy's badness measure passes (`m√°s`):
     with the first of UNDONE_VIA that encodes the whole line into strict UTF-8, when
-    the line is no text of the languages read and undone it is, with a word of two
-    letters or more holding a non-ASCII one (`legacy_text.plausible_text`; `T√°nazir`
-    is `Tánazir`); else the line as it is. A few signs are strict UTF-8 by chance:
-    `√π` would be `ù` (no word), `CAFÉ—` `CAFɗ` (no letter of these languages)."""
+    the line is no text of the languages read and undone it is
+    (`legacy_text.plausible_text`), with a word of three letters or more holding a
+    non-ASCII one (`T√°nazir` is `Tánazir`: names are words too); else the line as
+    it is. A few signs are strict UTF-8 by chance: `√π` would be `ù` and `n√π` `nù`
+    (no such word: wordfreq knows `nù`), `CAFÉ—` `CAFɗ` (no letter of these
+    languages). A line whose only such word is shorter (`o√π` alone) is left."""
     if not MOJIBAKE_MARK.search(line) or plausible_text(line):
         return line
     for via in UNDONE_VIA:
@@ -160,7 +162,7 @@ def _undo(line: str) -> str:
             undone = line.encode(via).decode("utf-8")
         except UnicodeError:
             continue
-        has_word = any(len(w) > 1 for w in _NON_ASCII_WORD.findall(undone))
+        has_word = any(len(w) > 2 for w in _NON_ASCII_WORD.findall(undone))
         return undone if has_word and plausible_text(undone) else line
     return line
 

@@ -15,6 +15,10 @@ from flows.stages.mojibake import MOJIBAKE_LEFT, REPAIR_MOJIBAKE, repair_mojibak
         ("√úbergehe Dein Ziehsegment.", "Übergehe Dein Ziehsegment."),
         ("Ziehe fГјr jede Karte.", "Ziehe für jede Karte."),  # Windows-1251
         ("Les marqueurs dвЂ™énergie", "Les marqueurs d’énergie"),
+        # a line of one word, in Cyrillic letters but for one: no real word mixes them
+        ("fГјr", "für"),
+        ("nГЈo", "não"),
+        ("Cuando T√°nazir Qu√°ndrix entre", "Cuando Tánazir Quándrix entre"),  # names
     ],
 )
 def test_a_line_with_one_pair_is_repaired(line: str, written: str) -> None:
@@ -26,6 +30,8 @@ def test_a_line_with_one_pair_is_repaired(line: str, written: str) -> None:
     [
         # strict UTF-8 by chance once undone (`ù`, `ű`, `ŵ`), and no word reads better
         "If X is √π, round down.",
+        "The result is n√π.",  # `nù`: wordfreq knows it, but it is no word of 3 letters
+        "Area = 2r√π.",
         "Damage is dealt as ≈± 2.",
         "x≈µ",
         "√π ≈ 1.77",
