@@ -18,9 +18,11 @@ from ftfy import badness
 from flows.stages import fast_badness
 from flows.stages.legacy_text import WESTERN, plausible_text
 
-#: UTF-8 read as cp1252 shows a lead character (Â-ï for lead bytes C2-EF) followed
-#: by a continuation byte's cp1252 character: `Ã©` for é, `â€™` for ’.
-_MARK_LEAD = "\u00c2-\u00ef"
+#: UTF-8 read as cp1252 shows a lead character followed by continuation bytes' cp1252
+#: characters: one after a two-byte lead (Â-ß for C2-DF: `Ã©` for é), two after a
+#: three-byte lead (à-ï for E0-EF: `â€™` for ’; Portuguese `colocá—lo` is no pair).
+_MARK_LEAD = "\u00c2-\u00df"
+_MARK_LEAD3 = "\u00e0-\u00ef"
 _MARK_TRAIL = (
     "\u0080-\u00bf\u0152\u0153\u0160\u0161\u0178\u017d\u017e"
     "\u0192\u02c6\u02dc\u2013\u2014\u2018-\u201e\u2020-\u2022\u2026\u2030"
@@ -40,10 +42,9 @@ _MAC_TRAIL = bytes(range(0x80, 0xC0)).decode("mac_roman")
 _CP1251_LEAD = "Г"
 _CP1251_CONTINUATION = bytes(range(0x80, 0xC0)).decode("cp1251", errors="ignore")
 _CP1251_TRAIL = "".join(c for c in _CP1251_CONTINUATION if c not in "ЁёІі«»…–—‚„“”‘’‹›\xa0\xad·•")
-#: A cp1252 mojibake pair: strong evidence (of 369,743 real card texts, names and
-#: rulings one holds one, `colocá—lo`), a line that keeps one is said to look like
-#: mojibake.
-CP1252_PAIR = re.compile(f"[{_MARK_LEAD}][{_MARK_TRAIL}]")
+#: A cp1252 mojibake pair: strong evidence (none of 369,743 real card texts, names
+#: and rulings holds one); a line that keeps one is said to look like mojibake.
+CP1252_PAIR = re.compile(f"[{_MARK_LEAD}][{_MARK_TRAIL}]|[{_MARK_LEAD3}][{_MARK_TRAIL}]{{2}}")
 #: Any mojibake pair: a line with one is suspect. A MacRoman or Windows-1251 pair
 #: alone is weaker evidence (math writes `√π`, `≈±`): such a line is only repaired
 #: when its words then read better (`_undo`), and no claim is made for it else.
@@ -69,7 +70,8 @@ def _rust(chars: str) -> str:
 #: characters ftfy's measure skips (`NOT_FOR_BADNESS`), and the badness triggers
 #: that `NOT_FOR_BADNESS` leaves in a text.
 MARK_PAIR_CLASS = (
-    f"(?:{_rust(_MARK_LEAD)}{_rust(_MARK_TRAIL)}|{_rust(_MAC_LEAD)}{_rust(_MAC_TRAIL)}"
+    f"(?:{_rust(_MARK_LEAD)}{_rust(_MARK_TRAIL)}|{_rust(_MARK_LEAD3)}{_rust(_MARK_TRAIL)}{{2}}"
+    f"|{_rust(_MAC_LEAD)}{_rust(_MAC_TRAIL)}"
     f"|\\x{{201a}}\\x{{c4}}{_rust(_MAC_TRAIL)}"
     f"|{_rust(_CP1251_LEAD)}{_rust(re.escape(_CP1251_TRAIL))}"
     f"|\\x{{432}}\\x{{402}}{_rust(_CP1251_CONTINUATION)})"

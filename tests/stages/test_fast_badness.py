@@ -141,29 +141,30 @@ def test_classes_of_listed_characters_are_the_triggers() -> None:
     [
         encodings._NOISE.pattern,
         f"[{mojibake._MARK_LEAD}]",
+        f"[{mojibake._MARK_LEAD3}]",
         f"[{mojibake._MARK_TRAIL}]",
         f"[{mojibake._MAC_TRAIL}]",
         f"[{re.escape(mojibake._CP1251_TRAIL)}]",
         TRIGGERS.pattern.pattern,
     ],
-    ids=["noise", "mark-lead", "mark-trail", "mac-trail", "cp1251-trail", "triggers"],
+    ids=["noise", "mark-lead", "mark-lead3", "mark-trail", "mac-trail", "cp1251-trail", "triggers"],
 )
 def test_rust_class_matches_the_same_characters(char_class: str) -> None:
     chars = pl.Series([chr(c) for c in range(0x10000) if not 0xD800 <= c < 0xE000])
     in_polars = chars.str.contains(fast_badness.rust_class(fast_badness.class_chars(char_class)))
     in_python = [re.fullmatch(char_class, c) is not None for c in chars]
     assert in_polars.to_list() == in_python
-    assert 20 < sum(in_python) < 1000
+    assert 10 < sum(in_python) < 1000
 
 
 def test_mark_pair_in_polars_finds_what_python_finds() -> None:
-    cp1252 = ["gÃ©nÃ©rÃ©e", "Ã", "é·", "Ã\u0080", "xâ€™", "générée"]
+    cp1252 = ["gÃ©nÃ©rÃ©e", "Ã", "colocá—lo", "Ã\u0080", "xâ€™", "générée"]
     mac = ["m√°s", "n√£o", "d‚Äôun", "¬†", "≈ì", "√x", "«Éclair»", "√2 ≈ 1,41", "–Ü"]
     cp1251 = ["fГјr", "manГЎ", "dвЂ™un", "Гёте", "«ВРЕМЕННОЕ»", "ЛОГ…"]
     texts = pl.Series([*cp1252, *mac, *cp1251])
     found = texts.str.contains(mojibake.MARK_PAIR_CLASS).to_list()
     assert found == [mojibake.MOJIBAKE_MARK.search(t) is not None for t in texts]
-    assert found == [True, False, True, True, True, False] + [True] * 5 + [False] * 4 + [
+    assert found == [True, False, False, True, True, False] + [True] * 5 + [False] * 4 + [
         True,
         True,
         True,

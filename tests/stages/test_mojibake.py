@@ -45,6 +45,8 @@ def test_a_line_with_one_pair_is_repaired(line: str, written: str) -> None:
         "20В°",
         "СПИСОК ПРАВИЛ В•",
         "Гёте",
+        # real card text (MTGJSON, pt): `á—` was read as a cp1252 pair, and claimed
+        "revelá-lo e colocá—lo em sua mão.",
     ],
 )
 def test_real_text_is_left_as_written_with_no_claim(line: str) -> None:
