@@ -1,10 +1,11 @@
 """Does a code page's reading of a legacy paste read as text of the languages read?
 
 `encodings` decodes the lines of a legacy paste inside a UTF-8 dump (a line
-saved by an old editor in cp1252, `’` = 0x92) with the code page under which
-they read as real text: only letters and signs of the languages read
-(`plausible_legacy`), words found in their word lists (`word_evidence`,
-wordfreq), and date·source lines that parse (`count_heads`).
+saved by an old editor in cp1252, `’` = 0x92), and a whole legacy file, with
+the code page under which they read as real text: only letters and signs of
+the languages read (`plausible_legacy`, `plausible_text`), words found in
+their word lists (`word_evidence`, wordfreq), and date·source lines that
+parse (`count_heads`). `mojibake` undoes a line only when it then reads so.
 """
 
 from __future__ import annotations

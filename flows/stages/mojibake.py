@@ -47,7 +47,8 @@ _CP1251_TRAIL = "".join(c for c in _CP1251_CONTINUATION if c not in "ЁёІі«�
 CP1252_PAIR = re.compile(f"[{_MARK_LEAD}][{_MARK_TRAIL}]|[{_MARK_LEAD3}][{_MARK_TRAIL}]{{2}}")
 #: Any mojibake pair: a line with one is suspect. A MacRoman or Windows-1251 pair
 #: alone is weaker evidence (math writes `√π`, `≈±`): such a line is only repaired
-#: when its words then read better (`_undo`), and no claim is made for it else.
+#: when it then reads as text of the languages read (`_undo`), and no claim is made
+#: for it else.
 MOJIBAKE_MARK = re.compile(
     f"{CP1252_PAIR.pattern}|[{_MAC_LEAD}][{_MAC_TRAIL}]|‚Ä[{_MAC_TRAIL}]"
     f"|[{_CP1251_LEAD}][{re.escape(_CP1251_TRAIL)}]|вЂ[{_CP1251_CONTINUATION}]"
@@ -155,8 +156,9 @@ def _undo(line: str) -> str:
     (`legacy_text.plausible_text`), with a word of three letters or more holding a
     non-ASCII one (`T√°nazir` is `Tánazir`: names are words too); else the line as
     it is. A few signs are strict UTF-8 by chance: `√π` would be `ù` and `n√π` `nù`
-    (no such word: wordfreq knows `nù`), `CAFÉ—` `CAFɗ` (no letter of these
-    languages). A line whose only such word is shorter (`o√π` alone) is left."""
+    (no word of three letters; wordfreq knows `nù`, so real words are no test),
+    `CAFÉ—` `CAFɗ` (no letter of these languages). A line whose only such word is
+    shorter (`o√π` alone) is left."""
     if not MOJIBAKE_MARK.search(line) or plausible_text(line):
         return line
     for via in UNDONE_VIA:
