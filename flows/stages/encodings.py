@@ -29,6 +29,7 @@ from flows.stages.legacy_text import (
     line_page,
     other_scripts,
     plausible_legacy,
+    plausible_text,
     read_line,
     word_evidence,
     word_score,
@@ -267,7 +268,7 @@ def _pick_code_page(content: bytes, matches: charset_normalizer.CharsetMatches) 
     first under which the most date·source lines parse wins (0xFA is the `·`
     of `7. März 2024 · Quelle: wotc` in cp850, not in cp852). Of those that
     parse as many yet read the bytes differently, those reading letters and
-    signs of the languages read (`legacy_text.plausible_legacy`; CJK text:
+    signs of the languages read (`legacy_text.plausible_text`; CJK text:
     none, the first wins) come first, TRIED_CODE_PAGES first, then the best
     words (`_word_evidence`): cp1252's `ESPAÑOL` and `20½`, not cp1250's
     `ESPAŃOL` and `20˝` (`tests/test_legacy_code_pages.py`).
@@ -278,21 +279,23 @@ def _pick_code_page(content: bytes, matches: charset_normalizer.CharsetMatches) 
     heads = {name: count_heads(sample, name) for name in candidates}
     most = max(heads.values())
     tied = [name for name in candidates if heads[name] == most]
-    if len({sample.decode(name, errors="replace") for name in tied}) == 1:
+    readings = {name: sample.decode(name, errors="replace") for name in tied}
+    if len({readings[name] for name in tied}) == 1:
         return tied[0]  # they read the bytes alike (cp1252 and latin-1 for most dumps)
-    plausible = [name for name in tied if plausible_legacy(sample, name)]
+    # U+FFFD, an undefined byte, is no plausible character: as plausible_legacy's strict read
+    plausible = [name for name in tied if plausible_text(readings[name])]
     if not plausible:  # CJK text, or no reading in the languages' letters: the first
         return tied[0]
     plausible.sort(key=lambda name: name not in TRIED_CODE_PAGES)  # these first
-    return max(plausible, key=lambda name: _word_evidence(sample, name))  # the first of the best
+    return max(plausible, key=lambda name: _word_evidence(readings[name]))  # the first best
 
 
-def _word_evidence(sample: bytes, code_page: str) -> tuple[int, int]:
-    """How well `code_page` reads `sample`'s words, for `max`: fewer unknown words, then
-    more real ones (`legacy_text.word_evidence`). Unknown words first: a wrong page's
-    garbage holds real words by chance (cp1251 reads cp866's `Официальные разъяснения`
-    as `ЋдЁжЁ`, `лҐ`, `кпб`…), a right page's unknown words are names."""
-    known, unknown = word_evidence(sample.decode(code_page, errors="replace"))
+def _word_evidence(reading: str) -> tuple[int, int]:
+    """How well a code page's `reading` reads as words, for `max`: fewer unknown words,
+    then more real ones (`legacy_text.word_evidence`). Unknown words first: a wrong
+    page's garbage holds real words by chance (cp1251 reads cp866's `Официальные
+    разъяснения` as `ЋдЁжЁ`, `лҐ`, `кпб`…), a right page's unknown words are names."""
+    known, unknown = word_evidence(reading)
     return -unknown, known
 
 
