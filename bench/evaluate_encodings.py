@@ -4,7 +4,7 @@ Real texts, as each site pastes them (`corpus.build_site_dump`: its header, its
 date·source lines, real English rulings from `mtgjson_v5_rulings.jsonl`, each
 followed by a real card text of the site's language from
 `mtgjson_v5_foreign_cards.jsonl.gz` as its translation; the English site's
-dumps have rulings only), with 1, 3 and 10 entries, made two ways:
+dumps have rulings only), with 0 (the header alone), 1, 3 and 10 entries, made two ways:
 
 - saved in every legacy code page of the site's language (CODE_PAGES); a
   character the page cannot write is saved as `?`, as an editor saves it
@@ -45,7 +45,8 @@ from bench.corpus import (
 from flows.stages.encodings import decode_bytes
 
 #: The legacy code pages each site's dumps are saved in: Windows, ISO, DOS and Mac
-#: pages of the language's script, and the East Asian sites' multi-byte ones.
+#: pages of the language's script, and the East Asian sites' multi-byte ones (with
+#: their Windows supersets).
 WESTERN_PAGES = ("cp1252", "latin_1", "iso8859_15", "cp850", "cp437", "mac_roman")
 CODE_PAGES: dict[str, tuple[str, ...]] = {
     "en": (*WESTERN_PAGES, "cp1251", "koi8_r"),  # an English page on any machine: its `·`
@@ -55,15 +56,15 @@ CODE_PAGES: dict[str, tuple[str, ...]] = {
     "it": WESTERN_PAGES,
     "pt": WESTERN_PAGES,
     "ru": ("cp1251", "koi8_r", "cp866", "iso8859_5", "mac_cyrillic"),
-    "ja": ("shift_jis", "euc_jp"),
+    "ja": ("shift_jis", "cp932", "euc_jp"),
     "zh-cn": ("gbk", "gb18030"),
-    "zh-tw": ("big5",),
-    "ko": ("euc_kr",),
+    "zh-tw": ("big5", "cp950"),
+    "ko": ("euc_kr", "cp949"),
 }
 #: What a translation line's UTF-8 went through before it was pasted (mojibake).
 MOJIBAKE_VIA = ("cp1252", "mac_roman", "cp1251")
-#: Entries per dump.
-SIZES = (1, 3, 10)
+#: Entries per dump (0: a card page without rulings, its header alone).
+SIZES = (0, 1, 3, 10)
 PUBLISHED_ON = dt.date(2024, 6, 7)
 EXAMPLES_PER_KIND = 3
 
@@ -184,7 +185,7 @@ def eval_encodings(
         "bench/eval-encodings.json"
     ),
 ) -> None:
-    """Save real dumps of 1, 3 and 10 entries in each legacy code page of their site's
+    """Save real dumps of 0, 1, 3 and 10 entries in each legacy code page of their site's
     language, and with mojibake translations; count those read as their text; write
     RESULTS (misses by kind).
 

@@ -14,7 +14,7 @@ import datetime as dt
 import pytest
 
 from flows.stages.encodings import decode_bytes
-from flows.stages.legacy_text import word_evidence
+from flows.stages.legacy_text import CJK_TEXT_MIN, cjk_score, word_evidence
 from tests.conftest import CASES_DIR, ROUND3_DIR, needs_cases, needs_round3, run_contents
 
 #: Windows, ISO, DOS and Mac code pages of the cases' languages, and East Asian ones.
@@ -97,6 +97,13 @@ def test_c20_in_cp1252_keeps_its_half() -> None:
         ),
         # a Greek site's header alone: charset-normalizer did not guess cp1253
         ("Επίσημες διευκρινίσεις της Wizards of the Coast. Η μετάφραση παρακάτω.\n", "cp1253"),
+        # DOS Greek and DOS Portuguese: read as cp850 (`traduçäo`, `·` as `ê`) before
+        (
+            "June 7, 2024 · source: wotc\nYou can’t pay a cost that includes the payment of "
+            "any amount of life other than 0 life.\n",
+            "cp869",
+        ),
+        ("Esclarecimentos oficiais. A tradução abaixo foi gerada automaticamente.\n", "cp860"),
     ],
 )
 def test_a_short_legacy_text_reads_as_its_words(text: str, page: str) -> None:
@@ -107,3 +114,57 @@ def test_single_letters_are_no_evidence_of_a_code_page() -> None:
     # HP Roman-8 reads latin-1's `è` as `Ò`: a word of some language, as `è` is.
     assert word_evidence("qui sotto è generata l'énergie") == (1, 0)
     assert word_evidence("qui sotto Ò generata l'énergie") == (1, 0)
+
+
+#: A Korean site's dump (case c13's shapes: its header, `2024. 6. 7. · 출처: wotc`).
+KO_HEADER = "Wizards of the Coast의 공식 판정입니다. 아래 번역은 자동으로 생성되었습니다.\n"
+KO_DUMP = KO_HEADER + "2024. 6. 7. · 출처: wotc\nYou can’t pay a kicker cost more than once.\n"
+KO_TRANSLATED = (
+    KO_HEADER + "2024. 6. 7. · 출처: wotc\nThe effect is cumulative.\n"
+    "정수의 벽이 전투피해를 입을 때마다, 당신은 그만큼의 생명점을 얻는다.\n"
+)
+JA_HEADER = "Wizards of the Coastによる公式裁定です。以下の翻訳は自動生成されたものです。\n"
+
+
+@pytest.mark.parametrize("page", ["euc_kr", "cp949"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        KO_DUMP,  # charset-normalizer guessed ISO Cyrillic only: `РЧ АјНФ`, the entry lost
+        KO_TRANSLATED,  # charset-normalizer guessed nothing: rejected as no text dump
+        KO_HEADER,  # no date line to tell: ISO Cyrillic's reading was the only plausible one
+    ],
+)
+def test_a_korean_dump_in_euc_kr_reads_as_its_text(text: str, page: str) -> None:
+    decoded = decode_bytes(text.encode(page))
+    assert (decoded.text, decoded.encoding) == (text, "cp949")
+
+
+def test_a_japanese_header_in_euc_jp_reads_as_japanese() -> None:
+    # Read as cp949's `ㅛㅸㅻ못섟붜쾨ㅗㅉ` before: no date line, no plausible reading, the first.
+    assert decode_bytes(JA_HEADER.encode("euc_jp")).text == JA_HEADER
+
+
+def test_a_korean_dump_in_euc_kr_keeps_its_entry() -> None:
+    tables = run_contents({"ko.txt": KO_TRANSLATED.encode("euc_kr")}).tables
+    assert tables["dumps"]["encoding"].to_list() == ["cp949"]
+    assert tables["ruling_occurrences"]["published_on"].to_list() == [dt.date(2024, 6, 7)]
+    assert tables["ruling_translations"]["language"].to_list() == ["ko"]
+
+
+def test_a_western_reading_with_unknown_words_is_no_cjk_text() -> None:
+    # Names (`Tóptero`, `tópteros`) outnumber real words: the CJK readings are still no text
+    # (cp1250's `ESPAŃOL` won when Latin letters of wordfreq's CJK lists counted).
+    text = (
+        "La traducción al ESPAÑOL fue generada automáticamente.\n"
+        "7 de junio de 2024 · fuente: wotc\nSi no controlas un Tóptero, regresa el Montaje de "
+        "tópteros y pon cinco fichas Tóptero. Tópteros.\n"
+    )
+    assert word_evidence(text)[1] > word_evidence(text)[0]
+    assert decode_bytes(text.encode("cp1252")).text == text
+    assert cjk_score("ESPAŃOL") == cjk_score("Éďőíßďő") == -9.0
+    assert (
+        cjk_score(KO_HEADER)
+        > CJK_TEXT_MIN
+        > cjk_score(KO_HEADER.encode("cp949").decode("iso8859_5"))
+    )

@@ -24,6 +24,8 @@ import charset_normalizer
 
 from flows.stages import fast_badness
 from flows.stages.legacy_text import (
+    CJK_TEXT_MIN,
+    cjk_score,
     count_heads,
     fits_scripts,
     line_page,
@@ -48,12 +50,33 @@ MAX_NOISE_SHARE = 0.25
 #: equally fit (they decode this format's bytes alike): Windows Western, DOS
 #: Western (German DOS dumps), Windows Cyrillic, Mac Western.
 PREFERRED_CODE_PAGES: tuple[str, ...] = ("cp1252", "cp850", "cp1251", "mac_roman")
+#: The code pages of Korean, Japanese, Simplified and Traditional Chinese files, in
+#: this order on a tie (a Korean `2024. 6. 7. · 출처: wotc` parses in GB18030 too).
+CJK_CODE_PAGES = ("cp949", "cp932", "euc_jp", "gb18030", "big5")
+#: The superset of a CJK code page that is read in its place, as browsers do
+#: (WHATWG's Encoding Standard): the same bytes, more characters, and the
+#: mappings of real texts (the real Japanese card texts write `－` 1,916 times and
+#: `−` 38: Shift_JIS's 0x817C). Not Big5's cp950: its 0xA1E3 is the `～` of 1,202
+#: real Traditional Chinese texts, but its 0xA145 and 0xA241 are `‧` and `∕` where
+#: 484 and 481 write `•` and `／`, as Big5 reads them.
+WINDOWS_SUPERSETS = {"euc_kr": "cp949", "shift_jis": "cp932", "gb2312": "gb18030", "gbk": "gb18030"}
 #: The code pages a whole legacy file is always tried in beside charset-normalizer's
 #: guesses (`_pick_code_page`), in this order on a tie: PREFERRED_CODE_PAGES, KOI8-R
-#: (Russian Unix), ISO Western with the euro (its `œ` is cp1252's `½`), Windows Greek
-#: (case r01's site). A few bytes of a short file can make charset-normalizer guess
-#: none of them (a MacRoman `·` read as cp1257's `į`: no date line parses).
-TRIED_CODE_PAGES = (*PREFERRED_CODE_PAGES, "koi8_r", "iso8859_15", "cp1253")
+#: (Russian Unix), ISO Western with the euro (its `œ` is cp1252's `½`), Windows and ISO
+#: Greek (case r01's site), DOS Portuguese and Greek (read as cp850 when not tried:
+#: `traduçäo`), then CJK_CODE_PAGES. A few bytes of a short file can make
+#: charset-normalizer guess none of them (a MacRoman `·` read as cp1257's `į`, a
+#: Korean paste of English rulings as ISO Cyrillic: no date line parses).
+TRIED_CODE_PAGES = (
+    *PREFERRED_CODE_PAGES,
+    "koi8_r",
+    "iso8859_15",
+    "cp1253",
+    "iso8859_7",
+    "cp860",
+    "cp869",
+    *CJK_CODE_PAGES,
+)
 
 #: The noise characters for polars (`decode.plain_texts`).
 NOISE_CLASS = fast_badness.rust_class(fast_badness.class_chars(_NOISE.pattern))
@@ -217,13 +240,15 @@ def _is_utf8(line: bytes) -> bool:
 
 
 def _legacy(content: bytes, replaced: str) -> DecodedDump:
-    """Decode with the code page charset-normalizer finds (see `_pick_code_page`)."""
+    """Decode with the code page `_pick_code_page` finds. When charset-normalizer fits none,
+    one of TRIED_CODE_PAGES only if a date·source line parses under it (a Korean
+    paste of English rulings in EUC-KR), else as damaged UTF-8 or rejected."""
     matches = charset_normalizer.from_bytes(content)
-    if matches.best() is None:
+    encoding, heads = _pick_code_page(content, matches)
+    if matches.best() is None and heads < 1:  # no guess, and no date·source line reads
         if _REAL_NON_ASCII.search(replaced):  # no code page fits: keep it as damaged UTF-8
             return _checked(replaced, "utf-8", REPAIR_REPLACED)
         return DecodedDump(None, None, None, "no text encoding fits the bytes: not a text dump")
-    encoding = _pick_code_page(content, matches)
     return _checked(content.decode(encoding, errors="replace"), encoding)
 
 
@@ -239,10 +264,11 @@ def _ranked_code_pages(match: charset_normalizer.CharsetMatch) -> list[str]:
     no `耊`).
     """
     names = [
-        name
+        WINDOWS_SUPERSETS.get(name, name)
         for name in dict.fromkeys([match.encoding, *match.could_be_from_charset])
         if _reads_ascii_as_ascii(name)
     ]
+    names = list(dict.fromkeys(names))
     return sorted(
         names,
         key=lambda n: PREFERRED_CODE_PAGES.index(n) if n in PREFERRED_CODE_PAGES else 99,
@@ -260,18 +286,24 @@ def _reads_ascii_as_ascii(encoding: str) -> bool:
         return False
 
 
-def _pick_code_page(content: bytes, matches: charset_normalizer.CharsetMatches) -> str:
-    """The code page under which the file reads as a dump: its date lines, then its text.
+def _pick_code_page(content: bytes, matches: charset_normalizer.CharsetMatches) -> tuple[str, int]:
+    """The code page under which the file reads as a dump (its date lines, then its text),
+    and how many date·source lines parse under it (in its first _RANKING_BYTES).
 
     Candidates: every match's code pages in charset-normalizer's order
     (PREFERRED_CODE_PAGES first within a match), then TRIED_CODE_PAGES. The
     first under which the most date·source lines parse wins (0xFA is the `·`
     of `7. März 2024 · Quelle: wotc` in cp850, not in cp852). Of those that
-    parse as many yet read the bytes differently, those reading letters and
-    signs of the languages read (`legacy_text.plausible_text`; CJK text:
-    none, the first wins) come first, TRIED_CODE_PAGES first, then the best
-    words (`_word_evidence`): cp1252's `ESPAÑOL` and `20½`, not cp1250's
-    `ESPAŃOL` and `20˝` (`tests/test_legacy_code_pages.py`).
+    parse as many yet read the bytes differently:
+    1. the reading in letters and signs of the languages read
+       (`legacy_text.plausible_text`) with the best words (`_word_evidence`),
+       TRIED_CODE_PAGES first, if it has no more unknown words than real ones:
+       cp1252's `ESPAÑOL` and `20½`, not cp1250's `ESPAŃOL` and `20˝`;
+    2. else the reading in the most frequent CJK characters
+       (`legacy_text.cjk_score`, at least CJK_TEXT_MIN, no U+FFFD): a Korean
+       header in EUC-KR, not ISO Cyrillic's `РЧ АјНФ`; Japanese in EUC-JP, not
+       cp949's `ㅛㅸㅻ못섟`;
+    3. else that plausible reading, or the first (`tests/test_legacy_code_pages.py`).
     """
     guessed = [name for match in matches for name in _ranked_code_pages(match)]
     candidates = list(dict.fromkeys([*guessed, *TRIED_CODE_PAGES]))
@@ -281,13 +313,27 @@ def _pick_code_page(content: bytes, matches: charset_normalizer.CharsetMatches) 
     tied = [name for name in candidates if heads[name] == most]
     readings = {name: sample.decode(name, errors="replace") for name in tied}
     if len({readings[name] for name in tied}) == 1:
-        return tied[0]  # they read the bytes alike (cp1252 and latin-1 for most dumps)
+        return tied[0], most  # they read the bytes alike (cp1252 and latin-1 for most dumps)
     # U+FFFD, an undefined byte, is no plausible character: as plausible_legacy's strict read
     plausible = [name for name in tied if plausible_text(readings[name])]
-    if not plausible:  # CJK text, or no reading in the languages' letters: the first
-        return tied[0]
     plausible.sort(key=lambda name: name not in TRIED_CODE_PAGES)  # these first
-    return max(plausible, key=lambda name: _word_evidence(readings[name]))  # the first best
+    best = max(plausible, key=lambda name: _word_evidence(readings[name]), default=None)
+    if best is not None and _reads_as_words(readings[best]):
+        return best, most
+    scores = {name: cjk_score(readings[name]) for name in tied if "\ufffd" not in readings[name]}
+    cjk = {
+        name: score for name, score in scores.items() if score is not None and score >= CJK_TEXT_MIN
+    }
+    if cjk:
+        return max(cjk, key=cjk.__getitem__), most  # the first best
+    return best or tied[0], most
+
+
+def _reads_as_words(reading: str) -> bool:
+    """`reading` has no more unknown words than real ones (`legacy_text.word_evidence`):
+    not ISO Cyrillic's `РЧ АјНФ ЦЧСЄРдДЯДй` for a Korean header in EUC-KR."""
+    known, unknown = word_evidence(reading)
+    return unknown <= known
 
 
 def _word_evidence(reading: str) -> tuple[int, int]:
