@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import polars as pl
 
 from tests.conftest import content_of, run_contents
@@ -91,3 +93,20 @@ def test_a_rule_number_or_a_card_name_after_the_slash_is_no_translation() -> Non
     tables = _tables("Traduction FR.", DATE, lines[0], DATE, lines[1])
     assert tables["ruling_occurrences"]["text_raw"].to_list() == lines
     assert tables["ruling_translations"].height == 0
+
+
+def test_a_taiwanese_dump_dated_in_republic_years_keeps_its_entries() -> None:
+    # Case c01's kind (an era's year) in Taiwan's calendar: 民國113 is 2024 (CLDR roc).
+    tables = _tables(
+        "以下為威世智官方裁定，TW翻譯由人工智慧自動產生。",
+        "民國113年6月7日 · 來源：wotc",
+        MANA,
+        "中華民國一一二年三月三日（五） · 來源：wotc",
+        ENERGY,
+    )
+    occurrences = tables["ruling_occurrences"].sort("published_on")
+    assert occurrences.select("published_on", "text_raw").rows() == [
+        (dt.date(2023, 3, 3), ENERGY),
+        (dt.date(2024, 6, 7), MANA),
+    ]
+    assert tables["rejects"].height == 0

@@ -6,7 +6,7 @@ medium and short patterns (`Locale.date_formats`), with that locale's month
 and weekday names (format and stand-alone, wide and abbreviated). Three
 additions on top of CLDR: English ordinal days (`June 7th, 2024`), Spanish
 `del` before the year, Russian `года` as well as `г.`; Japanese era years
-(`令和6年6月7日`, `元年` = 1) from `JAPANESE_ERAS`; and a weekday in
+(`令和6年6月7日`, `元年` = 1) and Taiwan's (`民國113年6月7日`) from `ERAS`; and a weekday in
 parentheses after the date (`2024年6月14日（周五）`, as the Chinese release
 notes write it). The same shapes give the head recognizer (`shapes`).
 
@@ -39,14 +39,20 @@ DATE_LOCALES: tuple[str, ...] = (
 #: CLDR format lengths read (`Locale.date_formats`).
 FORMAT_LENGTHS: tuple[str, ...] = ("full", "long", "medium", "short")
 
-#: Japanese eras since 1926: name, first day. From CLDR `supplementalData.xml`
-#: `<calendar type="japanese">` (era 232 start 1926-12-25, 233 start
-#: 1989-01-08, 234 start 2019-05-01) with the names of CLDR `ja.xml`; Babel
+#: Eras whose years count from their first day (year 1, `元年`, is that day's
+#: year): name, first day, the locale of the dates that write it (its weekday
+#: names). Japan's since 1926: CLDR `supplementalData.xml` `<calendar
+#: type="japanese">` (era 232 start 1926-12-25, 233 start 1989-01-08, 234 start
+#: 2019-05-01) with the names of CLDR `ja.xml`. The Republic of China's,
+#: Taiwan's calendar (`民國113年` is 2024): `<calendar type="roc">` era 1 start
+#: 1912-01-01, named `民國` in CLDR `zh_Hant.xml` and `民国` in `zh.xml`. Babel
 #: loads only the Gregorian calendar, so the table is here.
-JAPANESE_ERAS: tuple[tuple[str, dt.date], ...] = (
-    ("昭和", dt.date(1926, 12, 25)),
-    ("平成", dt.date(1989, 1, 8)),
-    ("令和", dt.date(2019, 5, 1)),
+ERAS: tuple[tuple[str, dt.date, str], ...] = (
+    ("昭和", dt.date(1926, 12, 25), "ja"),
+    ("平成", dt.date(1989, 1, 8), "ja"),
+    ("令和", dt.date(2019, 5, 1), "ja"),
+    ("民國", dt.date(1912, 1, 1), "zh_Hant"),
+    ("民国", dt.date(1912, 1, 1), "zh"),
 )
 
 #: Day suffixes a language writes: English ordinals, French `1er`, `1º`
@@ -208,23 +214,24 @@ def date_formats() -> tuple[DateFormat, ...]:
     return tuple(formats)
 
 
-_ERA_NAMES = "|".join(name for name, _ in JAPANESE_ERAS)
-#: `令和6年6月7日`, `平成元年1月8日`, optionally with the weekday (`金曜日`).
+_ERA_NAMES = "|".join(name for name, _, _ in ERAS)
+#: `令和6年6月7日`, `平成元年1月8日`, `民國113年6月7日`, `中華民國113年6月7日`,
+#: optionally with the weekday (`金曜日`, `星期五`).
 _ERA_SHAPE = (
-    rf"(?:{_ERA_NAMES})\s*(?:\d{{1,2}}|元)\s*年"
-    r"\s*\d{1,2}\s*月\s*\d{1,2}\s*日(?:\s*[日月火水木金土]曜日)?"
+    rf"(?:中華|中华)?(?:{_ERA_NAMES})\s*(?:\d{{1,3}}|元)\s*年"
+    r"\s*\d{1,2}\s*月\s*\d{1,2}\s*日(?:\s*(?:[日月火水木金土]曜日|星期[一二三四五六日天]))?"
 )
 ERA_DATE = re.compile(
-    rf"^(?P<era>{_ERA_NAMES})\s*(?P<era_year>\d{{1,2}}|元)\s*年"
+    rf"^(?:中華|中华)?(?P<era>{_ERA_NAMES})\s*(?P<era_year>\d{{1,3}}|元)\s*年"
     r"\s*(?P<month_number>\d{1,2})\s*月\s*(?P<day>\d{1,2})\s*日\s*(?P<weekday>\S*)$"
 )
 _ISO_SHAPE = r"\d{4}-\d{1,2}-\d{1,2}"
 #: A Chinese numeral as dates write it: the digits, 〇 and 零 for zero (and the
-#: circle ○ often typed for 〇), 十 ten.
-CHINESE_NUMERAL = "[〇○零一二三四五六七八九十]"
+#: circle ○ often typed for 〇), 十 ten, 百 hundred (`民國一百一十三年`).
+CHINESE_NUMERAL = "[〇○零一二三四五六七八九十百]"
 #: `二〇二四年六月七日`, `令和六年六月七日`: year, month and day in Chinese numerals.
 _CHINESE_NUMERAL_SHAPE = (
-    rf"(?:(?:{_ERA_NAMES})\s*(?:{CHINESE_NUMERAL}{{1,3}}|元)"
+    rf"(?:(?:中華|中华)?(?:{_ERA_NAMES})\s*(?:{CHINESE_NUMERAL}{{1,5}}|元)"
     rf"|{CHINESE_NUMERAL}{{4}})\s*年\s*{CHINESE_NUMERAL}{{1,3}}\s*月\s*{CHINESE_NUMERAL}{{1,3}}\s*日"
 )
 

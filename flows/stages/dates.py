@@ -20,7 +20,7 @@ from flows.stages.date_formats import (
     CHINESE_NUMERAL,
     DAY_SUFFIXES,
     ERA_DATE,
-    JAPANESE_ERAS,
+    ERAS,
     LITERAL_WORDS,
     PARENTHESIZED_WEEKDAY,
     DateFormat,
@@ -58,7 +58,16 @@ _CHINESE_UNIT = re.compile(rf"({CHINESE_NUMERAL}+)([年月日])")
 
 
 def _chinese_number(numeral: str) -> int | None:
-    """`二〇二四` 2024 (digit by digit), `十二` 12, `二十七` 27, `三十一` 31, `七` 7; else None."""
+    """`二〇二四` 2024 (digit by digit), `十二` 12, `二十七` 27, `三十一` 31, `七` 7,
+    `一百一十三` 113 and `一百零三` 103 (Taiwan's years); else None."""
+    if "百" in numeral:
+        hundreds, _, rest = numeral.partition("百")
+        hundred = CHINESE_DIGITS.get(hundreds) if len(hundreds) == 1 else None
+        rest = rest.removeprefix("零")
+        if len(rest) > 1 and "十" not in rest:  # `一百一二`: no number
+            return None
+        below = _chinese_number(rest) if rest else 0
+        return hundred * 100 + below if hundred and below is not None and below < 100 else None
     if "十" not in numeral:
         digits = [CHINESE_DIGITS.get(c) for c in numeral]
         return None if None in digits else int("".join(str(d) for d in digits))
@@ -161,7 +170,8 @@ def _core_matches(text: str) -> list[dict[str, str | None]]:
     found = []
     era = ERA_DATE.match(text)
     if era:
-        found.append({**era.groupdict(), "locale": "ja"})
+        code = next(code for name, _, code in ERAS if name == era["era"])
+        found.append({**era.groupdict(), "locale": code})
     iso = re.fullmatch(r"(?P<year>\d{4})-(?P<month_number>\d{1,2})-(?P<day>\d{1,2})", text)
     if iso:
         found.append({**iso.groupdict(), "locale": "en"})
@@ -189,7 +199,7 @@ def _year(parts: dict[str, str | None], date_text: str) -> tuple[int | None, str
     if parts.get("year2"):
         return None, f"two-digit year in date {date_text!r}: the century is not written"
     if parts.get("era"):
-        start = dict(JAPANESE_ERAS)[parts["era"] or ""]
+        start = _era_start(parts["era"] or "")
         era_year = 1 if parts["era_year"] == "元" else int(parts["era_year"] or 0)
         return start.year + era_year - 1, None
     return int(parts["year"] or 0), None
@@ -257,12 +267,15 @@ def _check_weekday(day: dt.date, parts: dict[str, str | None]) -> str | None:
 def _check_era(day: dt.date, parts: dict[str, str | None]) -> str | None:
     if not parts.get("era"):
         return None
-    starts = [start for _, start in JAPANESE_ERAS]
-    start = dict(JAPANESE_ERAS)[parts["era"] or ""]
-    following = [s for s in starts if s > start]
+    start = _era_start(parts["era"] or "")
+    following = [s for _, s, code in ERAS if code == parts["locale"] and s > start]
     if day < start or (following and day >= following[0]):
         return f"{day.isoformat()} is outside the era {parts['era']} (from {start.isoformat()})"
     return None
+
+
+def _era_start(era: str) -> dt.date:
+    return next(start for name, start, _ in ERAS if name == era)
 
 
 def parse_published_dates(date_texts: pl.Series, today: dt.date) -> pl.DataFrame:

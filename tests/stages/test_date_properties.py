@@ -11,7 +11,7 @@ from babel.dates import format_date
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flows.stages.date_formats import JAPANESE_ERAS, DateFormat, date_formats
+from flows.stages.date_formats import ERAS, DateFormat, date_formats
 from flows.stages.dates import parse_published_dates
 from flows.stages.decode import FORMAT_CHARACTERS
 from flows.stages.parse import AMBIGUOUS_DATE_REASON, classify_lines, resolve_entries
@@ -89,9 +89,16 @@ def test_japanese_era_dates_round_trip(day: dt.date, first: bool) -> None:
     assert resolved.select("kind", "published_on").rows()[1] == ("date_source", day)
 
 
+@given(day=st.dates(dt.date(1993, 1, 1), TODAY), traditional=st.booleans())
+def test_taiwan_republic_year_dates_round_trip(day: dt.date, traditional: bool) -> None:
+    written = f"{'民國' if traditional else '民国'}{day.year - 1911}年{day.month}月{day.day}日"
+    resolved = _resolve([HEADER, f"{written} · 來源：wotc", BODIES[3]])
+    assert resolved.select("kind", "published_on").rows()[1] == ("date_source", day)
+
+
 def _era(day: dt.date, gannen: bool) -> str:
     """`令和6年6月7日`; year 1 as `元年` when `gannen`."""
-    name, start = next((n, s) for n, s in reversed(JAPANESE_ERAS) if s <= day)
+    name, start = next((n, s) for n, s, code in reversed(ERAS) if code == "ja" and s <= day)
     year = day.year - start.year + 1
     return f"{name}{'元' if year == 1 and gannen else year}年{day.month}月{day.day}日"
 

@@ -151,6 +151,14 @@ def test_parse_published_dates_once_per_distinct_string() -> None:
         ("2024年6月14日(金)", dt.date(2024, 6, 14)),  # ja
         ("2024년 6월 14일 (금)", dt.date(2024, 6, 14)),  # ko
         ("令和6年6月14日（金）", dt.date(2024, 6, 14)),
+        # Taiwan's years (CLDR's roc calendar: 民國 1 is 1912), as case c01's era kind
+        ("民國113年6月14日", dt.date(2024, 6, 14)),
+        ("中華民國113年6月14日（五）", dt.date(2024, 6, 14)),
+        ("民國113年6月14日 星期五", dt.date(2024, 6, 14)),
+        ("民国112年3月3日", dt.date(2023, 3, 3)),
+        ("民國一一三年六月十四日", dt.date(2024, 6, 14)),
+        ("民國一百一十三年六月十四日", dt.date(2024, 6, 14)),
+        ("民國元年1月1日", dt.date(1912, 1, 1)),
         ("2024/6/14（五）", dt.date(2024, 6, 14)),  # a narrow weekday (zh_Hant)
         ("June 14, 2024 (F)", dt.date(2024, 6, 14)),
         ("13 de setiembre de 2024", dt.date(2024, 9, 13)),  # es_PE, es_UY (case r08)
@@ -184,6 +192,11 @@ def test_cldr_forms(text: str, expected: dt.date) -> None:
             "令和1年4月30日",
             "2019-04-30 is outside the era 令和 (from 2019-05-01) in date '令和1年4月30日'",
         ),
+        (
+            "民國113年6月14日（四）",
+            "weekday '四' is not that of 2024-06-14 in date '民國113年6月14日（四）'",
+        ),
+        ("民國一百一二年六月十四日", "unrecognized date '民國一百一二年六月十四日'"),
         ("6/7/2024 at noon", "unrecognized date '6/7/2024 at noon'"),
         ("Jänner 7, 2024", "unrecognized date 'Jänner 7, 2024'"),  # no German format reads it
         ("Sept. 8, 2024, Sun", "unrecognized date 'Sept. 8, 2024, Sun'"),
