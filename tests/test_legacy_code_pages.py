@@ -152,6 +152,32 @@ def test_a_korean_dump_in_euc_kr_keeps_its_entry() -> None:
     assert tables["ruling_translations"]["language"].to_list() == ["ko"]
 
 
+@pytest.mark.parametrize(
+    ("text", "page", "read_before"),
+    [  # a fresh-context review's breaks of the first version, each read right before it
+        ("Äthertunnel\nOfficial rulings from Wizards of the Coast.\n", "cp1252", "礫hertunnel"),
+        ("Refuge félidar\n", "mac_roman", "f四idar"),  # one CJK letter: no CJK text
+        ("Озолит\n", "cp1251", "午铍栩"),  # one unknown word is a name, not garbage
+        ("Abatidor loxodón\nAclaraciones oficiales\n", "cp850", "loxod’n"),  # ISO Greek
+        ("九命护身\n", "gbk", "ΎΕΓό»€Ιν"),  # ISO Greek: one real word, one unknown
+        ("月索原型\n", "big5", "る\ue1f6\ue165\ue069"),  # GB18030's private-use characters
+        ("集群毆鬥\n", "big5", "栋竤嫁矮"),  # Traditional characters weighed as Simplified
+        ("飄萍\n", "big5", "컷둡"),  # charset-normalizer's first, within ten times
+    ],
+)
+def test_a_short_text_keeps_its_page_against_weak_evidence(
+    text: str, page: str, read_before: str
+) -> None:
+    assert decode_bytes(text.encode(page)).text == text
+
+
+def test_a_portuguese_paste_saved_with_a_question_mark_stays_western() -> None:
+    # `tradução` saved in latin-1 as `traduç?o` (ã cannot be written): read as johab's
+    # `tradu膜o` by the first version (one CJK letter).
+    content = "Esclarecimentos oficiais. A traduç?o PT abaixo foi gerada automaticamente.\n"
+    assert decode_bytes(content.encode("latin_1")).text == content
+
+
 def test_a_western_reading_with_unknown_words_is_no_cjk_text() -> None:
     # Names (`Tóptero`, `tópteros`) outnumber real words: the CJK readings are still no text
     # (cp1250's `ESPAŃOL` won when Latin letters of wordfreq's CJK lists counted).
@@ -162,9 +188,7 @@ def test_a_western_reading_with_unknown_words_is_no_cjk_text() -> None:
     )
     assert word_evidence(text)[1] > word_evidence(text)[0]
     assert decode_bytes(text.encode("cp1252")).text == text
-    assert cjk_score("ESPAŃOL") == cjk_score("Éďőíßďő") == -9.0
-    assert (
-        cjk_score(KO_HEADER)
-        > CJK_TEXT_MIN
-        > cjk_score(KO_HEADER.encode("cp949").decode("iso8859_5"))
-    )
+    assert cjk_score("ESPAŃOL") is cjk_score("Éďőíßďő") is cjk_score("f四idar") is None
+    assert cjk_score("る空\ue1f6\ue165\ue069") < CJK_TEXT_MIN < cjk_score("る空")  # private use
+    assert cjk_score(KO_HEADER) > CJK_TEXT_MIN  # `공식 판정입니다`
+    assert cjk_score(KO_HEADER.encode("cp949").decode("iso8859_5")) is None  # `РЧ АјНФ`

@@ -24,6 +24,7 @@ import charset_normalizer
 
 from flows.stages import fast_badness
 from flows.stages.legacy_text import (
+    CJK_MARGIN,
     CJK_TEXT_MIN,
     cjk_score,
     count_heads,
@@ -61,22 +62,16 @@ CJK_CODE_PAGES = ("cp949", "cp932", "euc_jp", "gb18030", "big5")
 #: 484 and 481 write `•` and `／`, as Big5 reads them.
 WINDOWS_SUPERSETS = {"euc_kr": "cp949", "shift_jis": "cp932", "gb2312": "gb18030", "gbk": "gb18030"}
 #: The code pages a whole legacy file is always tried in beside charset-normalizer's
-#: guesses (`_pick_code_page`), in this order on a tie: PREFERRED_CODE_PAGES, KOI8-R
-#: (Russian Unix), ISO Western with the euro (its `œ` is cp1252's `½`), Windows and ISO
-#: Greek (case r01's site), DOS Portuguese and Greek (read as cp850 when not tried:
-#: `traduçäo`), then CJK_CODE_PAGES. A few bytes of a short file can make
-#: charset-normalizer guess none of them (a MacRoman `·` read as cp1257's `į`, a
-#: Korean paste of English rulings as ISO Cyrillic: no date line parses).
-TRIED_CODE_PAGES = (
-    *PREFERRED_CODE_PAGES,
-    "koi8_r",
-    "iso8859_15",
-    "cp1253",
-    "iso8859_7",
-    "cp860",
-    "cp869",
-    *CJK_CODE_PAGES,
-)
+#: guesses (`_pick_code_page`), and first on a tie: PREFERRED_CODE_PAGES, KOI8-R
+#: (Russian Unix), ISO Western with the euro (its `œ` is cp1252's `½`), Windows Greek
+#: (case r01's site). A few bytes of a short file can make charset-normalizer guess
+#: none of them (a MacRoman `·` read as cp1257's `į`, a Korean paste of English
+#: rulings as ISO Cyrillic: no date line parses).
+TRIED_FIRST = (*PREFERRED_CODE_PAGES, "koi8_r", "iso8859_15", "cp1253")
+#: Those, then the code pages tried always but not first on a tie (ISO Greek; DOS
+#: Portuguese and Greek, read as cp850 when not tried: `traduçäo`; CJK_CODE_PAGES):
+#: an unknown word read by cp850 stays cp850's (`loxodón`, not ISO Greek's `loxod’n`).
+TRIED_CODE_PAGES = (*TRIED_FIRST, "iso8859_7", "cp860", "cp869", *CJK_CODE_PAGES)
 
 #: The noise characters for polars (`decode.plain_texts`).
 NOISE_CLASS = fast_badness.rust_class(fast_badness.class_chars(_NOISE.pattern))
@@ -244,8 +239,8 @@ def _legacy(content: bytes, replaced: str) -> DecodedDump:
     one of TRIED_CODE_PAGES only if a date·source line parses under it (a Korean
     paste of English rulings in EUC-KR), else as damaged UTF-8 or rejected."""
     matches = charset_normalizer.from_bytes(content)
-    encoding, heads = _pick_code_page(content, matches)
-    if matches.best() is None and heads < 1:  # no guess, and no date·source line reads
+    encoding = _pick_code_page(content, matches)
+    if encoding is None:  # no guess, and no date·source line reads under a tried page
         if _REAL_NON_ASCII.search(replaced):  # no code page fits: keep it as damaged UTF-8
             return _checked(replaced, "utf-8", REPAIR_REPLACED)
         return DecodedDump(None, None, None, "no text encoding fits the bytes: not a text dump")
@@ -286,23 +281,26 @@ def _reads_ascii_as_ascii(encoding: str) -> bool:
         return False
 
 
-def _pick_code_page(content: bytes, matches: charset_normalizer.CharsetMatches) -> tuple[str, int]:
-    """The code page under which the file reads as a dump (its date lines, then its text),
-    and how many date·source lines parse under it (in its first _RANKING_BYTES).
+def _pick_code_page(content: bytes, matches: charset_normalizer.CharsetMatches) -> str | None:
+    """The code page under which the file reads as a dump (its date lines, then its text);
+    None when charset-normalizer fits none and no date·source line parses under a
+    tried page (in the first _RANKING_BYTES).
 
     Candidates: every match's code pages in charset-normalizer's order
     (PREFERRED_CODE_PAGES first within a match), then TRIED_CODE_PAGES. The
     first under which the most date·source lines parse wins (0xFA is the `·`
     of `7. März 2024 · Quelle: wotc` in cp850, not in cp852). Of those that
-    parse as many yet read the bytes differently:
+    parse as many yet read the bytes differently (`_break_tie`):
     1. the reading in letters and signs of the languages read
        (`legacy_text.plausible_text`) with the best words (`_word_evidence`),
-       TRIED_CODE_PAGES first, if it has no more unknown words than real ones:
-       cp1252's `ESPAÑOL` and `20½`, not cp1250's `ESPAŃOL` and `20˝`;
-    2. else the reading in the most frequent CJK characters
-       (`legacy_text.cjk_score`, at least CJK_TEXT_MIN, no U+FFFD): a Korean
-       header in EUC-KR, not ISO Cyrillic's `РЧ АјНФ`; Japanese in EUC-JP, not
-       cp949's `ㅛㅸㅻ못섟`;
+       TRIED_FIRST first, if it has no more unknown words than real ones or one
+       unknown word only (a name): cp1252's `ESPAÑOL` and `20½`, not cp1250's
+       `ESPAŃOL` and `20˝`. A page neither guessed nor in TRIED_FIRST competes
+       only with more real words than unknown ones;
+    2. else the first reading in frequent CJK characters
+       (`legacy_text.cjk_score`, at least CJK_TEXT_MIN, no U+FFFD), unless another
+       scores CJK_MARGIN more: a Korean header in EUC-KR, not ISO Cyrillic's
+       `РЧ АјНФ`; Japanese in EUC-JP, not cp949's `ㅛㅸㅻ못섟`;
     3. else that plausible reading, or the first (`tests/test_legacy_code_pages.py`).
     """
     guessed = [name for match in matches for name in _ranked_code_pages(match)]
@@ -310,30 +308,51 @@ def _pick_code_page(content: bytes, matches: charset_normalizer.CharsetMatches) 
     sample = content[:_RANKING_BYTES]
     heads = {name: count_heads(sample, name) for name in candidates}
     most = max(heads.values())
+    if matches.best() is None and most < 1:
+        return None
     tied = [name for name in candidates if heads[name] == most]
     readings = {name: sample.decode(name, errors="replace") for name in tied}
     if len({readings[name] for name in tied}) == 1:
-        return tied[0], most  # they read the bytes alike (cp1252 and latin-1 for most dumps)
+        return tied[0]  # they read the bytes alike (cp1252 and latin-1 for most dumps)
+    return _break_tie(tied, readings, guessed)
+
+
+def _break_tie(tied: list[str], readings: dict[str, str], guessed: list[str]) -> str:
+    """Of the `tied` code pages (their `readings` differ), the one `_pick_code_page` takes."""
     # U+FFFD, an undefined byte, is no plausible character: as plausible_legacy's strict read
-    plausible = [name for name in tied if plausible_text(readings[name])]
-    plausible.sort(key=lambda name: name not in TRIED_CODE_PAGES)  # these first
+    plausible = [
+        name
+        for name in tied
+        if plausible_text(readings[name])
+        and (name in TRIED_FIRST or name in guessed or _has_more_real_words(readings[name]))
+    ]
+    plausible.sort(key=lambda name: name not in TRIED_FIRST)  # these first
     best = max(plausible, key=lambda name: _word_evidence(readings[name]), default=None)
     if best is not None and _reads_as_words(readings[best]):
-        return best, most
+        return best
     scores = {name: cjk_score(readings[name]) for name in tied if "\ufffd" not in readings[name]}
     cjk = {
         name: score for name, score in scores.items() if score is not None and score >= CJK_TEXT_MIN
     }
-    if cjk:
-        return max(cjk, key=cjk.__getitem__), most  # the first best
-    return best or tied[0], most
+    if cjk:  # in their order, unless another reads ten times more frequent characters
+        best_score = max(cjk.values())
+        return next(name for name, score in cjk.items() if score >= best_score - CJK_MARGIN)
+    return best or tied[0]
+
+
+def _has_more_real_words(reading: str) -> bool:
+    """`reading` has more real words than unknown ones: a page neither guessed nor tried
+    first competes only so (ISO Greek's `ΎΕΓό»€Ιν` for GBK's `九命护身` has one of each)."""
+    known, unknown = word_evidence(reading)
+    return known > unknown
 
 
 def _reads_as_words(reading: str) -> bool:
-    """`reading` has no more unknown words than real ones (`legacy_text.word_evidence`):
-    not ISO Cyrillic's `РЧ АјНФ ЦЧСЄРдДЯДй` for a Korean header in EUC-KR."""
+    """`reading` has no more unknown words than real ones, or one unknown word only, a
+    name (`Озолит`, `Crânebruyère`; `legacy_text.word_evidence`): not ISO Cyrillic's
+    `РЧ АјНФ ЦЧСЄРдДЯДй` for a Korean header in EUC-KR."""
     known, unknown = word_evidence(reading)
-    return unknown <= known
+    return unknown <= max(known, 1)
 
 
 def _word_evidence(reading: str) -> tuple[int, int]:

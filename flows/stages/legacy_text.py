@@ -146,9 +146,15 @@ CJK_LANGUAGES = ("ko", "ja", "zh")
 
 #: A reading's CJK letters read as text at this mean log10 frequency or above
 #: (`cjk_score`): right readings of the real card texts' headers and lines score
-#: about -2.3 to -4.5, another CJK page's reading of them -3.8 to -9, a
-#: Western paste read as GB18030 or Shift_JIS -7 to -9.
+#: about -2.3 to -4.5 (short Traditional names to -5.2), another CJK page's reading
+#: of them -3.6 to -9, a Western paste read as GB18030 or Shift_JIS -7 to -9.
 CJK_TEXT_MIN = -6.0
+
+#: Of the CJK readings that read as text, the first (charset-normalizer's order) is
+#: taken unless another's score is this much higher (ten times more frequent
+#: characters): Big5's Traditional Chinese names, not GB18030's or EUC-JP's readings
+#: of their bytes; EUC-JP's Japanese (-2.5), not GB18030's (-3.8).
+CJK_MARGIN = 1.0
 
 #: The log10 frequency of a character no word of the language's list holds.
 _UNSEEN = -9.0
@@ -161,11 +167,12 @@ def cjk_score(text: str) -> float | None:
     """How well `text`'s non-ASCII letters read as Korean, Japanese or Chinese characters:
     their mean log10 frequency in the language of CJK_LANGUAGES where it is highest
     (a character's frequency: its share of the CJK characters of wordfreq's word
-    list, weighted by the words' frequencies; _UNSEEN for one no word holds, and
-    for any letter of another script: cp1250's `ESPAŃOL` is no CJK text). None
-    without non-ASCII letters."""
-    letters = [c for c in text if c.isalpha() and not c.isascii()]
-    if not letters:
+    list, weighted by the words' frequencies). _UNSEEN for a character no word
+    holds, a letter of another script, and a private-use or unassigned code point
+    (GB18030's `る\ue1f6\ue165` for Big5 bytes). None with fewer than two CJK
+    letters: cp1250's `ESPAŃOL`, cp932's `f四idar` are no CJK text."""
+    letters = [c for c in text if not c.isascii() and unicodedata.category(c)[0] in "LC"]
+    if sum(c.isalpha() and unicodedata.name(c, "").startswith(_CJK_SCRIPTS) for c in letters) < 2:
         return None
     return max(
         sum(frequencies.get(c, _UNSEEN) for c in letters) / len(letters)
@@ -176,7 +183,9 @@ def cjk_score(text: str) -> float | None:
 @functools.cache
 def _character_frequencies() -> dict[str, dict[str, float]]:
     """{language: {character: log10 frequency}} for CJK_LANGUAGES, from wordfreq's lists
-    (loaded on the first tie no plausible reading settles: about 0.6 s)."""
+    (loaded on the first tie no plausible reading settles: about 0.8 s). wordfreq's
+    zh list is Simplified Chinese: a Traditional character takes its Simplified
+    one's frequency (wordfreq's own mapping, as its lookups do: `毆鬥` as `殴斗`)."""
     from wordfreq import get_frequency_dict
 
     tables = {}
@@ -188,7 +197,23 @@ def _character_frequencies() -> dict[str, dict[str, float]]:
                     counts[char] = counts.get(char, 0.0) + frequency
         total = sum(counts.values())
         tables[language] = {c: math.log10(n / total) for c, n in counts.items()}
+    simplified = tables["zh"]
+    for code, simple in _traditional_to_simplified().items():
+        if simple in simplified:
+            simplified.setdefault(chr(code), simplified[simple])
     return tables
+
+
+def _traditional_to_simplified() -> dict[int, str]:
+    """wordfreq's Traditional to Simplified Chinese character map (`str.translate`'s
+    table), read from its data without `wordfreq.chinese`, which needs jieba."""
+    import gzip
+
+    import msgpack
+    from wordfreq.util import data_path
+
+    with gzip.open(data_path("_chinese_mapping.msgpack.gz")) as packed:
+        return msgpack.load(packed, raw=False, strict_map_key=False)
 
 
 def count_heads(sample: bytes, code_page: str) -> int:
