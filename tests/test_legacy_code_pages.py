@@ -163,6 +163,11 @@ def test_a_korean_dump_in_euc_kr_keeps_its_entry() -> None:
         ("月索原型\n", "big5", "る\ue1f6\ue165\ue069"),  # GB18030's private-use characters
         ("集群毆鬥\n", "big5", "栋竤嫁矮"),  # Traditional characters weighed as Simplified
         ("飄萍\n", "big5", "컷둡"),  # charset-normalizer's first, within ten times
+        # a second review's: a Russian line beside CJK is no evidence against the CJK page
+        ("Wizards of the Coast 官方裁定。\nОзолит\n", "gbk", "夥源笛隅﹝"),
+        ("Wizards of the Coast 공식 판정입니다.\nОфициальные разъяснения.\n", "cp949", "奢衝"),
+        # a script no site writes: charset-normalizer's first, not a GB18030 reading
+        ("คำชี้แจงอย่างเป็นทางการจาก Wizards of the Coast\n", "cp874", "GB18030"),
     ],
 )
 def test_a_short_text_keeps_its_page_against_weak_evidence(

@@ -51,6 +51,8 @@ ERAS: tuple[tuple[str, dt.date, str], ...] = (
     ("昭和", dt.date(1926, 12, 25), "ja"),
     ("平成", dt.date(1989, 1, 8), "ja"),
     ("令和", dt.date(2019, 5, 1), "ja"),
+    ("中華民國", dt.date(1912, 1, 1), "zh_Hant"),  # the Republic's full name
+    ("中华民国", dt.date(1912, 1, 1), "zh"),
     ("民國", dt.date(1912, 1, 1), "zh_Hant"),
     ("民国", dt.date(1912, 1, 1), "zh"),
 )
@@ -218,11 +220,11 @@ _ERA_NAMES = "|".join(name for name, _, _ in ERAS)
 #: `令和6年6月7日`, `平成元年1月8日`, `民國113年6月7日`, `中華民國113年6月7日`,
 #: optionally with the weekday (`金曜日`, `星期五`).
 _ERA_SHAPE = (
-    rf"(?:中華|中华)?(?:{_ERA_NAMES})\s*(?:\d{{1,3}}|元)\s*年"
+    rf"(?:{_ERA_NAMES})\s*(?:\d{{1,3}}|元)\s*年"
     r"\s*\d{1,2}\s*月\s*\d{1,2}\s*日(?:\s*(?:[日月火水木金土]曜日|星期[一二三四五六日天]))?"
 )
 ERA_DATE = re.compile(
-    rf"^(?:中華|中华)?(?P<era>{_ERA_NAMES})\s*(?P<era_year>\d{{1,3}}|元)\s*年"
+    rf"^(?P<era>{_ERA_NAMES})\s*(?P<era_year>\d{{1,3}}|元)\s*年"
     r"\s*(?P<month_number>\d{1,2})\s*月\s*(?P<day>\d{1,2})\s*日\s*(?P<weekday>\S*)$"
 )
 _ISO_SHAPE = r"\d{4}-\d{1,2}-\d{1,2}"
@@ -231,7 +233,7 @@ _ISO_SHAPE = r"\d{4}-\d{1,2}-\d{1,2}"
 CHINESE_NUMERAL = "[〇○零一二三四五六七八九十百]"
 #: `二〇二四年六月七日`, `令和六年六月七日`: year, month and day in Chinese numerals.
 _CHINESE_NUMERAL_SHAPE = (
-    rf"(?:(?:中華|中华)?(?:{_ERA_NAMES})\s*(?:{CHINESE_NUMERAL}{{1,5}}|元)"
+    rf"(?:(?:{_ERA_NAMES})\s*(?:{CHINESE_NUMERAL}{{1,5}}|元)"
     rf"|{CHINESE_NUMERAL}{{4}})\s*年\s*{CHINESE_NUMERAL}{{1,3}}\s*月\s*{CHINESE_NUMERAL}{{1,3}}\s*日"
 )
 

@@ -59,10 +59,13 @@ _CHINESE_UNIT = re.compile(rf"({CHINESE_NUMERAL}+)([年月日])")
 
 def _chinese_number(numeral: str) -> int | None:
     """`二〇二四` 2024 (digit by digit), `十二` 12, `二十七` 27, `三十一` 31, `七` 7,
-    `一百一十三` 113 and `一百零三` 103 (Taiwan's years); else None."""
+    `一百一十三` 113, `一百零三` 103 and `百` 100 (Taiwan's years: `民國百年` is 2011);
+    else None."""
     if "百" in numeral:
         hundreds, _, rest = numeral.partition("百")
-        hundred = CHINESE_DIGITS.get(hundreds) if len(hundreds) == 1 else None
+        hundred = (
+            1 if not hundreds else CHINESE_DIGITS.get(hundreds) if len(hundreds) == 1 else None
+        )
         rest = rest.removeprefix("零")
         if len(rest) > 1 and "十" not in rest:  # `一百一二`: no number
             return None

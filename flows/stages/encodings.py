@@ -73,6 +73,9 @@ TRIED_FIRST = (*PREFERRED_CODE_PAGES, "koi8_r", "iso8859_15", "cp1253")
 #: an unknown word read by cp850 stays cp850's (`loxodón`, not ISO Greek's `loxod’n`).
 TRIED_CODE_PAGES = (*TRIED_FIRST, "iso8859_7", "cp860", "cp869", *CJK_CODE_PAGES)
 
+#: The scripts of the sites' languages beside Latin (`legacy_text.other_scripts`'s names).
+_SITE_SCRIPTS = {"CYRILLIC", "GREEK", "CJK", "HANGUL", "HIRAGANA", "KATAKANA", "HALFWIDTH"}
+
 #: The noise characters for polars (`decode.plain_texts`).
 NOISE_CLASS = fast_badness.rust_class(fast_badness.class_chars(_NOISE.pattern))
 
@@ -297,11 +300,13 @@ def _pick_code_page(content: bytes, matches: charset_normalizer.CharsetMatches) 
        unknown word only (a name): cp1252's `ESPAÑOL` and `20½`, not cp1250's
        `ESPAŃOL` and `20˝`. A page neither guessed nor in TRIED_FIRST competes
        only with more real words than unknown ones;
-    2. else the first reading in frequent CJK characters
+    2. else, with no plausible reading, the first if it reads a script no site
+       writes (Thai);
+    3. else the first reading in frequent CJK characters
        (`legacy_text.cjk_score`, at least CJK_TEXT_MIN, no U+FFFD), unless another
        scores CJK_MARGIN more: a Korean header in EUC-KR, not ISO Cyrillic's
        `РЧ АјНФ`; Japanese in EUC-JP, not cp949's `ㅛㅸㅻ못섟`;
-    3. else that plausible reading, or the first (`tests/test_legacy_code_pages.py`).
+    4. else that plausible reading, or the first (`tests/test_legacy_code_pages.py`).
     """
     guessed = [name for match in matches for name in _ranked_code_pages(match)]
     candidates = list(dict.fromkeys([*guessed, *TRIED_CODE_PAGES]))
@@ -330,6 +335,8 @@ def _break_tie(tied: list[str], readings: dict[str, str], guessed: list[str]) ->
     best = max(plausible, key=lambda name: _word_evidence(readings[name]), default=None)
     if best is not None and _reads_as_words(readings[best]):
         return best
+    if best is None and other_scripts(readings[tied[0]]) - _SITE_SCRIPTS:
+        return tied[0]  # charset-normalizer's first reads a script no site writes (Thai)
     scores = {name: cjk_score(readings[name]) for name in tied if "\ufffd" not in readings[name]}
     cjk = {
         name: score for name, score in scores.items() if score is not None and score >= CJK_TEXT_MIN

@@ -159,25 +159,31 @@ CJK_MARGIN = 1.0
 #: The log10 frequency of a character no word of the language's list holds.
 _UNSEEN = -9.0
 
-#: The Unicode names of CJK characters start with these.
-_CJK_SCRIPTS = ("CJK", "HANGUL", "HIRAGANA", "KATAKANA")
+#: The Unicode names of CJK characters start with these (half-width katakana, which
+#: cp932 reads single bytes 0xA1-0xDF as, are scored too: real texts hardly write them).
+_CJK_SCRIPTS = ("CJK", "HANGUL", "HIRAGANA", "KATAKANA", "HALFWIDTH KATAKANA", "HALFWIDTH HANGUL")
 
 
 def cjk_score(text: str) -> float | None:
     """How well `text`'s non-ASCII letters read as Korean, Japanese or Chinese characters:
-    their mean log10 frequency in the language of CJK_LANGUAGES where it is highest
-    (a character's frequency: its share of the CJK characters of wordfreq's word
-    list, weighted by the words' frequencies). _UNSEEN for a character no word
-    holds, a letter of another script, and a private-use or unassigned code point
-    (GB18030's `る\ue1f6\ue165` for Big5 bytes). None with fewer than two CJK
-    letters: cp1250's `ESPAŃOL`, cp932's `f四idar` are no CJK text."""
-    letters = [c for c in text if not c.isascii() and unicodedata.category(c)[0] in "LC"]
-    if sum(c.isalpha() and unicodedata.name(c, "").startswith(_CJK_SCRIPTS) for c in letters) < 2:
+    the mean log10 frequency of its CJK letters in the language of CJK_LANGUAGES
+    where it is highest (a character's frequency: its share of the CJK characters
+    of wordfreq's word list, weighted by the words' frequencies). _UNSEEN for a
+    character no word holds and for a private-use or unassigned code point
+    (GB18030's `る\ue1f6\ue165` for Big5 bytes); letters of other scripts are no
+    evidence (a Russian line in a GBK dump). None with fewer than two CJK letters:
+    cp1250's `ESPAŃOL`, cp932's `f四idar` are no CJK text."""
+    letters = [c for c in text if _is_cjk(c) or unicodedata.category(c) in ("Co", "Cn")]
+    if sum(c.isalpha() for c in letters) < 2:
         return None
     return max(
         sum(frequencies.get(c, _UNSEEN) for c in letters) / len(letters)
         for frequencies in _character_frequencies().values()
     )
+
+
+def _is_cjk(char: str) -> bool:
+    return char.isalpha() and unicodedata.name(char, "").startswith(_CJK_SCRIPTS)
 
 
 @functools.cache
@@ -193,7 +199,7 @@ def _character_frequencies() -> dict[str, dict[str, float]]:
         counts: dict[str, float] = {}
         for word, frequency in get_frequency_dict(language).items():
             for char in word:
-                if unicodedata.name(char, "").startswith(_CJK_SCRIPTS):
+                if _is_cjk(char):
                     counts[char] = counts.get(char, 0.0) + frequency
         total = sum(counts.values())
         tables[language] = {c: math.log10(n / total) for c, n in counts.items()}

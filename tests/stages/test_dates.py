@@ -159,6 +159,7 @@ def test_parse_published_dates_once_per_distinct_string() -> None:
         ("民國一一三年六月十四日", dt.date(2024, 6, 14)),
         ("民國一百一十三年六月十四日", dt.date(2024, 6, 14)),
         ("民國元年1月1日", dt.date(1912, 1, 1)),
+        ("民國百年1月1日", dt.date(2011, 1, 1)),  # the hundredth year, as Taiwan wrote it
         ("2024/6/14（五）", dt.date(2024, 6, 14)),  # a narrow weekday (zh_Hant)
         ("June 14, 2024 (F)", dt.date(2024, 6, 14)),
         ("13 de setiembre de 2024", dt.date(2024, 9, 13)),  # es_PE, es_UY (case r08)
@@ -197,6 +198,7 @@ def test_cldr_forms(text: str, expected: dt.date) -> None:
             "weekday '四' is not that of 2024-06-14 in date '民國113年6月14日（四）'",
         ),
         ("民國一百一二年六月十四日", "unrecognized date '民國一百一二年六月十四日'"),
+        ("中華令和6年6月7日", "unrecognized date '中華令和6年6月7日'"),  # the Republic's name only
         ("6/7/2024 at noon", "unrecognized date '6/7/2024 at noon'"),
         ("Jänner 7, 2024", "unrecognized date 'Jänner 7, 2024'"),  # no German format reads it
         ("Sept. 8, 2024, Sun", "unrecognized date 'Sept. 8, 2024, Sun'"),
