@@ -73,8 +73,12 @@ TRIED_FIRST = (*PREFERRED_CODE_PAGES, "koi8_r", "iso8859_15", "cp1253")
 #: an unknown word read by cp850 stays cp850's (`loxodón`, not ISO Greek's `loxod’n`).
 TRIED_CODE_PAGES = (*TRIED_FIRST, "iso8859_7", "cp860", "cp869", *CJK_CODE_PAGES)
 
-#: The scripts of the sites' languages beside Latin (`legacy_text.other_scripts`'s names).
-_SITE_SCRIPTS = {"CYRILLIC", "GREEK", "CJK", "HANGUL", "HIRAGANA", "KATAKANA", "HALFWIDTH"}
+#: The scripts of the sites' languages beside Latin (`legacy_text.other_scripts`'s names:
+#: `々` is IDEOGRAPHIC, `ｶ` HALFWIDTH, `Ｋ` FULLWIDTH).
+_SITE_SCRIPTS = {
+    *("CYRILLIC", "GREEK", "CJK", "HANGUL", "HIRAGANA", "KATAKANA"),
+    *("IDEOGRAPHIC", "HALFWIDTH", "FULLWIDTH"),
+}
 
 #: The noise characters for polars (`decode.plain_texts`).
 NOISE_CLASS = fast_badness.rust_class(fast_badness.class_chars(_NOISE.pattern))
