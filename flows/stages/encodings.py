@@ -28,6 +28,7 @@ from flows.stages.legacy_text import (
     CJK_TEXT_MIN,
     cjk_score,
     count_heads,
+    count_text_heads,
     fits_scripts,
     line_page,
     other_scripts,
@@ -299,7 +300,7 @@ def _pick_code_page(content: bytes, matches: charset_normalizer.CharsetMatches) 
     of `7. März 2024 · Quelle: wotc` in cp850, not in cp852). Of those that
     parse as many yet read the bytes differently (`_break_tie`):
     1. the reading in letters and signs of the languages read
-       (`legacy_text.plausible_text`) with the best words (`_word_evidence`),
+       (`legacy_text.plausible_text`) with the best words (`legacy_text.word_evidence`),
        TRIED_FIRST first, if it has no more unknown words than real ones or one
        unknown word only (a name): cp1252's `ESPAÑOL` and `20½`, not cp1250's
        `ESPAŃOL` and `20˝`. A page neither guessed nor in TRIED_FIRST competes
@@ -314,13 +315,13 @@ def _pick_code_page(content: bytes, matches: charset_normalizer.CharsetMatches) 
     """
     guessed = [name for match in matches for name in _ranked_code_pages(match)]
     candidates = list(dict.fromkeys([*guessed, *TRIED_CODE_PAGES]))
-    sample = content[:_RANKING_BYTES]
-    heads = {name: count_heads(sample, name) for name in candidates}
+    sample = content[:_RANKING_BYTES]  # every candidate is a codec Python knows
+    readings = {name: sample.decode(name, errors="replace") for name in candidates}
+    heads = {name: count_text_heads(readings[name]) for name in candidates}
     most = max(heads.values())
     if matches.best() is None and most < 1:
         return None
     tied = [name for name in candidates if heads[name] == most]
-    readings = {name: sample.decode(name, errors="replace") for name in tied}
     if len({readings[name] for name in tied}) == 1:
         return tied[0]  # they read the bytes alike (cp1252 and latin-1 for most dumps)
     return _break_tie(tied, readings, guessed)
@@ -329,16 +330,19 @@ def _pick_code_page(content: bytes, matches: charset_normalizer.CharsetMatches) 
 def _break_tie(tied: list[str], readings: dict[str, str], guessed: list[str]) -> str:
     """Of the `tied` code pages (their `readings` differ), the one `_pick_code_page` takes."""
     # U+FFFD, an undefined byte, is no plausible character: as plausible_legacy's strict read
-    plausible = [
-        name
-        for name in tied
-        if plausible_text(readings[name])
-        and (name in TRIED_FIRST or name in guessed or _has_more_real_words(readings[name]))
+    words = {name: word_evidence(readings[name]) for name in tied if plausible_text(readings[name])}
+    plausible = [  # a page neither guessed nor tried first needs more real words than unknown
+        name  # ones (ISO Greek's `ΎΕΓό»€Ιν` for GBK's `九命护身` has one of each)
+        for name, (known, unknown) in words.items()
+        if name in TRIED_FIRST or name in guessed or known > unknown
     ]
     plausible.sort(key=lambda name: name not in TRIED_FIRST)  # these first
-    best = max(plausible, key=lambda name: _word_evidence(readings[name]), default=None)
-    if best is not None and _reads_as_words(readings[best]):
-        return best
+    # The fewest unknown words, then the most real ones: a wrong page's garbage holds real
+    # words by chance (cp1251 reads cp866's `Официальные разъяснения` as `ЋдЁжЁ`, `лҐ`,
+    # `кпб`…), a right page's unknown words are names.
+    best = max(plausible, key=lambda name: (-words[name][1], words[name][0]), default=None)
+    if best is not None and words[best][1] <= max(words[best][0], 1):  # one unknown: a name
+        return best  # (`Озолит`); not ISO Cyrillic's `РЧ АјНФ ЦЧСЄРдДЯДй` for Korean
     if best is None and other_scripts(readings[tied[0]]) - _SITE_SCRIPTS:
         return tied[0]  # charset-normalizer's first reads a script no site writes (Thai)
     scores = {name: cjk_score(readings[name]) for name in tied if "\ufffd" not in readings[name]}
@@ -349,30 +353,6 @@ def _break_tie(tied: list[str], readings: dict[str, str], guessed: list[str]) ->
         best_score = max(cjk.values())
         return next(name for name, score in cjk.items() if score >= best_score - CJK_MARGIN)
     return best or tied[0]
-
-
-def _has_more_real_words(reading: str) -> bool:
-    """`reading` has more real words than unknown ones: a page neither guessed nor tried
-    first competes only so (ISO Greek's `ΎΕΓό»€Ιν` for GBK's `九命护身` has one of each)."""
-    known, unknown = word_evidence(reading)
-    return known > unknown
-
-
-def _reads_as_words(reading: str) -> bool:
-    """`reading` has no more unknown words than real ones, or one unknown word only, a
-    name (`Озолит`, `Crânebruyère`; `legacy_text.word_evidence`): not ISO Cyrillic's
-    `РЧ АјНФ ЦЧСЄРдДЯДй` for a Korean header in EUC-KR."""
-    known, unknown = word_evidence(reading)
-    return unknown <= max(known, 1)
-
-
-def _word_evidence(reading: str) -> tuple[int, int]:
-    """How well a code page's `reading` reads as words, for `max`: fewer unknown words,
-    then more real ones (`legacy_text.word_evidence`). Unknown words first: a wrong
-    page's garbage holds real words by chance (cp1251 reads cp866's `Официальные
-    разъяснения` as `ЋдЁжЁ`, `лҐ`, `кпб`…), a right page's unknown words are names."""
-    known, unknown = word_evidence(reading)
-    return -unknown, known
 
 
 def _checked(text: str, encoding: str, repair: str | None = None) -> DecodedDump:

@@ -229,6 +229,11 @@ def count_heads(sample: bytes, code_page: str) -> int:
         text = sample.decode(code_page, errors="replace")
     except LookupError:
         return -1
+    return count_text_heads(text)
+
+
+def count_text_heads(text: str) -> int:
+    """How many lines of `text` are date·source lines that parse."""
     date_texts = (
         pl.Series(text.splitlines(), dtype=pl.String)
         .str.extract(DATE_SOURCE_PATTERN, 1)
