@@ -110,3 +110,35 @@ def test_a_taiwanese_dump_dated_in_republic_years_keeps_its_entries() -> None:
         (dt.date(2024, 6, 7), MANA),
     ]
     assert tables["rejects"].height == 0
+
+
+def test_dates_and_separators_as_sites_write_them_keep_their_entries() -> None:
+    # The kinds of cases c13, c14, r07 and r09: a Korean `ㆍ` between date and source and
+    # a zero-padded month, a colloquial Chinese weekday, a German `den`, an unaccented month.
+    tables = _tables(
+        "Wizards of the Coast 공식 판정입니다. 아래 KO 번역은 자동으로 생성되었습니다.",
+        "2024년 06월 07일 ㆍ 출처: wotc",
+        MANA,
+        "2024年3月3日（礼拜天） · 来源：wotc",
+        ENERGY,
+    )
+    occurrences = tables["ruling_occurrences"].sort("published_on")
+    assert occurrences.select("published_on", "text_raw").rows() == [
+        (dt.date(2024, 3, 3), ENERGY),
+        (dt.date(2024, 6, 7), MANA),
+    ]
+    assert tables["rejects"].height == 0
+    tables = _tables(
+        "Offizielle Erläuterungen von Wizards of the Coast.",
+        "Freitag, den 7. Juni 2024 · Quelle: wotc",
+        MANA,
+        "3 mars 2023 · source : wotc",
+        ENERGY,
+        "7 aout 2024 · source : wotc",
+        ENERGY,
+    )
+    occurrences = tables["ruling_occurrences"].sort("line_number")
+    assert occurrences["published_on"].to_list() == [
+        dt.date(2024, 6, 7), dt.date(2023, 3, 3), dt.date(2024, 8, 7),
+    ]  # fmt: skip
+    assert tables["rejects"].height == 0

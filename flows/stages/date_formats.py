@@ -3,12 +3,15 @@
 Every date shape read comes from the Unicode CLDR date formats that Babel
 ships: for each locale of `DATE_LOCALES`, the full (with the weekday), long,
 medium and short patterns (`Locale.date_formats`), with that locale's month
-and weekday names (format and stand-alone, wide and abbreviated). Three
-additions on top of CLDR: English ordinal days (`June 7th, 2024`), Spanish
+and weekday names (format and stand-alone, wide and abbreviated). On top of
+CLDR, as sites write dates: English ordinal days (`June 7th, 2024`), Spanish
 `del` before the year, Russian `года` as well as `г.`; Japanese era years
-(`令和6年6月7日`, `元年` = 1) and Taiwan's (`民國113年6月7日`) from `ERAS`; and a weekday in
+(`令和6年6月7日`, `元年` = 1) and Taiwan's (`民國113年6月7日`) from `ERAS`; a weekday in
 parentheses after the date (`2024年6月14日（周五）`, as the Chinese release
-notes write it). The same shapes give the head recognizer (`shapes`).
+notes write it) or beside one whose formats write none (`Freitag, 07.06.2024`);
+names without accents (`spellings`), articles (`ARTICLES`), commas and dashes
+beside a named month, Chinese colloquial weekdays (`COLLOQUIAL_DAYS`) and `号`.
+The same shapes give the head recognizer (`shapes`).
 
 A date in a language none of `DATE_LOCALES` writes (Greek `14 Ιουνίου 2024`,
 Arabic, Hindi…) is read with the formats of the CLDR languages whose month
@@ -20,21 +23,18 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import unicodedata
 from dataclasses import dataclass
 from functools import cache
 
-from babel import Locale, localedata
+from babel import Locale
 
-#: Locales whose CLDR date formats are read: the ten languages and the
-#: regional variants whose formats or month names differ (de_AT `Jänner`,
-#: fr_CA `y-MM-dd`, zh_Hant_HK `d/M/y`, en_GB `d MMMM y`, es_PE and es_UY
-#: `setiembre`, `set.`, the RAE's accepted spelling…).
-DATE_LOCALES: tuple[str, ...] = (
-    "fr", "fr_BE", "fr_CA", "fr_CH", "en", "en_AU", "en_CA", "en_GB", "de", "de_AT", "de_CH",
-    "es", "es_MX", "es_PE", "es_UY", "it", "it_CH", "pt", "pt_BR", "pt_PT", "ja",
-    "zh", "zh_Hant", "zh_Hant_HK", "zh_Hant_TW", "ko", "ru",
-)  # fmt: skip
+from flows.stages.date_names import (
+    DATE_LOCALES,
+    all_names,
+    alternation,
+    locale_names,
+    other_month_languages,
+)
 
 #: CLDR format lengths read (`Locale.date_formats`).
 FORMAT_LENGTHS: tuple[str, ...] = ("full", "long", "medium", "short")
@@ -58,17 +58,24 @@ ERAS: tuple[tuple[str, dt.date, str], ...] = (
 )
 
 #: Day suffixes a language writes: English ordinals, French `1er`, `1º`
-#: (NFKC: `1o`). Checked against the day in `parse_date`.
+#: (NFKC: `1o`), Russian `-го`. Checked against the day in `parse_date`.
 DAY_SUFFIXES = {
     "en": ("st", "nd", "rd", "th"),
     "fr": ("er",),
     "es": ("º", "ª", "°", "o", "a"),
     "pt": ("º", "ª", "°", "o", "a"),
     "it": ("º", "°", "o"),
+    "ru": ("-го",),  # `7-го июня`: any day
 }
 
-#: CLDR quoted literals and what is also written for them (optional when a whole word).
-LITERAL_WORDS = {"de": r"del?", "г": r"(?:года|г)"}
+#: CLDR literals and what is also written for them: quoted ones (optional) Spanish
+#: `del`, Russian `года`; unquoted, the Chinese colloquial day `号` (`2024年6月7号`).
+LITERAL_WORDS = {"de": r"del?", "г": r"(?:года|г)", "日": "[日号號]"}
+
+#: The article written before a day or weekday (`le 7 juin 2024`, `Freitag, den 7.
+#: Juni 2024`, `el viernes 7 de junio`, `the 7th of June 2024`), optional; English
+#: also writes `of` after the day.
+ARTICLES = {"fr": "le", "de": "den", "en": "the", "es": "el", "it": "il"}
 
 
 @dataclass(frozen=True)
@@ -81,56 +88,6 @@ class DateFormat:
     regex: re.Pattern[str]  # named groups: year, year2, month, month_number, day, suffix, weekday
     order: str  # field order, e.g. "dmy"; "" unless the month is a number
     skeleton: str  # the regex with every locale's names: for the polars recognizer
-
-
-@cache
-def locale_names(code: str, kind: str) -> dict[str, int]:
-    """Lowercased, dot-stripped month (1-12) or weekday (0 = Monday) names of a locale's
-    language: those of every `DATE_LOCALES` locale of that language, so en's `MMM d, y`
-    reads en_GB's and en_AU's `Sept.` (CLDR en writes `Sep`); a locale of another
-    language (`other_formats`) has its own names."""
-    language = Locale.parse(code).language
-    same = [other for other in DATE_LOCALES if Locale.parse(other).language == language]
-    names: dict[str, int] = {}
-    for other in same or [code]:
-        data = getattr(Locale.parse(other), kind)
-        for context in ("format", "stand-alone"):
-            for width in ("wide", "abbreviated"):
-                for number, name in data[context][width].items():
-                    key = name_key(name)
-                    if names.setdefault(key, number) != number:
-                        raise ValueError(f"CLDR {kind} name {name!r} ({other}) is ambiguous")
-    return names
-
-
-@cache
-def narrow_day_names(code: str) -> dict[str, int]:
-    """A locale's narrow weekday names (format and stand-alone, `name_key`) -> weekday
-    (0 = Monday), those that name one day only: Taiwan's `（五）` after a date;
-    English `T` (Tuesday, Thursday) is none."""
-    found: dict[str, set[int]] = {}
-    for context in ("format", "stand-alone"):
-        for number, name in Locale.parse(code).days[context]["narrow"].items():
-            found.setdefault(name_key(name), set()).add(number)
-    return {name: days.pop() for name, days in found.items() if len(days) == 1}
-
-
-def name_key(name: str) -> str:
-    """A month or weekday name as looked up: NFKC, lowercased, no final dot."""
-    return unicodedata.normalize("NFKC", name).strip().lower().rstrip(".")
-
-
-def _alternation(names: set[str]) -> str:
-    escaped = sorted({re.escape(n) for n in names}, key=lambda n: (-len(n), n))
-    return rf"(?i:{'|'.join(escaped)})\.?"
-
-
-@cache
-def _all_names(kind: str) -> str:
-    names: set[str] = set()
-    for code in DATE_LOCALES:
-        names |= set(locale_names(code, kind))
-    return _alternation(names)
 
 
 _TOKEN = re.compile(r"'(?:[^']|'')*'|([A-Za-z])\1*|.", re.S)
@@ -148,31 +105,42 @@ def _field(token: str, code: str, named: bool, numeric: bool) -> tuple[str, str]
     if letter in "ML" and width <= 2:
         return group("month_number", r"\d{1,2}"), "m"
     if letter in "ML":
-        names = _alternation(set(locale_names(code, "months"))) if named else _all_names("months")
+        names = alternation(set(locale_names(code, "months"))) if named else all_names("months")
         return group("month", names), "M"
+    language = Locale.parse(code).language
+    article = "" if numeric else _article(language if named else None)
     if letter == "d":
         suffixes = sorted({s for v in DAY_SUFFIXES.values() for s in v}, key=len, reverse=True)
         if named:
-            suffixes = list(DAY_SUFFIXES.get(Locale.parse(code).language, ()))
+            suffixes = list(DAY_SUFFIXES.get(language, ()))
         suffix = "" if numeric or not suffixes else group("suffix", "|".join(suffixes)) + "?"
-        return group("day", r"\d{1,2}") + suffix, "d"
+        of = r"(?:\s+(?i:of))?" if not numeric and (language == "en" or not named) else ""
+        return article + group("day", r"\d{1,2}") + suffix + of, "d"
     if letter in "Ec":
-        names = _alternation(set(locale_names(code, "days"))) if named else _all_names("days")
-        return group("weekday", names), ""
+        names = alternation(set(locale_names(code, "days"))) if named else all_names("days")
+        return article + group("weekday", names), ""
     if letter == "G":  # the era (Thai `d MMMM G y`): optional, any width
         eras = Locale.parse(code).eras
-        return f"(?:{_alternation({e for w in eras.values() for e in w.values()})})?", ""
+        return f"(?:{alternation({e for w in eras.values() for e in w.values()})})?", ""
     raise ValueError(
         f"CLDR date pattern field {token!r} ({code}) is not read; add it to dates._field"
     )
+
+
+def _article(language: str | None) -> str:
+    """The optional article before a day or weekday: `language`'s, or any (None)."""
+    words = list(ARTICLES.values()) if language is None else [ARTICLES.get(language, "")]
+    return rf"(?:(?i:{'|'.join(words)})\s+)?" if all(words) else ""
 
 
 def _literal(token: str, last: bool, numeric: bool) -> str:
     if token.startswith("'"):
         word = token[1:-1].replace("''", "'")
         return f"(?:{LITERAL_WORDS.get(word, re.escape(word))})?"
-    if token.isspace():
-        return ""
+    if token.isspace():  # `7 juin, 2024`, `07-Jun-2024` beside `7 juin 2024`
+        return "" if numeric else "[,-]?"
+    if token in LITERAL_WORDS:
+        return LITERAL_WORDS[token]
     if token == ",":
         return ",?"
     if token == "." and (last or not numeric):
@@ -190,6 +158,8 @@ def _compile(code: str, length: str, named: bool) -> tuple[str, str]:
         if token[0].isalpha() and token[0].isascii():
             piece, letter = _field(token, code, named, numeric)
             order += letter
+            if token[0] in "Ec" and index:  # `2024年6月7日，星期五`
+                piece = r",?\s*" + piece
         else:
             piece = _literal(token, index == len(tokens) - 1, numeric)
         pieces.append(piece)
@@ -221,11 +191,11 @@ _ERA_NAMES = "|".join(name for name, _, _ in ERAS)
 #: optionally with the weekday (`金曜日`, `星期五`).
 _ERA_SHAPE = (
     rf"(?:{_ERA_NAMES})\s*(?:\d{{1,3}}|元)\s*年"
-    r"\s*\d{1,2}\s*月\s*\d{1,2}\s*日(?:\s*(?:[日月火水木金土]曜日|星期[一二三四五六日天]))?"
+    r"\s*\d{1,2}\s*月\s*\d{1,2}\s*[日号號](?:\s*(?:[日月火水木金土]曜日|星期[一二三四五六日天]))?"
 )
 ERA_DATE = re.compile(
     rf"^(?P<era>{_ERA_NAMES})\s*(?P<era_year>\d{{1,3}}|元)\s*年"
-    r"\s*(?P<month_number>\d{1,2})\s*月\s*(?P<day>\d{1,2})\s*日\s*(?P<weekday>\S*)$"
+    r"\s*(?P<month_number>\d{1,2})\s*月\s*(?P<day>\d{1,2})\s*[日号號]\s*(?P<weekday>\S*)$"
 )
 _ISO_SHAPE = r"\d{4}-\d{1,2}-\d{1,2}"
 #: A Chinese numeral as dates write it: the digits, 〇 and 零 for zero (and the
@@ -234,7 +204,7 @@ CHINESE_NUMERAL = "[〇○零一二三四五六七八九十百]"
 #: `二〇二四年六月七日`, `令和六年六月七日`: year, month and day in Chinese numerals.
 _CHINESE_NUMERAL_SHAPE = (
     rf"(?:(?:{_ERA_NAMES})\s*(?:{CHINESE_NUMERAL}{{1,5}}|元)"
-    rf"|{CHINESE_NUMERAL}{{4}})\s*年\s*{CHINESE_NUMERAL}{{1,3}}\s*月\s*{CHINESE_NUMERAL}{{1,3}}\s*日"
+    rf"|{CHINESE_NUMERAL}{{4}})\s*年\s*{CHINESE_NUMERAL}{{1,3}}\s*月\s*{CHINESE_NUMERAL}{{1,3}}\s*[日号號]"
 )
 
 
@@ -260,8 +230,11 @@ def day_first_languages() -> tuple[str, ...]:
     return tuple(sorted(lang for lang, found in numeric_orders().items() if found == {"dmy"}))
 
 
-#: A date whose order depends on the locale: day or month first, month a number.
-NUMERIC_DAY_MONTH_SHAPE = r"^\s*\d{1,2}\s*[./-]\s*\d{1,2}\s*[./-]\s*\d{2,4}\b"
+#: A date whose order depends on the locale: day or month first, month a number,
+#: a weekday before it or not (`Friday, 07/06/2024`).
+NUMERIC_DAY_MONTH_SHAPE = (
+    r"^\s*(?:[^\W\d_]+\.?\s*,?\s*)?\d{1,2}\s*[./-]\s*\d{1,2}\s*[./-]\s*\d{2,4}\b"
+)
 
 
 @cache
@@ -275,7 +248,8 @@ def date_pattern() -> str:
     """
     skeletons = dict.fromkeys(form.skeleton for form in date_formats())
     dates = "(?:" + "|".join([*skeletons, _ERA_SHAPE, _ISO_SHAPE, _CHINESE_NUMERAL_SHAPE]) + ")"
-    return dates + rf"(?:\s*[(（]\s*{_all_names('days')}\s*[)）])?"
+    days = all_names("days")
+    return rf"(?:{days}\s*,?\s*)?{dates}(?:\s*[(（]\s*{days}\s*[)）]|\s*,?\s*{days})?"
 
 
 def dated_line_pattern() -> str:
@@ -289,32 +263,13 @@ def dated_line_pattern() -> str:
 
 #: A weekday in parentheses after a date (`2024年6月14日 (周五)`, NFKC): date, weekday.
 PARENTHESIZED_WEEKDAY = re.compile(r"(?P<date>.+?)\s*\(\s*(?P<weekday>[^()]+?)\s*\)")
-
-
-@cache
-def _other_months() -> dict[str, tuple[str, ...]]:
-    """Month name key -> the CLDR languages (Babel's locales without a region) that
-    write it, for every language none of `DATE_LOCALES` is in (about 300; a second
-    to load, once per process, only when a date is in none of them)."""
-    read = {Locale.parse(code).language for code in DATE_LOCALES}
-    months: dict[str, dict[str, None]] = {}  # name -> languages, in order, once each
-    for code in sorted(localedata.locale_identifiers()):
-        if "_" in code or code == "root" or code in read:
-            continue
-        data = Locale.parse(code).months
-        for context in ("format", "stand-alone"):
-            for width in ("wide", "abbreviated"):
-                for name in data[context][width].values():
-                    months.setdefault(name_key(name), {})[code] = None
-    return {name: tuple(codes) for name, codes in months.items()}
-
-
-@cache
-def known_names() -> frozenset[str]:
-    """Every month and weekday name key of `DATE_LOCALES`."""
-    return frozenset(
-        k for code in DATE_LOCALES for kind in ("months", "days") for k in locale_names(code, kind)
-    )
+#: A word before a date that starts with a digit (`Freitag, 07.06.2024`) or after one
+#: that ends with a digit (`2024. 6. 7. 금요일`): date, weekday. Read when no
+#: format reads the whole text and the word is a weekday name.
+BESIDE_WEEKDAY = (
+    re.compile(r"(?P<weekday>[^\W\d_]+\.?)\s*,?\s*(?P<date>\d.*)"),
+    re.compile(r"(?P<date>.*\d\.?)\s*,?\s*(?P<weekday>[^\W\d_]+\.?)"),
+)
 
 
 @cache
@@ -326,7 +281,7 @@ def other_formats(word: str) -> tuple[DateFormat, ...]:
     numbers, is left out. Empty when no CLDR language writes `word`.
     """
     formats = []
-    for code in _other_months().get(word, ()):
+    for code in other_month_languages().get(word, ()):
         for length in FORMAT_LENGTHS:
             try:
                 regex, order = _compile(code, length, named=True)

@@ -17,6 +17,7 @@ import unicodedata
 import polars as pl
 
 from flows.stages.date_formats import (
+    BESIDE_WEEKDAY,
     CHINESE_NUMERAL,
     DAY_SUFFIXES,
     ERA_DATE,
@@ -25,11 +26,14 @@ from flows.stages.date_formats import (
     PARENTHESIZED_WEEKDAY,
     DateFormat,
     date_formats,
+    other_formats,
+)
+from flows.stages.date_names import (
+    DATE_LOCALES,
     known_names,
     locale_names,
     name_key,
     narrow_day_names,
-    other_formats,
 )
 
 logger = logging.getLogger(__name__)
@@ -54,7 +58,7 @@ READ_SCRIPTS = ("LATIN", "CYRILLIC", "CJK", "HIRAGANA", "KATAKANA", "HANGUL")
 #: 〇; 十 ten) as written in dates.
 CHINESE_DIGITS = {c: n for n, c in enumerate("〇一二三四五六七八九")} | {"零": 0, "○": 0}
 #: A year, month or day in Chinese numerals (`二〇二四年`, `十二月`, `三十一日`).
-_CHINESE_UNIT = re.compile(rf"({CHINESE_NUMERAL}+)([年月日])")
+_CHINESE_UNIT = re.compile(rf"({CHINESE_NUMERAL}+)([年月日号號])")
 
 
 def _chinese_number(numeral: str) -> int | None:
@@ -159,14 +163,26 @@ def _unrecognized(text: str, date_text: str) -> str:
 
 
 def _matches(text: str) -> list[dict[str, str | None]]:
-    """Every reading of `text` (fields and locale), a parenthesized weekday included."""
+    """Every reading of `text` (fields and locale), a parenthesized weekday included,
+    or a weekday before or after a date no format writes with one (`Freitag,
+    07.06.2024`)."""
     weekday = PARENTHESIZED_WEEKDAY.fullmatch(text)
-    core = weekday.group("date") if weekday else text
-    found = _core_matches(core)
     if weekday:
-        found = [{**parts, "weekday": weekday.group("weekday"), "parenthesized": "1"}
-                 for parts in found if not parts.get("weekday")]  # fmt: skip
+        return _with_weekday(weekday, parenthesized="1")
+    found = _core_matches(text)
+    for shape in () if found else BESIDE_WEEKDAY:
+        beside = shape.fullmatch(text)
+        days = (locale_names(code, "days") for code in DATE_LOCALES)
+        if beside and any(name_key(beside["weekday"]) in names for names in days):
+            return _with_weekday(beside)
     return found
+
+
+def _with_weekday(match: re.Match[str], **extra: str) -> list[dict[str, str | None]]:
+    """The readings of the match's date that write no weekday, with its weekday."""
+    found = _core_matches(match["date"])
+    weekday = {"weekday": match["weekday"], **extra}
+    return [{**parts, **weekday} for parts in found if not parts.get("weekday")]
 
 
 def _core_matches(text: str) -> list[dict[str, str | None]]:
@@ -246,6 +262,8 @@ def _check(
 def _check_suffix(day: dt.date, parts: dict[str, str | None]) -> str | None:
     suffix = (parts.get("suffix") or "").lower()
     if not suffix:
+        return None
+    if suffix in DAY_SUFFIXES["ru"]:  # `7-го июня`: the genitive of any day
         return None
     if suffix in DAY_SUFFIXES["en"]:
         expected = {1: "st", 2: "nd", 3: "rd"}.get(day.day % 10, "th")

@@ -2,7 +2,7 @@
 and the translation language a header line claims.
 
 A head is a date of a shape `dates.parse_date` reads (CLDR formats of every
-`date_formats.DATE_LOCALES`, era dates), a separator (SEPARATORS), a source
+`date_names.DATE_LOCALES`, era dates), a separator (SEPARATORS), a source
 word, a colon and the source (seed line 2 of every dump); or, in any script,
 a short text with a number, a separator, a source word, a colon and a known
 source (`14 Ιουνίου 2024 · πηγή: wotc`: ANY_SCRIPT_HEAD_PATTERN). Decoding
@@ -29,8 +29,10 @@ from flows.stages.date_formats import (
 #: The separators between date and source: `·` (seed line 2 of every dump),
 #: Japanese `・` and its half-width `･` (U+FF65, written 84 times in the real
 #: Japanese card texts), Taiwan's `‧` (U+2027), and the dots pasted for them:
-#: bullet `•`, bullet operator `∙`, dot operator `⋅`, Greek ano teleia (U+0387).
-SEPARATORS = "·・･‧•∙⋅\u0387"
+#: bullet `•`, bullet operator `∙`, dot operator `⋅`, Greek ano teleia (U+0387),
+#: and Korean's `ㆍ` (U+318D, the Hangul letter typed as a middle dot; no real
+#: Korean card text writes it).
+SEPARATORS = "·・･‧•∙⋅\u0387\u318d"
 
 #: A source label: one to three words of letters and marks (`source`, `出典`,
 #: Thai `แหล่งที่มา`, `πηγή δεδομένων`).
@@ -66,7 +68,7 @@ ANY_SCRIPT_HEAD_PATTERN = (
 )
 
 #: `07 juin 2024 · source : wotc`: a date of a shape `dates.parse_date` reads
-#: (CLDR formats of every `date_formats.DATE_LOCALES`, era dates), then the source part.
+#: (CLDR formats of every `date_names.DATE_LOCALES`, era dates), then the source part.
 DATE_SOURCE_PATTERN = rf"^\s*(?P<date_text>{date_pattern()}){_SOURCE_PART}"
 
 #: A line with the source part after a short date-like text (Latin or Cyrillic
@@ -108,7 +110,7 @@ def is_head(line: pl.Expr) -> pl.Expr:
     )
 
 
-#: Letters of the scripts no format of `date_formats.DATE_LOCALES` writes
+#: Letters of the scripts no format of `date_names.DATE_LOCALES` writes
 #: (Greek, Arabic, Hebrew, Thai, Devanagari…; not the Japanese `ー`, of no script).
 _OTHER_LETTER = (
     r"[\p{L}--[\p{Latin}\p{Cyrillic}\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\p{Common}]]"

@@ -171,6 +171,51 @@ def test_cldr_forms(text: str, expected: dt.date) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "expected"),
+    [  # names as written without accents or umlauts (`date_names.spellings`)
+        ("7 aout 2024", dt.date(2024, 8, 7)),
+        ("7 fevrier 2024", dt.date(2024, 2, 7)),
+        ("7 AOUT 2024", dt.date(2024, 8, 7)),
+        ("7. Maerz 2024", dt.date(2024, 3, 7)),
+        ("7. Marz 2024", dt.date(2024, 3, 7)),
+        ("sabado, 8 de junio de 2024", dt.date(2024, 6, 8)),
+        ("miercoles, 5 de junio de 2024", dt.date(2024, 6, 5)),
+        ("venerdi 7 giugno 2024", dt.date(2024, 6, 7)),
+        ("14 ΙΟΥΝΙΟΥ 2024", dt.date(2024, 6, 14)),  # Greek capitals have no accents
+        ("2024년 06월 07일", dt.date(2024, 6, 7)),  # ko `MMMM` is `6월`
+        # articles and commas beside the CLDR fields (`date_formats.ARTICLES`)
+        ("le 7 juin 2024", dt.date(2024, 6, 7)),
+        ("le vendredi 7 juin 2024", dt.date(2024, 6, 7)),
+        ("Freitag, den 7. Juni 2024", dt.date(2024, 6, 7)),
+        ("el viernes 7 de junio de 2024", dt.date(2024, 6, 7)),
+        ("il 7 giugno 2024", dt.date(2024, 6, 7)),
+        ("the 7th of June, 2024", dt.date(2024, 6, 7)),
+        ("Friday the 7th of June 2024", dt.date(2024, 6, 7)),
+        ("7 juin, 2024", dt.date(2024, 6, 7)),
+        ("7 de junio, 2024", dt.date(2024, 6, 7)),
+        ("07-Jun-2024", dt.date(2024, 6, 7)),
+        ("7-juin-2024", dt.date(2024, 6, 7)),
+        ("7-го июня 2024 г.", dt.date(2024, 6, 7)),
+        ("2024年6月7日，星期五", dt.date(2024, 6, 7)),
+        # colloquial Chinese (`date_formats.COLLOQUIAL_DAYS`, `号`)
+        ("2024年6月7日（禮拜五）", dt.date(2024, 6, 7)),
+        ("2024年6月7日（礼拜五）", dt.date(2024, 6, 7)),
+        ("2024年6月9日（星期天）", dt.date(2024, 6, 9)),
+        ("2024年6月7号", dt.date(2024, 6, 7)),
+        ("二〇二四年六月七号", dt.date(2024, 6, 7)),
+        ("民國113年6月7號", dt.date(2024, 6, 7)),
+        # a weekday before or after a date no format writes with one
+        ("Freitag, 07.06.2024", dt.date(2024, 6, 7)),
+        ("пятница, 07.06.2024", dt.date(2024, 6, 7)),
+        ("2024. 6. 7. 금요일", dt.date(2024, 6, 7)),
+        ("Sept. 8, 2024, Sun", dt.date(2024, 9, 8)),
+    ],
+)
+def test_written_variants_of_cldr_forms(text: str, expected: dt.date) -> None:
+    assert parse_date(text, TODAY) == (expected, None)
+
+
+@pytest.mark.parametrize(
     ("text", "reason"),
     [
         (
@@ -201,7 +246,19 @@ def test_cldr_forms(text: str, expected: dt.date) -> None:
         ("中華令和6年6月7日", "unrecognized date '中華令和6年6月7日'"),  # the Republic's name only
         ("6/7/2024 at noon", "unrecognized date '6/7/2024 at noon'"),
         ("Jänner 7, 2024", "unrecognized date 'Jänner 7, 2024'"),  # no German format reads it
-        ("Sept. 8, 2024, Sun", "unrecognized date 'Sept. 8, 2024, Sun'"),
+        (
+            "Sept. 8, 2024, Mon",
+            "weekday 'Mon' is not that of 2024-09-08 in date 'Sept. 8, 2024, Mon'",
+        ),
+        (
+            "Freitag, 08.06.2024",
+            "weekday 'Freitag' is not that of 2024-06-08 in date 'Freitag, 08.06.2024'",
+        ),
+        ("Mai 07.06.2024", "unrecognized date 'Mai 07.06.2024'"),  # a month, not a weekday
+        (
+            "2024年6月7日（礼拜六）",
+            "weekday '礼拜六' is not that of 2024-06-07 in date '2024年6月7日（礼拜六）'",
+        ),
         (
             "2024年6月14日（周四）",
             "weekday '周四' is not that of 2024-06-14 in date '2024年6月14日（周四）'",

@@ -1,0 +1,142 @@
+"""Month and weekday names as dates write them: CLDR's, and the spellings beside them.
+
+The names of a locale's language are those of every `DATE_LOCALES` locale of
+that language, in CLDR's format and stand-alone, wide and abbreviated forms
+(Babel), as `name_key`s; beside them the spellings sites write (`spellings`:
+no accents, umlauts as `ae`, zero-padded Korean months) and the colloquial
+Chinese weekdays (`COLLOQUIAL_DAYS`). `date_formats` builds its regexes from
+them; `dates` looks the names of a reading up.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import cache
+
+from babel import Locale, localedata
+
+#: Locales whose CLDR date formats are read: the ten languages and the
+#: regional variants whose formats or month names differ (de_AT `Jänner`,
+#: fr_CA `y-MM-dd`, zh_Hant_HK `d/M/y`, en_GB `d MMMM y`, es_PE and es_UY
+#: `setiembre`, `set.`, the RAE's accepted spelling…).
+DATE_LOCALES: tuple[str, ...] = (
+    "fr", "fr_BE", "fr_CA", "fr_CH", "en", "en_AU", "en_CA", "en_GB", "de", "de_AT", "de_CH",
+    "es", "es_MX", "es_PE", "es_UY", "it", "it_CH", "pt", "pt_BR", "pt_PT", "ja",
+    "zh", "zh_Hant", "zh_Hant_HK", "zh_Hant_TW", "ko", "ru",
+)  # fmt: skip
+
+#: Weekday names written beside CLDR's (0 = Monday): Chinese `礼拜五` / `禮拜五`
+#: and `星期天`, `礼拜天` for Sunday, the colloquial names of the Xiandai Hanyu
+#: Cidian (CLDR zh writes `星期五`, `周五`, `星期日`).
+COLLOQUIAL_DAYS = {
+    "zh": {
+        f"{week}{day}": n
+        for week in ("礼拜", "禮拜", "星期")
+        for n, day in enumerate("一二三四五六日")
+    }
+    | {f"{week}天": 6 for week in ("礼拜", "禮拜", "星期")}
+}
+
+#: German umlauts as written without them (`Maerz`).
+_UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue"})
+
+
+@cache
+def locale_names(code: str, kind: str) -> dict[str, int]:
+    """Lowercased, dot-stripped month (1-12) or weekday (0 = Monday) names of a locale's
+    language: those of every `DATE_LOCALES` locale of that language, so en's `MMM d, y`
+    reads en_GB's and en_AU's `Sept.` (CLDR en writes `Sep`); a locale of another
+    language (`other_formats`) has its own names."""
+    language = Locale.parse(code).language
+    same = [other for other in DATE_LOCALES if Locale.parse(other).language == language]
+    names: dict[str, int] = {}
+    for other in same or [code]:
+        data = getattr(Locale.parse(other), kind)
+        for context in ("format", "stand-alone"):
+            for width in ("wide", "abbreviated"):
+                for number, name in data[context][width].items():
+                    key = name_key(name)
+                    if names.setdefault(key, number) != number:
+                        raise ValueError(f"CLDR {kind} name {name!r} ({other}) is ambiguous")
+    if kind == "days":
+        names = COLLOQUIAL_DAYS.get(language, {}) | names
+    spelled: dict[str, set[int]] = {}
+    for key, number in names.items():
+        for spelling in spellings(key):
+            spelled.setdefault(spelling, set()).add(number)
+    unique = {key: numbers.pop() for key, numbers in spelled.items() if len(numbers) == 1}
+    return unique | names
+
+
+def spellings(key: str) -> set[str]:
+    """The spellings written for a name key beside it: without accents (`aout`,
+    `fevrier`, `sabado`, Greek capitals `ΙΟΥΝΙΟΥ`), German umlauts as `ae`, `oe`,
+    `ue` (`maerz`), a month number with a leading zero (Korean `06월`). One that two
+    names of a language share is read as neither (`locale_names`)."""
+    bare = "".join(c for c in unicodedata.normalize("NFKD", key) if not unicodedata.combining(c))
+    found = {unicodedata.normalize("NFC", bare), key.translate(_UMLAUTS)}
+    if re.fullmatch(r"\d\D+", key):
+        found.add(f"0{key}")
+    return found - {key}
+
+
+@cache
+def narrow_day_names(code: str) -> dict[str, int]:
+    """A locale's narrow weekday names (format and stand-alone, `name_key`) -> weekday
+    (0 = Monday), those that name one day only: Taiwan's `（五）` after a date;
+    English `T` (Tuesday, Thursday) is none."""
+    found: dict[str, set[int]] = {}
+    for context in ("format", "stand-alone"):
+        for number, name in Locale.parse(code).days[context]["narrow"].items():
+            found.setdefault(name_key(name), set()).add(number)
+    return {name: days.pop() for name, days in found.items() if len(days) == 1}
+
+
+def name_key(name: str) -> str:
+    """A month or weekday name as looked up: NFKC, lowercased, no final dot."""
+    return unicodedata.normalize("NFKC", name).strip().lower().rstrip(".")
+
+
+def alternation(names: set[str]) -> str:
+    escaped = sorted({re.escape(n) for n in names}, key=lambda n: (-len(n), n))
+    return rf"(?i:{'|'.join(escaped)})\.?"
+
+
+@cache
+def all_names(kind: str) -> str:
+    names: set[str] = set()
+    for code in DATE_LOCALES:
+        names |= set(locale_names(code, kind))
+    return alternation(names)
+
+
+@cache
+def other_month_languages() -> dict[str, tuple[str, ...]]:
+    """Month name key -> the CLDR languages (Babel's locales without a region) that
+    write it, for every language none of `DATE_LOCALES` is in (about 300; a second
+    to load, once per process, only when a date is in none of them); a name's
+    `spellings` too, unless a language writes that spelling as a name (Turkish
+    `Ara`, not Masai's `Ará`)."""
+    read = {Locale.parse(code).language for code in DATE_LOCALES}
+    months: dict[str, dict[str, None]] = {}  # name -> languages, in order, once each
+    spelled: dict[str, dict[str, None]] = {}  # a spelling no language writes as a name
+    for code in sorted(localedata.locale_identifiers()):
+        if "_" in code or code == "root" or code in read:
+            continue
+        data = Locale.parse(code).months
+        for context in ("format", "stand-alone"):
+            for width in ("wide", "abbreviated"):
+                for key in map(name_key, data[context][width].values()):
+                    months.setdefault(key, {})[code] = None
+                    for spelling in spellings(key):
+                        spelled.setdefault(spelling, {})[code] = None
+    return {name: tuple(codes) for name, codes in (spelled | months).items()}
+
+
+@cache
+def known_names() -> frozenset[str]:
+    """Every month and weekday name key of `DATE_LOCALES`."""
+    return frozenset(
+        k for code in DATE_LOCALES for kind in ("months", "days") for k in locale_names(code, kind)
+    )
