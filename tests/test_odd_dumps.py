@@ -142,3 +142,14 @@ def test_dates_and_separators_as_sites_write_them_keep_their_entries() -> None:
         dt.date(2024, 6, 7), dt.date(2023, 3, 3), dt.date(2024, 8, 7),
     ]  # fmt: skip
     assert tables["rejects"].height == 0
+
+
+def test_ruling_text_that_starts_with_a_date_as_sites_write_it_stays_ruling_text() -> None:
+    # Dates as sites write them (articles, a weekday before a date) are read in heads
+    # only: a body line that starts with one is no malformed head (it would take the
+    # entry before it down with it). CLDR's own shapes still start a malformed head.
+    bodies = ["Le 7 juin 2024, la règle a changé.", "Do 10/10/10 damage to each creature."]
+    tables = _tables("Clarifications officielles.", DATE, bodies[0], DATE, bodies[1])
+    occurrences = tables["ruling_occurrences"].sort("line_number")
+    assert occurrences["text_raw"].to_list() == bodies
+    assert tables["rejects"].height == 0

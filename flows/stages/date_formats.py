@@ -88,13 +88,14 @@ class DateFormat:
     regex: re.Pattern[str]  # named groups: year, year2, month, month_number, day, suffix, weekday
     order: str  # field order, e.g. "dmy"; "" unless the month is a number
     skeleton: str  # the regex with every locale's names: for the polars recognizer
+    cldr_skeleton: str  # the skeleton of CLDR's shape alone, no written variant
 
 
 _TOKEN = re.compile(r"'(?:[^']|'')*'|([A-Za-z])\1*|.", re.S)
 
 
-def _field(token: str, code: str, named: bool, numeric: bool) -> tuple[str, str]:
-    """(regex, order letter) of one CLDR pattern field."""
+def _field(token: str, code: str, named: bool, numeric: bool, written: bool) -> tuple[str, str]:
+    """(regex, order letter) of one CLDR pattern field (`written`: with its articles)."""
 
     def group(name: str, body: str) -> str:
         return f"(?P<{name}>{body})" if named else f"(?:{body})"
@@ -108,13 +109,14 @@ def _field(token: str, code: str, named: bool, numeric: bool) -> tuple[str, str]
         names = alternation(set(locale_names(code, "months"))) if named else all_names("months")
         return group("month", names), "M"
     language = Locale.parse(code).language
-    article = "" if numeric else _article(language if named else None)
+    article = "" if numeric or not written else _article(language if named else None)
     if letter == "d":
         suffixes = sorted({s for v in DAY_SUFFIXES.values() for s in v}, key=len, reverse=True)
         if named:
             suffixes = list(DAY_SUFFIXES.get(language, ()))
         suffix = "" if numeric or not suffixes else group("suffix", "|".join(suffixes)) + "?"
-        of = r"(?:\s+(?i:of))?" if not numeric and (language == "en" or not named) else ""
+        en = language == "en" or not named
+        of = r"(?:\s+(?i:of))?" if written and not numeric and en else ""
         return article + group("day", r"\d{1,2}") + suffix + of, "d"
     if letter in "Ec":
         names = alternation(set(locale_names(code, "days"))) if named else all_names("days")
@@ -133,13 +135,13 @@ def _article(language: str | None) -> str:
     return rf"(?:(?i:{'|'.join(words)})\s+)?" if all(words) else ""
 
 
-def _literal(token: str, last: bool, numeric: bool) -> str:
+def _literal(token: str, last: bool, numeric: bool, written: bool) -> str:
     if token.startswith("'"):
         word = token[1:-1].replace("''", "'")
         return f"(?:{LITERAL_WORDS.get(word, re.escape(word))})?"
     if token.isspace():  # `7 juin, 2024`, `07-Jun-2024` beside `7 juin 2024`
-        return "" if numeric else "[,-]?"
-    if token in LITERAL_WORDS:
+        return "" if numeric or not written else "[,-]?"
+    if written and token in LITERAL_WORDS:
         return LITERAL_WORDS[token]
     if token == ",":
         return ",?"
@@ -148,20 +150,21 @@ def _literal(token: str, last: bool, numeric: bool) -> str:
     return re.escape(token)
 
 
-def _compile(code: str, length: str, named: bool) -> tuple[str, str]:
-    """(regex, numeric field order) of one locale's format."""
+def _compile(code: str, length: str, named: bool, written: bool = True) -> tuple[str, str]:
+    """(regex, numeric field order) of one locale's format; `written`: with the
+    variants sites write beside CLDR's shape (articles, commas, dashes, `号`)."""
     pattern = Locale.parse(code).date_formats[length].pattern
     tokens = [m.group(0) for m in _TOKEN.finditer(pattern)]
     numeric = not any(t[0] in "ML" and len(t) >= 3 for t in tokens)
     pieces, order = [], ""
     for index, token in enumerate(tokens):
         if token[0].isalpha() and token[0].isascii():
-            piece, letter = _field(token, code, named, numeric)
+            piece, letter = _field(token, code, named, numeric, written)
             order += letter
-            if token[0] in "Ec" and index:  # `2024年6月7日，星期五`
+            if token[0] in "Ec" and index and written:  # `2024年6月7日，星期五`
                 piece = r",?\s*" + piece
         else:
-            piece = _literal(token, index == len(tokens) - 1, numeric)
+            piece = _literal(token, index == len(tokens) - 1, numeric, written)
         pieces.append(piece)
     return r"\s*".join(p for p in pieces if p), order if "m" in order else ""
 
@@ -179,10 +182,10 @@ def date_formats() -> tuple[DateFormat, ...]:
         for length in FORMAT_LENGTHS:
             regex, order = _compile(code, length, named=True)
             skeleton, _ = _compile(code, length, named=False)
+            cldr, _ = _compile(code, length, named=False, written=False)
             pattern = Locale.parse(code).date_formats[length].pattern
-            formats.append(
-                DateFormat(code, length, pattern, re.compile(regex, re.I), order, skeleton)
-            )
+            compiled = re.compile(regex, re.I)
+            formats.append(DateFormat(code, length, pattern, compiled, order, skeleton, cldr))
     return tuple(formats)
 
 
@@ -238,27 +241,34 @@ NUMERIC_DAY_MONTH_SHAPE = (
 
 
 @cache
-def date_pattern() -> str:
+def date_pattern(written: bool = True) -> str:
     """A polars regex (no anchors, no groups) for every date `parse_date` reads.
 
     Built from the same CLDR formats, with every locale's month and weekday
     names (case-insensitive), plus the Japanese era, ISO and Chinese-numeral
-    (`二〇二四年六月七日`) shapes, and a
-    weekday in parentheses after any of them (`2024年6月14日（周五）`, `(金)`).
+    (`二〇二四年六月七日`) shapes, and a weekday in parentheses after any of them
+    (`2024年6月14日（周五）`, `(金)`). `written`: with the variants sites write
+    (articles, commas, dashes, `号`, a weekday before or after the date); else
+    CLDR's shapes alone.
     """
-    skeletons = dict.fromkeys(form.skeleton for form in date_formats())
+    forms = date_formats()
+    skeletons = dict.fromkeys(f.skeleton if written else f.cldr_skeleton for f in forms)
     dates = "(?:" + "|".join([*skeletons, _ERA_SHAPE, _ISO_SHAPE, _CHINESE_NUMERAL_SHAPE]) + ")"
     days = all_names("days")
+    if not written:
+        return rf"{dates}(?:\s*[(（]\s*{days}\s*[)）])?"
     return rf"(?:{days}\s*,?\s*)?{dates}(?:\s*[(（]\s*{days}\s*[)）]|\s*,?\s*{days})?"
 
 
 def dated_line_pattern() -> str:
-    """A polars regex for a line that starts with a date of a shape `parse_date` reads.
+    """A polars regex for a line that starts with a date of one of CLDR's shapes
+    (`date_pattern(written=False)`: `Le 7 juin 2024, la règle a changé.` and
+    `Do 10/10/10 damage…` are ruling text, not malformed heads).
 
     The date ends the line or is followed by no digit and no `.` and digit
     (`1. 01.01.2000`, a bulleted date, does not start with `1. 01.01`).
     """
-    return rf"^\s*{date_pattern()}(?:$|[^\d.]|\.(?:\D|$))"
+    return rf"^\s*{date_pattern(written=False)}(?:$|[^\d.]|\.(?:\D|$))"
 
 
 #: A weekday in parentheses after a date (`2024年6月14日 (周五)`, NFKC): date, weekday.
@@ -288,5 +298,6 @@ def other_formats(word: str) -> tuple[DateFormat, ...]:
             except ValueError:
                 continue
             pattern = Locale.parse(code).date_formats[length].pattern
-            formats.append(DateFormat(code, length, pattern, re.compile(regex, re.I), order, ""))
+            compiled = re.compile(regex, re.I)
+            formats.append(DateFormat(code, length, pattern, compiled, order, "", ""))
     return tuple(formats)

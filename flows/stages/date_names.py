@@ -44,10 +44,27 @@ _UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue"})
 
 @cache
 def locale_names(code: str, kind: str) -> dict[str, int]:
+    """`cldr_names` of a locale, and their `spellings` (`aout` for `août`) that no
+    two of its names share."""
+    names = cldr_names(code, kind)
+    spelled: dict[str, set[int]] = {}
+    for key, number in names.items():
+        for spelling in spellings(key):
+            spelled.setdefault(spelling, set()).add(number)
+    unique = {key: numbers.pop() for key, numbers in spelled.items() if len(numbers) == 1}
+    return unique | names
+
+
+@cache
+def cldr_names(code: str, kind: str) -> dict[str, int]:
     """Lowercased, dot-stripped month (1-12) or weekday (0 = Monday) names of a locale's
     language: those of every `DATE_LOCALES` locale of that language, so en's `MMM d, y`
     reads en_GB's and en_AU's `Sept.` (CLDR en writes `Sep`); a locale of another
-    language (`other_formats`) has its own names."""
+    language (`other_formats`) has its own names. Weekdays: `COLLOQUIAL_DAYS` too.
+
+    Raises:
+        ValueError: CLDR gives one name two numbers in the language.
+    """
     language = Locale.parse(code).language
     same = [other for other in DATE_LOCALES if Locale.parse(other).language == language]
     names: dict[str, int] = {}
@@ -59,14 +76,7 @@ def locale_names(code: str, kind: str) -> dict[str, int]:
                     key = name_key(name)
                     if names.setdefault(key, number) != number:
                         raise ValueError(f"CLDR {kind} name {name!r} ({other}) is ambiguous")
-    if kind == "days":
-        names = COLLOQUIAL_DAYS.get(language, {}) | names
-    spelled: dict[str, set[int]] = {}
-    for key, number in names.items():
-        for spelling in spellings(key):
-            spelled.setdefault(spelling, set()).add(number)
-    unique = {key: numbers.pop() for key, numbers in spelled.items() if len(numbers) == 1}
-    return unique | names
+    return COLLOQUIAL_DAYS.get(language, {}) | names if kind == "days" else names
 
 
 def spellings(key: str) -> set[str]:
@@ -136,7 +146,9 @@ def other_month_languages() -> dict[str, tuple[str, ...]]:
 
 @cache
 def known_names() -> frozenset[str]:
-    """Every month and weekday name key of `DATE_LOCALES`."""
+    """Every month and weekday name key of `DATE_LOCALES` as CLDR writes it (`cldr_names`):
+    a spelling is none (`decembre` is French `décembre` unaccented, and Occitan's
+    December, read with Occitan's formats when no French one reads the date)."""
     return frozenset(
-        k for code in DATE_LOCALES for kind in ("months", "days") for k in locale_names(code, kind)
+        k for code in DATE_LOCALES for kind in ("months", "days") for k in cldr_names(code, kind)
     )

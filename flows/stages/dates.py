@@ -277,9 +277,13 @@ def _check_weekday(day: dt.date, parts: dict[str, str | None]) -> str | None:
     if not written:
         return None
     code = parts["locale"] or ""
-    weekday = locale_names(code, "days").get(name_key(written))
+    key = name_key(written)
+    weekday = locale_names(code, "days").get(key)
     if weekday is None and parts.get("parenthesized"):  # `（五）`: a narrow name
-        weekday = narrow_day_names(code).get(name_key(written))
+        weekday = narrow_day_names(code).get(key)
+    if weekday is None:  # beside a date of another language's format (`Friday, 07.06.2024`)
+        days = {names[key] for c in DATE_LOCALES if key in (names := locale_names(c, "days"))}
+        weekday = days.pop() if len(days) == 1 else None
     if weekday == day.weekday():
         return None
     return f"weekday {written!r} is not that of {day.isoformat()}"

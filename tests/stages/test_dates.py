@@ -209,6 +209,10 @@ def test_cldr_forms(text: str, expected: dt.date) -> None:
         ("пятница, 07.06.2024", dt.date(2024, 6, 7)),
         ("2024. 6. 7. 금요일", dt.date(2024, 6, 7)),
         ("Sept. 8, 2024, Sun", dt.date(2024, 9, 8)),
+        ("Friday, 07.06.2024", dt.date(2024, 6, 7)),  # a weekday of another language
+        ("Fr 7 juin 2024", dt.date(2024, 6, 7)),
+        # a spelling hides no other language's name: Occitan's December, not French
+        ("13 de decembre 2024", dt.date(2024, 12, 13)),
     ],
 )
 def test_written_variants_of_cldr_forms(text: str, expected: dt.date) -> None:
@@ -255,6 +259,10 @@ def test_written_variants_of_cldr_forms(text: str, expected: dt.date) -> None:
             "weekday 'Freitag' is not that of 2024-06-08 in date 'Freitag, 08.06.2024'",
         ),
         ("Mai 07.06.2024", "unrecognized date 'Mai 07.06.2024'"),  # a month, not a weekday
+        (
+            "Friday, 08.06.2024",
+            "weekday 'Friday' is not that of 2024-06-08 in date 'Friday, 08.06.2024'",
+        ),
         (
             "2024年6月7日（礼拜六）",
             "weekday '礼拜六' is not that of 2024-06-07 in date '2024年6月7日（礼拜六）'",
