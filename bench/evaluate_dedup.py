@@ -12,6 +12,8 @@ key, `dedupe.normalize_text`):
 2. Positives: seeded typo variants (1 or 2 character edits outside protected
    tokens) of `positives` real texts, clustered together with every real
    text. Recall = share of variants in their original's ruling (target ≥ 99 %).
+   And real texts with a negation typed without its apostrophe (`arent`): all
+   in their original's ruling (`measure_dropped_apostrophes`).
 3. Time of `dedupe.cluster_variants` on all real texts.
 """
 
@@ -153,6 +155,7 @@ def evaluate_dedup(
             negative_merged.append({"a": a, "b": b, "edits": edits, "kind": kind})
     recall = measure_recall(texts, positives, seed)
     made_negatives = measure_made_negatives(texts, made_per_kind, seed)
+    apostrophes = measure_dropped_apostrophes(texts, made_per_kind, seed)
     return {
         "data": str(rulings_jsonl),
         "distinct_texts": len(texts),
@@ -167,6 +170,7 @@ def evaluate_dedup(
         "made_hard_negatives": made_negatives,
         "other_word_pairs": {"decisions": dict(other_words), "pairs": other_examples},
         "positives": recall,
+        "dropped_apostrophes": apostrophes,
         "dedup_seconds": round(seconds, 2),
         "rulings": clusters["ruling_id"].n_unique(),
     }
@@ -209,6 +213,8 @@ _MADE_NEGATIVES = (
     ("number changed", r"\b([0-8])\b(?!/)", None),
     ("negation added", r"\b(can|does|is|will) ", r"\1n't "),
     ("negation added", r"\b(may) ", r"\1 not "),
+    ("negation added without its apostrophe", r"\b(does|is|are|do) ", r"\1nt "),
+    ("negation added without its apostrophe", r"\bcan ", "cant "),
     ("opposite word", r"\bincrease", "decrease"),
     ("opposite word", r"\bdecrease", "increase"),
     ("opposite word", r"\bmaximum\b", "minimum"),
@@ -272,6 +278,23 @@ def measure_made_negatives(texts: list[str], per_kind: int, seed: int) -> dict[s
     }
 
 
+#: A negation as typed without its apostrophe (`aren't` as `arent`): the same ruling.
+_NEGATION = r"\b(are|is|was|were|do|does|did|could|would|should|has|have|had|ca|wo)n't\b"
+
+
+def measure_dropped_apostrophes(texts: list[str], count: int, seed: int) -> dict[str, Any]:
+    """Share of `count` real texts with a negation typed without its apostrophe
+    (its first one: `arent`, `cant`) clustered with their original (target 100 %)."""
+    found = [t for t in texts if regex.search(_NEGATION, t)]
+    pairs = [(t, regex.sub(_NEGATION, r"\1nt", t, count=1))
+             for t in random.Random(seed).sample(found, min(count, len(found)))]  # fmt: skip
+    clusters, _ = time_clustering(sorted(set(texts) | {typed for _, typed in pairs}))
+    ruling_of = dict(clusters.select("text", "ruling_id").iter_rows())
+    misses = [{"original": original, "variant": typed, "kind": _miss_reason(original, typed)}
+              for original, typed in pairs if ruling_of[original] != ruling_of[typed]]  # fmt: skip
+    return {"variants": len(pairs), "merged": len(pairs) - len(misses), "misses": misses}
+
+
 def _miss_reason(original: str, variant: str) -> str:
     if not merge_rule.within_merge_rule(original, variant):
         return "outside the merge rule (too short for MIN_SIMILARITY)"
@@ -283,7 +306,7 @@ def write_results(results: dict[str, Any], json_path: Path, markdown_path: Path)
     json_path.parent.mkdir(parents=True, exist_ok=True)
     json_path.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     negatives, positives = results["hard_negatives"], results["positives"]
-    made = results["made_hard_negatives"]
+    made, apostrophes = results["made_hard_negatives"], results["dropped_apostrophes"]
     lines = [
         "# Dedup evaluation on real rulings",
         "",
@@ -296,6 +319,8 @@ def write_results(results: dict[str, Any], json_path: Path, markdown_path: Path)
         f"({negatives['share_merged']:.2%}) | 0 |",
         f"| typo variants recalled | {positives['merged']:,} of {positives['variants']:,} "
         f"({positives['recall']:.2%}) | ≥ 99 % |",
+        f"| negations typed without their apostrophe (`arent`), merged | "
+        f"{apostrophes['merged']:,} of {apostrophes['variants']:,} | all |",
         f"| dedup step (cluster_variants) on all texts | {results['dedup_seconds']} s | |",
         "",
         "Hard negatives by kind: "
@@ -318,7 +343,10 @@ def write_results(results: dict[str, Any], json_path: Path, markdown_path: Path)
         lines.append(f"- {kind}: {n}")
         lines += [f"  - `{m['original']}` → `{m['variant']}`"
                   for m in positives["misses"] if m["kind"] == kind]  # fmt: skip
-    if not positives["misses"]:
+    for m in apostrophes["misses"]:
+        lines.append(f"- a negation typed without its apostrophe; {m['kind']}: 1")
+        lines.append(f"  - `{m['original']}` → `{m['variant']}`")
+    if not positives["misses"] and not apostrophes["misses"]:
         lines.append("- none")
     lines += ["", "## Merged hard negatives", ""]
     lines += [f"- {m['kind']}: `{m['a']}` / `{m['b']}`" for m in negatives["merged_pairs"]]

@@ -45,8 +45,8 @@ from flows.stages.merge_rule import (
     MAX_EDITS,
     MERGE_RULES_VERSION,
     MIN_SIMILARITY,
-    PROTECTED_TOKENS,
     forget_profiles,
+    protected_tokens,
     within_merge_rule,
 )
 
@@ -101,11 +101,6 @@ def comparison_keys(texts: pl.Series, alias: str) -> pl.DataFrame:
     bodies, headers and stubs recur across dumps, so each is normalized once.
     """
     return texts.unique().to_frame().with_columns(normalize_text(pl.col(texts.name)).alias(alias))
-
-
-def protected_tokens(text: pl.Expr) -> pl.Expr:
-    """The protected tokens of a comparison key, in order (List[String])."""
-    return text.str.extract_all(PROTECTED_TOKENS)
 
 
 def block_key(text: str = "text", language: str = "language") -> pl.Expr:

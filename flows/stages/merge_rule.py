@@ -3,7 +3,8 @@
 Two variants (`dedupe`) are within the merge rule when they have the same
 protected tokens in the same order (`PROTECTED_TOKENS`: numbers and signed
 power/toughness and counters with their signs, `{symbols}`, capitalized
-words, negations, number words, quantifiers and modals), no word of one is a
+words, negations with or without their apostrophe, number words, quantifiers and
+modals), no word of one is a
 word of the other with a negating prefix added (`NEGATING_PREFIXES`:
 able/unable, tap/untap), no common word is swapped for another common word
 of its length that differs in two adjacent letters among its first three
@@ -20,12 +21,13 @@ import itertools
 from collections.abc import Iterator
 from typing import NamedTuple
 
+import polars as pl
 import regex
 from rapidfuzz.distance import Levenshtein
 from wordfreq import zipf_frequency
 
 #: Bump when the merge rule changes; the id registry records it.
-MERGE_RULES_VERSION = "3"
+MERGE_RULES_VERSION = "4"
 
 #: Tokens that must be equal, in the same order, for two texts to merge.
 PROTECTED_TOKENS = (
@@ -33,12 +35,18 @@ PROTECTED_TOKENS = (
     r"|[+-]?\d+(?:[.,]\d+)?"  # numbers with their sign: power 2 / power 3, +2 / -2
     r"|\{[^}]*\}"  # mana and other symbols: {E}, {X}, {2}{W}
     r"|\b\p{Lu}[\p{L}\p{M}'-]*"  # capitalized words: card names, sentence starts
-    r"|(?i:\b(?:not|no|never|none|nothing|cannot|\w+n't|one|two|three|four|five|six|seven"
+    r"|(?i:\b(?:not|no|never|none|nothing|cannot|\w+n't"
+    r"|(?:are|is|was|were|do|does|did|could|would|should|has|have|had|must|need)nt|cant|wont"
+    r"|one|two|three|four|five|six|seven"
     r"|eight|nine|ten|first|second|third|fourth|fifth|last|once|twice|half|double"
     r"|less|more|greater|fewer|least|most"  # number words
     r"|all|any|each|every|only|both|either|neither|nor|except|without|unless|until"
     r"|before|after|may|must|can|could|would|should|might|will|shall)\b)"  # all/any, may/must
 )
+
+#: The apostrophe of a negation is no part of its token (`PROTECTED_TOKENS`):
+#: `aren't` and `arent` (its typo) are one token, `arent` and `are` are two.
+NEGATION_APOSTROPHE = r"(?i)n't$"
 
 #: A word that is another word of the pair with one of these in front is a
 #: different ruling (able/unable, active/inactive, token/nontoken, tap/untap).
@@ -86,7 +94,7 @@ def _profile(text: str) -> _Profile:
             for key in ((len(word), word[2:]), (-len(word), word[0] + word[3:])):
                 swap_index[key] = word if key not in swap_index else None
     return _Profile(
-        tokens=tuple(_PROTECTED.findall(text)),
+        tokens=tuple(regex.sub(NEGATION_APOSTROPHE, "nt", t) for t in _PROTECTED.findall(text)),
         words=words,
         negatable=frozenset(w for w in words if len(w) >= _MIN_NEGATED_WORD),
         stems=frozenset(
@@ -97,6 +105,13 @@ def _profile(text: str) -> _Profile:
             if w.startswith(p) and len(w) - len(p) >= _MIN_NEGATED_WORD
         ),
         swap_index=swap_index,
+    )
+
+
+def protected_tokens(text: pl.Expr) -> pl.Expr:
+    """The protected tokens of a comparison key, in order (List[String]; `aren't` as `arent`)."""
+    return text.str.extract_all(PROTECTED_TOKENS).list.eval(
+        pl.element().str.replace(NEGATION_APOSTROPHE, "nt")
     )
 
 

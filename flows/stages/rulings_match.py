@@ -11,8 +11,8 @@ from __future__ import annotations
 import polars as pl
 
 from flows.stages.card_names import text_names
-from flows.stages.dedupe import normalize_text, protected_tokens
-from flows.stages.merge_rule import MAX_EDITS, within_merge_rule
+from flows.stages.dedupe import normalize_text
+from flows.stages.merge_rule import MAX_EDITS, protected_tokens, within_merge_rule
 
 #: A ruling carried by at most this many cards is card-specific evidence.
 MAX_SPECIFIC = 3

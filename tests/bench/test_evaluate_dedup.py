@@ -62,6 +62,7 @@ def test_typos_keep_protected_tokens_and_negatives_change_them() -> None:
         assert regex.findall(PROTECTED_TOKENS, typo) == regex.findall(PROTECTED_TOKENS, PUMP)
     made = make_hard_negatives([PUMP, "You can tap it.", "You can untap it."], 5, rng)
     assert ("You can tap it.", "You can untap it.", "negating prefix") in made
+    assert ("You can tap it.", "You cant tap it.", "negation added without its apostrophe") in made
     assert (PUMP, PUMP.replace("+1/+0", "-1/-0"), "sign flipped") in made
     assert all(classify_pair(original, negative) for original, negative, _ in made)
 
@@ -85,6 +86,8 @@ def test_targets_on_the_real_rulings(tmp_path: Path) -> None:
     assert results["made_hard_negatives"]["within_2_edits"] > 100
     assert results["positives"]["variants"] == 300
     assert results["positives"]["recall"] >= 0.99
+    assert results["dropped_apostrophes"]["variants"] == 100
+    assert results["dropped_apostrophes"]["merged"] >= 98  # `arent` is `aren't`
     write_results(results, tmp_path / "eval.json", tmp_path / "eval.md")
     assert json.loads((tmp_path / "eval.json").read_text())["positives"]["seed"] == 0
     assert "| hard negatives merged | 0 of " in (tmp_path / "eval.md").read_text()

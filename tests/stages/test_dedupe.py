@@ -49,6 +49,8 @@ DEMON_SECOND = (
     "dies for any reason, not just due to the first triggered ability."
 )
 DEMON_FIRST = DEMON_SECOND.replace("'s second", "'s first")
+# R1 of ../shared/cases/realworld/CASES.md; `arent` in a paste was merged with `are mana` in v3.
+ENERGY = "Energy counters aren't mana. They don't go away as steps, phases, and turns end."
 # Negation and card-name hard negatives.
 CAN = "You can pay that amount of {E} as the ability resolves."
 CANT = CAN.replace("You can pay", "You can't pay")
@@ -176,11 +178,19 @@ MINUS = PLUS.replace("+1/+0", "-1/-0")
             "The ability checks whether the creature is a tokn as it resolves.",
             True,
         ),
+        # a negation typed without its apostrophe is that negation, not its opposite
+        (ENERGY, ENERGY.replace("aren't", "arent"), True),
+        (ENERGY.replace("aren't", "are"), ENERGY.replace("aren't", "arent"), False),
+        ("You cant sacrifice it.", "You can sacrifice it.", False),
+        ("You cant sacrifice it.", "You can't sacrifice it.", True),
+        ("Arent they tokens?", "Are they tokens?", False),
     ],
     ids=[
         "c04-sign", "pt-order-own", "pt-order", "minus-sign-folded", "other-word",
         "negation", "negation-removed", "prefix-un-added", "prefix-dis", "modal-may",
         "prefix-untap", "prefix-non", "prefix-unable", "prefix-inactive", "typo-merges",
+        "arent-is-arent", "arent-is-not-are", "cant-is-not-can", "cant-is-cant",
+        "capitalized-arent",
     ],
 )  # fmt: skip
 def test_merge_rule_keeps_signs_order_and_negations(a: str, b: str, merged: bool) -> None:
