@@ -24,7 +24,7 @@ from flows.stages.mojibake import (
     NOT_FOR_BADNESS_CLASS,
     TRIGGER_CLASS,
 )
-from flows.stages.shapes import by_distinct_text, starts_with_date
+from flows.stages.shapes import DATE_SOURCE_PATTERN, by_distinct_text, starts_with_date
 
 
 def hash_dumps(raw_dumps: pl.DataFrame) -> pl.DataFrame:
@@ -245,8 +245,12 @@ HTML_ENTITY = r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6})
 #: `&nbsp;` is markup for a space: decoded to U+0020 (a written U+00A0 is kept).
 NO_BREAK_SPACE_ENTITY = r"&(?:nbsp|#160|#[xX]0*[aA]0);"
 
-#: A list bullet before an entry head (`- `, `* `, `• `, `1. `, `1) `).
-BULLET = r"^\s*(?:[-*•‣◦]|\d{1,3}[.)])\s+"
+#: A list bullet or Markdown heading before an entry head (`- `, `* `, `• `, `1. `,
+#: `1) `, `## `).
+BULLET = r"^\s*(?:[-*•‣◦]|#{1,6}|\d{1,3}[.)])\s+"
+#: Markdown emphasis in an entry head (`**June 14, 2024 · source: wotc**`,
+#: `**June 14, 2024** · source: wotc`, `_…_`): removed with the bullet.
+EMPHASIS = r"\*\*|__|^\s*[*_]|[*_]\s*$"
 
 
 def split_lines(decoded: pl.DataFrame) -> pl.DataFrame:
@@ -258,10 +262,12 @@ def split_lines(decoded: pl.DataFrame) -> pl.DataFrame:
     (CONTROL_CHARACTERS) and invisible format characters (FORMAT_CHARACTERS)
     are removed and counted; HTML tags (HTML_TAG) are removed, a run of
     block or break tags (BLOCK_TAGS) leaving one space, and entities
-    (HTML_ENTITY) decoded (`html.unescape`; `&nbsp;` to a space); a bullet
-    (BULLET) is removed when what follows it starts with a date
-    (`parse.starts_with_date`) and the line with it does not (`7. Juni 2024`
-    keeps its `7.`). A line that had markup loses its surrounding spaces.
+    (HTML_ENTITY) decoded (`html.unescape`; `&nbsp;` to a space); a bullet or
+    Markdown heading (BULLET) and Markdown emphasis (EMPHASIS) are removed when
+    what is left starts with a date (`shapes.starts_with_date`) or is a head
+    of a date shape read (`shapes.DATE_SOURCE_PATTERN`) and the line with them
+    is neither (`7. Juni 2024` keeps its `7.`). A line that had markup loses its
+    surrounding spaces.
 
     Needs:
         dump_id (String), text (String): one row per dump (`decode_dumps`).
@@ -323,11 +329,13 @@ def _remove_markup(lines: pl.DataFrame) -> pl.DataFrame:
             pl.col("line"),
         ).map_batches(_unescape, pl.String),
     ).with_row_index("_row")
-    # Dates are looked for only on the few lines with a bullet.
-    debulleted = pl.col("line").str.replace(BULLET, "")
+    # Dates are looked for only on the few lines with a bullet or emphasis.
+    debulleted = pl.col("line").str.replace(BULLET, "").str.replace_all(EMPHASIS, "")
+    dated = starts_with_date(debulleted) | debulleted.str.contains(DATE_SOURCE_PATTERN)
+    line = pl.col("line")
     heads = (
-        untagged.filter(pl.col("line").str.contains(BULLET))
-        .filter(starts_with_date(debulleted) & ~starts_with_date(pl.col("line")))
+        untagged.filter(line.str.contains(f"{BULLET}|{EMPHASIS}"))
+        .filter(dated & ~starts_with_date(line) & ~line.str.contains(DATE_SOURCE_PATTERN))
         .select("_row", _debulleted=debulleted)
     )
     return (

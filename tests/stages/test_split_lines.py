@@ -60,6 +60,14 @@ def test_bom_of_a_joined_file_is_removed_and_counted() -> None:
         ("Tom &amp; Jerry &lt;3", "Tom & Jerry <3", 2),
         ("- Energy counters aren't mana.", "- Energy counters aren't mana.", 0),  # no head
         ("• Choose one —", "• Choose one —", 0),  # card text keeps its bullet
+        (f"**{DATE}**", DATE, 1),  # Markdown emphasis and headings around a head
+        ("**07 juin 2024** · source : wotc", DATE, 1),
+        (f"_{DATE}_", DATE, 1),
+        (f"### {DATE}", DATE, 1),
+        ("- le 7 juin 2024 · source : wotc", "le 7 juin 2024 · source : wotc", 1),
+        ("**Flying** is a keyword.", "**Flying** is a keyword.", 0),  # not around a head
+        ("*Each* player loses 2 life.", "*Each* player loses 2 life.", 0),
+        ("## Rulings", "## Rulings", 0),
         ("{X} < 3 and AT&T", "{X} < 3 and AT&T", 0),
         ("counters.<br>They", "counters. They", 1),  # a break is a space (case r05)
         ("counters.</div><div>They", "counters. They", 2),
