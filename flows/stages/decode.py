@@ -24,7 +24,12 @@ from flows.stages.mojibake import (
     NOT_FOR_BADNESS_CLASS,
     TRIGGER_CLASS,
 )
-from flows.stages.shapes import DATE_SOURCE_PATTERN, by_distinct_text, starts_with_date
+from flows.stages.shapes import (
+    DATE_SOURCE_PATTERN,
+    SEPARATORS,
+    by_distinct_text,
+    starts_with_date,
+)
 
 
 def hash_dumps(raw_dumps: pl.DataFrame) -> pl.DataFrame:
@@ -245,12 +250,16 @@ HTML_ENTITY = r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6})
 #: `&nbsp;` is markup for a space: decoded to U+0020 (a written U+00A0 is kept).
 NO_BREAK_SPACE_ENTITY = r"&(?:nbsp|#160|#[xX]0*[aA]0);"
 
-#: A list bullet or Markdown heading before an entry head (`- `, `* `, `• `, `1. `,
-#: `1) `, `## `).
-BULLET = r"^\s*(?:[-*•‣◦]|#{1,6}|\d{1,3}[.)])\s+"
-#: Markdown emphasis in an entry head (`**June 14, 2024 · source: wotc**`,
-#: `**June 14, 2024** · source: wotc`, `_…_`): removed with the bullet.
-EMPHASIS = r"\*\*|__|^\s*[*_]|[*_]\s*$"
+#: A list bullet before an entry head (`- `, `* `, `• `, `1. `, `1) `).
+BULLET = r"^\s*(?:[-*•‣◦]|\d{1,3}[.)])\s+"
+#: Markdown around an entry head: a heading (`## …`), emphasis around the whole
+#: line (`**June 14, 2024 · source: wotc**`, `_…_`) or around its date before the
+#: separator (`**June 14, 2024** · source: wotc`): (pattern, replacement) in turn.
+MARKDOWN = (
+    (r"^\s*#{1,6}\s+", ""),
+    (r"^\s*(?:\*\*(.+)\*\*|__(.+)__|\*([^*].*)\*|_([^_].*)_)\s*$", "${1}${2}${3}${4}"),
+    (rf"^\s*(?:\*\*|__|\*|_)([^*_]+?)(?:\*\*|__|\*|_)(\s*[{SEPARATORS}])", "${1}${2}"),
+)
 
 
 def split_lines(decoded: pl.DataFrame) -> pl.DataFrame:
@@ -262,11 +271,11 @@ def split_lines(decoded: pl.DataFrame) -> pl.DataFrame:
     (CONTROL_CHARACTERS) and invisible format characters (FORMAT_CHARACTERS)
     are removed and counted; HTML tags (HTML_TAG) are removed, a run of
     block or break tags (BLOCK_TAGS) leaving one space, and entities
-    (HTML_ENTITY) decoded (`html.unescape`; `&nbsp;` to a space); a bullet or
-    Markdown heading (BULLET) and Markdown emphasis (EMPHASIS) are removed when
-    what is left starts with a date (`shapes.starts_with_date`) or is a head
-    of a date shape read (`shapes.DATE_SOURCE_PATTERN`) and the line with them
-    is neither (`7. Juni 2024` keeps its `7.`). A line that had markup loses its
+    (HTML_ENTITY) decoded (`html.unescape`; `&nbsp;` to a space); a bullet
+    (BULLET) is removed when what follows it starts with a date
+    (`shapes.starts_with_date`) or is a head (`shapes.DATE_SOURCE_PATTERN`),
+    and Markdown (MARKDOWN) when what is left is a head, from a line that is
+    neither (`7. Juni 2024` keeps its `7.`). A line that had markup loses its
     surrounding spaces.
 
     Needs:
@@ -329,14 +338,24 @@ def _remove_markup(lines: pl.DataFrame) -> pl.DataFrame:
             pl.col("line"),
         ).map_batches(_unescape, pl.String),
     ).with_row_index("_row")
-    # Dates are looked for only on the few lines with a bullet or emphasis.
-    debulleted = pl.col("line").str.replace(BULLET, "").str.replace_all(EMPHASIS, "")
-    dated = starts_with_date(debulleted) | debulleted.str.contains(DATE_SOURCE_PATTERN)
-    line = pl.col("line")
+    # Dates are looked for only on the few lines with a bullet or Markdown: a bullet goes
+    # before a date, Markdown around a head (`*June 14, 2024* is…` is ruling text).
+    line, debulleted = pl.col("line"), pl.col("line").str.replace(BULLET, "")
+    plain = debulleted
+    for pattern, replacement in MARKDOWN:
+        plain = plain.str.replace(pattern, replacement)
+    cleaned = (
+        pl.when(starts_with_date(debulleted) | debulleted.str.contains(DATE_SOURCE_PATTERN))
+        .then(debulleted)
+        .when(plain.str.contains(DATE_SOURCE_PATTERN))
+        .then(plain)
+    )
+    marked = rf"{BULLET}|^\s*[*_#]"  # every MARKDOWN pattern starts the line
+    read = starts_with_date(line) | line.str.contains(DATE_SOURCE_PATTERN)
     heads = (
-        untagged.filter(line.str.contains(f"{BULLET}|{EMPHASIS}"))
-        .filter(dated & ~starts_with_date(line) & ~line.str.contains(DATE_SOURCE_PATTERN))
-        .select("_row", _debulleted=debulleted)
+        untagged.filter(line.str.contains(marked) & ~read)
+        .select("_row", _debulleted=cleaned)
+        .drop_nulls("_debulleted")
     )
     return (
         untagged.join(heads, on="_row", how="left", maintain_order="left")

@@ -61,8 +61,11 @@ INVISIBLE_CHARACTERS = (
 
 #: Folded in the comparison key: curly quotes and apostrophes to straight ones
 #: (seed 003 writes `doesn’t` and `“may pay”` where the other seeds write
-#: `doesn't`, `"may pay"`), the minus sign to a hyphen-minus (`−1/−1`).
+#: `doesn't`, `"may pay"`; the modifier letter `ʼ` and the grave accent typed for
+#: one: `arenʼt`; `normalize_text` folds `´`), the minus sign to a hyphen-minus.
 QUOTE_FOLDS: dict[str, str] = {
+    "\u02bc": "'",
+    "\u0060": "'",
     "\u2018": "'",
     "\u2019": "'",
     "\u201a": "'",
@@ -82,11 +85,13 @@ _CHUNK_ROWS = 512
 def normalize_text(text: pl.Expr) -> pl.Expr:
     """The comparison key of a text (never published).
 
-    Removes INVISIBLE_CHARACTERS, applies NFKC, folds QUOTE_FOLDS, collapses
-    whitespace and trims.
+    Removes INVISIBLE_CHARACTERS, folds `´` to `'` (NFKC would make it a space and
+    a combining accent), applies NFKC, folds QUOTE_FOLDS, collapses whitespace and
+    trims.
     """
     return (
         text.str.replace_all(INVISIBLE_CHARACTERS, "")
+        .str.replace_all("\u00b4", "'", literal=True)
         .str.normalize("NFKC")
         .str.replace_many(list(QUOTE_FOLDS), list(QUOTE_FOLDS.values()))
         .str.replace_all(r"\s+", " ")

@@ -36,7 +36,8 @@ PROTECTED_TOKENS = (
     r"|\{[^}]*\}"  # mana and other symbols: {E}, {X}, {2}{W}
     r"|\b\p{Lu}[\p{L}\p{M}'-]*"  # capitalized words: card names, sentence starts
     r"|(?i:\b(?:not|no|never|none|nothing|cannot|\w+n't"
-    r"|(?:are|is|was|were|do|does|did|could|would|should|has|have|had|must|need)nt|cant|wont"
+    r"|(?:are|is|was|were|do|does|did|could|would|should|might|has|have|had|must|need)nt"
+    r"|cant|wont|shant|aint"
     r"|one|two|three|four|five|six|seven"
     r"|eight|nine|ten|first|second|third|fourth|fifth|last|once|twice|half|double"
     r"|less|more|greater|fewer|least|most"  # number words
@@ -45,8 +46,9 @@ PROTECTED_TOKENS = (
 )
 
 #: The apostrophe of a negation is no part of its token (`PROTECTED_TOKENS`):
-#: `aren't` and `arent` (its typo) are one token, `arent` and `are` are two.
-NEGATION_APOSTROPHE = r"(?i)n't$"
+#: `aren't` and `arent` (its typo) are one token (`ISN'T` is `ISNT`), `arent` and
+#: `are` are two.
+NEGATION_APOSTROPHE = r"(?i)(n)'(t)$"
 
 #: A word that is another word of the pair with one of these in front is a
 #: different ruling (able/unable, active/inactive, token/nontoken, tap/untap).
@@ -94,7 +96,7 @@ def _profile(text: str) -> _Profile:
             for key in ((len(word), word[2:]), (-len(word), word[0] + word[3:])):
                 swap_index[key] = word if key not in swap_index else None
     return _Profile(
-        tokens=tuple(regex.sub(NEGATION_APOSTROPHE, "nt", t) for t in _PROTECTED.findall(text)),
+        tokens=tuple(regex.sub(NEGATION_APOSTROPHE, r"\1\2", t) for t in _PROTECTED.findall(text)),
         words=words,
         negatable=frozenset(w for w in words if len(w) >= _MIN_NEGATED_WORD),
         stems=frozenset(
@@ -111,7 +113,7 @@ def _profile(text: str) -> _Profile:
 def protected_tokens(text: pl.Expr) -> pl.Expr:
     """The protected tokens of a comparison key, in order (List[String]; `aren't` as `arent`)."""
     return text.str.extract_all(PROTECTED_TOKENS).list.eval(
-        pl.element().str.replace(NEGATION_APOSTROPHE, "nt")
+        pl.element().str.replace(NEGATION_APOSTROPHE, "${1}${2}")
     )
 
 

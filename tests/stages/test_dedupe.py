@@ -184,13 +184,18 @@ MINUS = PLUS.replace("+1/+0", "-1/-0")
         ("You cant sacrifice it.", "You can sacrifice it.", False),
         ("You cant sacrifice it.", "You can't sacrifice it.", True),
         ("Arent they tokens?", "Are they tokens?", False),
+        (ENERGY.replace("'", "\u02bc"), ENERGY.replace("aren't", "arent"), True),
+        (ENERGY.replace("'", "\u00b4"), ENERGY, True),
+        ("ISN'T THAT A CREATURE SPELL?", "ISNT THAT A CREATURE SPELL?", True),
+        ("It mightn't resolve.", "It mightnt resolve.", True),
     ],
     ids=[
         "c04-sign", "pt-order-own", "pt-order", "minus-sign-folded", "other-word",
         "negation", "negation-removed", "prefix-un-added", "prefix-dis", "modal-may",
         "prefix-untap", "prefix-non", "prefix-unable", "prefix-inactive", "typo-merges",
         "arent-is-arent", "arent-is-not-are", "cant-is-not-can", "cant-is-cant",
-        "capitalized-arent",
+        "capitalized-arent", "modifier-apostrophe", "acute-apostrophe", "capitals",
+        "mightnt",
     ],
 )  # fmt: skip
 def test_merge_rule_keeps_signs_order_and_negations(a: str, b: str, merged: bool) -> None:

@@ -68,6 +68,12 @@ def test_bom_of_a_joined_file_is_removed_and_counted() -> None:
         ("**Flying** is a keyword.", "**Flying** is a keyword.", 0),  # not around a head
         ("*Each* player loses 2 life.", "*Each* player loses 2 life.", 0),
         ("## Rulings", "## Rulings", 0),
+        # Markdown is removed around a head only: these are ruling text (a review's finds)
+        ("*June 14, 2024* is the day.", "*June 14, 2024* is the day.", 0),
+        ("**June 14, 2024**: the rules changed.", "**June 14, 2024**: the rules changed.", 0),
+        ("# 7 June 2024 was a Friday.", "# 7 June 2024 was a Friday.", 0),
+        ("*10/10/10* damage is dealt.", "*10/10/10* damage is dealt.", 0),
+        ("**June 14, 2024** · source: mtg__arena", "June 14, 2024 · source: mtg__arena", 1),
         ("{X} < 3 and AT&T", "{X} < 3 and AT&T", 0),
         ("counters.<br>They", "counters. They", 1),  # a break is a space (case r05)
         ("counters.</div><div>They", "counters. They", 2),
