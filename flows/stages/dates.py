@@ -34,6 +34,7 @@ from flows.stages.date_names import (
     locale_names,
     name_key,
     narrow_day_names,
+    other_month_languages,
 )
 
 logger = logging.getLogger(__name__)
@@ -118,19 +119,36 @@ def parse_date(date_text: str, today: dt.date) -> tuple[dt.date | None, str | No
     text = " ".join(_ascii_numbers(unicodedata.normalize("NFKC", date_text)).split())
     first_reason = None
     read: dict[dt.date, str] = {}
+    months: dict[str, int] = {}  # the month names' numbers in each language that writes them
     for parts in _matches(text):
         day, reason = _to_date(parts, date_text, today)
         if day is not None and not parts.get("other"):
             return day, None
         if day is not None:
             read.setdefault(day, parts["locale"] or "")
+            if not parts.get("weekday"):  # a weekday checked names the language
+                months |= _month_numbers(parts.get("month"))
         first_reason = first_reason or reason
     if len(read) > 1:  # languages outside DATE_LOCALES disagree: no guess
         readings = ", ".join(f"{day.isoformat()} ({code})" for day, code in sorted(read.items()))
         return None, f"ambiguous date {date_text!r}: CLDR languages read it as {readings}"
+    if len(set(months.values())) > 1:  # `11. listopada`: Croatian October, Polish November
+        named = ", ".join(f"{number} in {code}" for code, number in sorted(months.items()))
+        return None, f"ambiguous date {date_text!r}: its month name is month {named}"
     if read:
         return next(iter(read)), None
     return None, first_reason or _unrecognized(text, date_text)
+
+
+def _month_numbers(month: str | None) -> dict[str, int]:
+    """Language -> the month a name is in each CLDR language outside `DATE_LOCALES`
+    that writes it (`date_names.other_month_languages`); empty for a month number."""
+    key = name_key(month or "")
+    found = (
+        (code, locale_names(code, "months").get(key))
+        for code in other_month_languages().get(key, ())
+    )
+    return {code: number for code, number in found if number is not None}
 
 
 #: A word: letters and the combining marks of scripts that write vowels with them

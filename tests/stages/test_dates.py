@@ -66,6 +66,11 @@ def test_other_forms(text: str, expected: dt.date) -> None:
         ("29 février 2023", "impossible date '29 février 2023': day is out of range for month"),
         ("7 juin 2027", "date '7 juin 2027' (2027-06-07) is in the future"),
         ("7 brumaire 2024", "unknown month name 'brumaire' in date '7 brumaire 2024'"),
+        (  # only Croatian's format writes `d.`, but Polish writes `listopada` for November
+            "11. listopada 2024",
+            "ambiguous date '11. listopada 2024': its month name is month 10 in hr, 11 in pl, "
+            "11 in szl",
+        ),
         ("hier", "unrecognized date 'hier'"),
     ],
 )
@@ -140,6 +145,7 @@ def test_parse_published_dates_once_per_distinct_string() -> None:
         ("14 जून 2024", dt.date(2024, 6, 14)),  # hi
         ("१४ जून २०२४", dt.date(2024, 6, 14)),  # hi, Devanagari digits
         ("14 มิถุนายน ค.ศ. 2024", dt.date(2024, 6, 14)),  # th `d MMMM G y`
+        ("czwartek, 16 listopada 2006", dt.date(2006, 11, 16)),  # pl: its weekday names it
         ("14 października 2024", dt.date(2024, 10, 14)),  # pl
         ("二〇二四年六月七日", dt.date(2024, 6, 7)),  # Chinese numerals (case r02)
         ("二〇二三年十二月三十一日", dt.date(2023, 12, 31)),
@@ -289,6 +295,11 @@ def test_written_variants_of_cldr_forms(text: str, expected: dt.date) -> None:
             "weekday 'T' is not that of 2024-06-13 in date 'June 13, 2024 (T)'",
         ),
         ("7 brumaire 2024", "unknown month name 'brumaire' in date '7 brumaire 2024'"),
+        (  # only Croatian's format writes `d.`, but Polish writes `listopada` for November
+            "11. listopada 2024",
+            "ambiguous date '11. listopada 2024': its month name is month 10 in hr, 11 in pl, "
+            "11 in szl",
+        ),
         (  # `taa` is March in Kalenjin, April in Aghem
             "7 taa 2024",
             "ambiguous date '7 taa 2024': CLDR languages read it as 2024-03-07 (kln), "
