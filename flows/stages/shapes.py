@@ -243,10 +243,13 @@ _TRANSLATION_WORDS = (
 #: A code is a language only in such a context, never as an ordinary word
 #: (`OFICIALES DE`, `READ IT`), markup (`<BR>`) or a set code (`[CN2]`):
 #: alone in parentheses (`(ES)`), or joined to a translation word (`DE-Übersetzung`,
-#: `TW翻譯`, `KO 번역`) ...
+#: `TW翻譯`, `KO 번역`), ...
 CLAIMED_LANGUAGE_PATTERNS = (
     rf"\(\s*({_CODES})\s*\)",
     rf"(?:^|[^A-Za-z])({_CODES})\s*[-‐]?\s*(?i:{_TRANSLATION_WORDS})",
+    # ... or after its own language's word, where it is no word (`TRADUZIONE IT`)
+    r"(?i:traduzione)\s+(IT)(?:[^A-Za-z]|$)",
+    r"(?i:übersetzung)\s+(DE)(?:[^A-Za-z]|$)",
 )
 #: ... or after a translation word (`La traduction FR`, `Перевод RU`,
 #: `TRADUÇÃO PT`; see CODES_THAT_ARE_WORDS for all-capitals headers).
@@ -259,6 +262,23 @@ CODES_THAT_ARE_WORDS = ("DE", "ES", "IT")
 JAPANESE_TRANSLATION_WORD = "翻訳"
 #: Country code -> ISO 639-1 language code.
 COUNTRY_LANGUAGES = {"JP": "JA", "CN": "ZH", "TW": "ZH", "KR": "KO", "BR": "PT"}
+#: Language names a header writes for its translation's language when it names no
+#: code, in the language's own words (CLDR's names, any ending: `française`,
+#: `deutsche`, `italiana`) or English, beside a word of translating (`_TRANSLATING`)
+#: in one sentence: `La traduction française`, `Traducción al español`, `Die deutsche
+#: Übersetzung`, `Русский перевод`, `以下の日本語訳`, `한국어 번역`, `French translation`.
+LANGUAGE_NAMES = {
+    "FR": "fran[cç]ais|french", "DE": "deutsch|german", "ES": "espa[nñ]ol|castellano|spanish",
+    "IT": "italian", "PT": "portugu[eê]s|brasileir|portuguese", "RU": "русск|russian",
+    "JA": "日本語|japanese", "ZH": "中文|汉语|漢語|简体|簡體|繁體|繁体|chinese",
+    "KO": "한국어|korean",
+}  # fmt: skip
+_TRANSLATING = "tradu|translat|übersetz|перев|訳|译|譯|번역"
+_NAMED = {
+    code: rf"(?i)(?:{_TRANSLATING})[^.。!?]{{0,40}}?(?:{names})"
+    rf"|(?i)(?:{names})[^.。!?]{{0,40}}?(?:{_TRANSLATING})"
+    for code, names in LANGUAGE_NAMES.items()
+}
 
 
 def _claimed_code(header_text: pl.Expr) -> pl.Expr:
@@ -277,9 +297,12 @@ def claimed_language(header_text: pl.Expr) -> pl.Expr:
 
 
 def _claimed_language_of(code: pl.Expr, header_text: pl.Expr) -> pl.Expr:
-    """`claimed_language` of `header_text`, whose `_claimed_code` is `code`."""
+    """`claimed_language` of `header_text`, whose `_claimed_code` is `code`; else the
+    Japanese word for translation, else a language's name (LANGUAGE_NAMES)."""
     japanese = header_text.str.contains(JAPANESE_TRANSLATION_WORD, literal=True)
-    code = pl.coalesce(code, pl.when(japanese).then(pl.lit("JA")))
+    translating = pl.when(header_text.str.contains(f"(?i){_TRANSLATING}")).then(header_text)
+    named = [pl.when(translating.str.contains(p)).then(pl.lit(c)) for c, p in _NAMED.items()]
+    code = pl.coalesce(code, pl.when(japanese).then(pl.lit("JA")), *named)
     return code.replace(COUNTRY_LANGUAGES).str.to_lowercase()
 
 

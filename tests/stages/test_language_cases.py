@@ -102,6 +102,24 @@ def test_c11_shared_han_characters_take_the_dumps_traditional_script() -> None:
         # all capitals, a code that is no word (a fresh review found these unclaimed)
         ("ESCLARECIMENTOS OFICIAIS DA WIZARDS. TRADUÇÃO PT ABAIXO.", "pt"),
         ("ESCLARECIMENTOS OFICIAIS. TRADUÇÃO PT-BR ABAIXO.", "pt"),
+        # a code after its own language's word for translation (c08's kind)
+        ("CHIARIMENTI UFFICIALI. TRADUZIONE IT GENERATA AUTOMATICAMENTE.", "it"),
+        ("OFFIZIELLE ERLÄUTERUNGEN. ÜBERSETZUNG DE AUTOMATISCH ERSTELLT.", "de"),
+        # the language named, no code (`shapes.LANGUAGE_NAMES`; c09's kind)
+        ("La traduction française ci-dessous est automatique.", "fr"),
+        ("Traduction automatique de l’anglais vers le français.", "fr"),
+        ("Traducción al español generada automáticamente.", "es"),
+        ("Die deutsche Übersetzung unten wurde automatisch erstellt.", "de"),
+        ("Traduzione italiana generata automaticamente.", "it"),
+        ("Tradução para o português gerada automaticamente.", "pt"),
+        ("Русский перевод создан автоматически.", "ru"),
+        ("以下の日本語訳は自動生成されました。", "ja"),
+        ("以下中文翻译由人工智能自动生成。", "zh"),
+        ("以下繁體中文翻譯由人工智慧自動產生。", "zh"),
+        ("아래 한국어 번역은 자동으로 생성되었습니다.", "ko"),
+        ("Official rulings. The German translation below is automatic.", "de"),
+        ("Official rulings from Wizards of the Coast, in English.", None),  # no translating
+        ("Переверните эту карту.", None),  # `перев` (flip), no language named
     ],
 )
 def test_a_claimed_language_needs_a_translation_context(header: str, claimed: str | None) -> None:
