@@ -262,23 +262,25 @@ CODES_THAT_ARE_WORDS = ("DE", "ES", "IT")
 JAPANESE_TRANSLATION_WORD = "翻訳"
 #: Country code -> ISO 639-1 language code.
 COUNTRY_LANGUAGES = {"JP": "JA", "CN": "ZH", "TW": "ZH", "KR": "KO", "BR": "PT"}
-#: Language names a header writes for its translation's language when it names no
-#: code, in the language's own words (CLDR's names, any ending: `française`,
-#: `deutsche`, `italiana`) or English, beside a word of translating (`_TRANSLATING`)
-#: in one sentence: `La traduction française`, `Traducción al español`, `Die deutsche
-#: Übersetzung`, `Русский перевод`, `以下の日本語訳`, `한국어 번역`, `French translation`.
+#: A header written in its translation's language names that language beside its
+#: own word for translation (the word a code follows in `_TRANSLATION_WORDS`), when
+#: it names no code: `La traduction française`, `Traducción al español`, `Die
+#: deutsche Übersetzung`, `Русский перевод`, `以下の日本語訳`, `한국어 번역`. A name
+#: beside another language's word claims nothing (`Traducción del italiano`,
+#: `translated from French`, `No Spanish translation`: an English header names none).
+_S = r"[ \t]+"  # spaces in one line: a header's lines are joined by "\n"
 LANGUAGE_NAMES = {
-    "FR": "fran[cç]ais|french", "DE": "deutsch|german", "ES": "espa[nñ]ol|castellano|spanish",
-    "IT": "italian", "PT": "portugu[eê]s|brasileir|portuguese", "RU": "русск|russian",
-    "JA": "日本語|japanese", "ZH": "中文|汉语|漢語|简体|簡體|繁體|繁体|chinese",
-    "KO": "한국어|korean",
-}  # fmt: skip
-_TRANSLATING = "tradu|translat|übersetz|перев|訳|译|譯|번역"
-_NAMED = {
-    code: rf"(?i)(?:{_TRANSLATING})[^.。!?]{{0,40}}?(?:{names})"
-    rf"|(?i)(?:{names})[^.。!?]{{0,40}}?(?:{_TRANSLATING})"
-    for code, names in LANGUAGE_NAMES.items()
+    "FR": rf"traduction(?:{_S}\w+)?{_S}(?:en{_S})?fran[cç]ais",
+    "ES": rf"traducci[oó]n(?:{_S}\w+)?{_S}(?:al{_S}|en{_S})?(?:espa[nñ]ol|castellano)",
+    "IT": rf"traduzione(?:{_S}\w+)?{_S}(?:in{_S})?italian",
+    "PT": rf"tradu[cç][aã]o(?:{_S}\w+)?{_S}(?:para{_S}o{_S}|em{_S})?(?:portugu[eê]s|brasileir)",
+    "DE": rf"deutsche{_S}übersetzung|übersetzung{_S}(?:ins{_S})?deutsche",
+    "RU": rf"русск\w*{_S}перевод|перевод{_S}на{_S}русск",
+    "JA": r"日本語(?:翻)?訳|日本語の翻訳",
+    "ZH": r"(?:中文|汉语|漢語|简体|簡體|繁體|繁体)(?:中文)?(?:翻译|翻譯|译文|譯文)",
+    "KO": rf"한국어(?:{_S})?번역",
 }
+_TRANSLATING = "traduc|traduz|tradu[cç]|übersetz|перевод|訳|译|譯|번역"
 
 
 def _claimed_code(header_text: pl.Expr) -> pl.Expr:
@@ -301,7 +303,10 @@ def _claimed_language_of(code: pl.Expr, header_text: pl.Expr) -> pl.Expr:
     Japanese word for translation, else a language's name (LANGUAGE_NAMES)."""
     japanese = header_text.str.contains(JAPANESE_TRANSLATION_WORD, literal=True)
     translating = pl.when(header_text.str.contains(f"(?i){_TRANSLATING}")).then(header_text)
-    named = [pl.when(translating.str.contains(p)).then(pl.lit(c)) for c, p in _NAMED.items()]
+    named = [
+        pl.when(translating.str.contains(f"(?i){p}")).then(pl.lit(c))
+        for c, p in LANGUAGE_NAMES.items()
+    ]
     code = pl.coalesce(code, pl.when(japanese).then(pl.lit("JA")), *named)
     return code.replace(COUNTRY_LANGUAGES).str.to_lowercase()
 

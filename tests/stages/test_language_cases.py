@@ -105,9 +105,9 @@ def test_c11_shared_han_characters_take_the_dumps_traditional_script() -> None:
         # a code after its own language's word for translation (c08's kind)
         ("CHIARIMENTI UFFICIALI. TRADUZIONE IT GENERATA AUTOMATICAMENTE.", "it"),
         ("OFFIZIELLE ERLÄUTERUNGEN. ÜBERSETZUNG DE AUTOMATISCH ERSTELLT.", "de"),
-        # the language named, no code (`shapes.LANGUAGE_NAMES`; c09's kind)
+        # the language named beside its own word for translation, no code
+        # (`shapes.LANGUAGE_NAMES`; c09's kind)
         ("La traduction française ci-dessous est automatique.", "fr"),
-        ("Traduction automatique de l’anglais vers le français.", "fr"),
         ("Traducción al español generada automáticamente.", "es"),
         ("Die deutsche Übersetzung unten wurde automatisch erstellt.", "de"),
         ("Traduzione italiana generata automaticamente.", "it"),
@@ -117,7 +117,15 @@ def test_c11_shared_han_characters_take_the_dumps_traditional_script() -> None:
         ("以下中文翻译由人工智能自动生成。", "zh"),
         ("以下繁體中文翻譯由人工智慧自動產生。", "zh"),
         ("아래 한국어 번역은 자동으로 생성되었습니다.", "ko"),
-        ("Official rulings. The German translation below is automatic.", "de"),
+        ("Tradução para o português (versão em español disponível)", "pt"),
+        ("中文翻譯，原文為日本語", "zh"),
+        # a name beside another language's word claims nothing (a review's finds: each
+        # claimed that language, and English lines such as `Menace.` became translations)
+        ("Official rulings. The German translation below is automatic.", None),
+        ("Official rulings, translated from French by our volunteers.", None),
+        ("No Spanish translation is available for this page.", None),
+        ("Traducción del italiano.", None),
+        ("Official rulings (French site)\nTranslation by DeepL", None),
         ("Official rulings from Wizards of the Coast, in English.", None),  # no translating
         ("Переверните эту карту.", None),  # `перев` (flip), no language named
     ],
