@@ -1,16 +1,15 @@
 """Tooling, not product: `python -m bench` generates corpora, benchmarks runs, evaluates quality.
 
-Run from the project folder (the tooling is not installed with the product,
-and no product module imports it). Each command writes its results (JSON,
-some with a markdown summary) under `bench/`, where bench/README.md and
-docs/benchmarks.md read them.
+Run from the project folder (the tooling is not installed with the product, and no product
+module imports it). Each command writes its results (JSON, some with a markdown summary)
+under `bench/`, where bench/README.md and docs/benchmarks.md read them.
 
     python -m bench generate --lines 1000000 /tmp/corpus-1m
     python -m bench run /tmp/corpus-1m --results bench/results-1m.json
     python -m bench seeds --runs 3 --results bench/results-seeds.json
     python -m bench parse-cpu /tmp/corpus-1m --results bench/parse-cpu-1m.json
     python -m bench memory --results bench/read-memory.json
-    python -m bench eval dedup | languages | attribution | engine | encodings
+    python -m bench eval dedup | languages | attribution | engine | encodings | dates
     python -m bench identity record | compare
 """
 
@@ -22,6 +21,7 @@ from typing import Annotated, Any
 
 import typer
 
+from bench.evaluate_dates import eval_dates
 from bench.evaluate_encodings import eval_encodings
 from flows.errors import RulingsError
 
@@ -392,9 +392,9 @@ def identity_compare(
         raise typer.Exit(1)
 
 
-eval_app.command("encodings")(eval_encodings)  # its options and doc are there
+eval_app.command("encodings")(eval_encodings)  # their options and docs are there
+eval_app.command("dates")(eval_dates)
 app.add_typer(eval_app, name="eval")
 app.add_typer(identity_app, name="identity")
-
 if __name__ == "__main__":
     app()

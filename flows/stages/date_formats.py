@@ -273,12 +273,13 @@ def dated_line_pattern() -> str:
 
 #: A weekday in parentheses after a date (`2024年6月14日 (周五)`, NFKC): date, weekday.
 PARENTHESIZED_WEEKDAY = re.compile(r"(?P<date>.+?)\s*\(\s*(?P<weekday>[^()]+?)\s*\)")
-#: A word before a date that starts with a digit (`Freitag, 07.06.2024`) or after one
+#: A word before a date that starts with a digit (`Freitag, 07.06.2024`, `sexta-feira,
+#: 07/06/2024`) or after one
 #: that ends with a digit (`2024. 6. 7. 금요일`): date, weekday. Read when no
 #: format reads the whole text and the word is a weekday name.
 BESIDE_WEEKDAY = (
-    re.compile(r"(?P<weekday>[^\W\d_]+\.?)\s*,?\s*(?P<date>\d.*)"),
-    re.compile(r"(?P<date>.*\d\.?)\s*,?\s*(?P<weekday>[^\W\d_]+\.?)"),
+    re.compile(r"(?P<weekday>[^\W\d_]+(?:-[^\W\d_]+)?\.?)\s*,?\s*(?P<date>\d.*)"),
+    re.compile(r"(?P<date>.*\d\.?)\s*,?\s*(?P<weekday>[^\W\d_]+(?:-[^\W\d_]+)?\.?)"),
 )
 
 

@@ -215,8 +215,9 @@ def _core_matches(text: str) -> list[dict[str, str | None]]:
     found += _read_with(date_formats(), text)
     if found:
         return found
-    words = _unknown_words(text)  # a language outside DATE_LOCALES; a letter may be glued
-    keys = dict.fromkeys(k for w in words for k in (name_key(w), name_key(w)[1:]))  # (`ביוני`)
+    words = _WORD.findall(text)  # a language outside DATE_LOCALES (Dutch `oktober` is German
+    # `Oktober` too); a letter may be glued (`ביוני`)
+    keys = dict.fromkeys(k for w in words for k in (name_key(w), name_key(w)[1:]))
     return [parts for key in keys for parts in _read_with(other_formats(key), text, other="1")]
 
 

@@ -146,6 +146,8 @@ def test_parse_published_dates_once_per_distinct_string() -> None:
         ("१४ जून २०२४", dt.date(2024, 6, 14)),  # hi, Devanagari digits
         ("14 มิถุนายน ค.ศ. 2024", dt.date(2024, 6, 14)),  # th `d MMMM G y`
         ("czwartek, 16 listopada 2006", dt.date(2006, 11, 16)),  # pl: its weekday names it
+        ("maandag 4 oktober 2004", dt.date(2004, 10, 4)),  # nl; `Oktober` is German too
+        ("1. december 2004", dt.date(2004, 12, 1)),  # da; `December` is English too
         ("14 października 2024", dt.date(2024, 10, 14)),  # pl
         ("二〇二四年六月七日", dt.date(2024, 6, 7)),  # Chinese numerals (case r02)
         ("二〇二三年十二月三十一日", dt.date(2023, 12, 31)),
@@ -216,6 +218,7 @@ def test_cldr_forms(text: str, expected: dt.date) -> None:
         ("2024. 6. 7. 금요일", dt.date(2024, 6, 7)),
         ("Sept. 8, 2024, Sun", dt.date(2024, 9, 8)),
         ("Friday, 07.06.2024", dt.date(2024, 6, 7)),  # a weekday of another language
+        ("sexta-feira, 07/06/2024", dt.date(2024, 6, 7)),  # pt's weekdays are hyphenated
         ("Fr 7 juin 2024", dt.date(2024, 6, 7)),
         # a spelling hides no other language's name: Occitan's December, not French
         ("13 de decembre 2024", dt.date(2024, 12, 13)),
