@@ -263,11 +263,11 @@ JAPANESE_TRANSLATION_WORD = "翻訳"
 #: Country code -> ISO 639-1 language code.
 COUNTRY_LANGUAGES = {"JP": "JA", "CN": "ZH", "TW": "ZH", "KR": "KO", "BR": "PT"}
 #: A header written in its translation's language names that language beside its
-#: own word for translation (the word a code follows in `_TRANSLATION_WORDS`), when
-#: it names no code: `La traduction française`, `Traducción al español`, `Die
-#: deutsche Übersetzung`, `Русский перевод`, `以下の日本語訳`, `한국어 번역`. A name
-#: beside another language's word claims nothing (`Traducción del italiano`,
-#: `translated from French`, `No Spanish translation`: an English header names none).
+#: own word for translation, when it names no code: `La traduction française`,
+#: `Traducción al español`, `Die deutsche Übersetzung`, `Русский перевод`,
+#: `以下の日本語訳`, `한국어 번역`. A name beside another language's word claims
+#: nothing (`Traducción del italiano`, `translated from French`, `No Spanish
+#: translation`: an English header names none).
 _S = r"[ \t]+"  # spaces in one line: a header's lines are joined by "\n"
 LANGUAGE_NAMES = {
     "FR": rf"traduction(?:{_S}\w+)?{_S}(?:en{_S})?fran[cç]ais",
@@ -280,7 +280,8 @@ LANGUAGE_NAMES = {
     "ZH": r"(?:中文|汉语|漢語|简体|簡體|繁體|繁体)(?:中文)?(?:翻译|翻譯|译文|譯文)",
     "KO": rf"한국어(?:{_S})?번역",
 }
-_TRANSLATING = "traduc|traduz|tradu[cç]|übersetz|перевод|訳|译|譯|번역"
+#: The cheap test before LANGUAGE_NAMES: a word of translating in the text.
+_TRANSLATING = "tradu[cçz]|übersetz|перевод|訳|译|譯|번역"
 
 
 def _claimed_code(header_text: pl.Expr) -> pl.Expr:
