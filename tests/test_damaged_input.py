@@ -268,6 +268,23 @@ def test_legacy_lines_of_two_editors_each_take_their_code_page(
     assert tables["ruling_translations"]["text"].to_list() == [first[0], second[0]]
 
 
+def test_a_mac_roman_line_whose_bytes_are_utf8_by_chance_is_read() -> None:
+    # Case r03's kind with a MacRoman line: `’é` is D5 8E, valid UTF-8 (Armenian `Վ`), and
+    # the line was read as damaged UTF-8 and rejected. Case r03's FR_A, typographic quotes.
+    fr_a = (
+        "Les marqueurs d’énergie sont un type de marqueur qu’un joueur peut avoir. "
+        "Ils ne sont associés à aucun permanent."
+    )
+    head = (
+        "Clarifications officielles. La traduction FR ci-dessous.\n07 juin 2024 · source : wotc\n"
+    )
+    content = (head + "Energy counters aren't mana.\n").encode() + fr_a.encode("mac_roman")
+    tables = _run(content + b"\n")
+    assert tables["dumps"]["encoding"].to_list() == ["utf-8+mac_roman"]
+    assert tables["ruling_translations"].select("language", "text").rows() == [("fr", fr_a)]
+    assert tables["rejects"].height == 0
+
+
 def test_a_legacy_line_is_not_read_in_a_script_the_dump_does_not_write() -> None:
     # A fresh review: these bytes were read as cp1251 `дц ск гщ зл оы` (three Russian
     # words) and published as a ruling in an English dump.

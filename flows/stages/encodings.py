@@ -44,6 +44,9 @@ UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 
 _NOISE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffd]")
 _REAL_NON_ASCII = re.compile(r"[^\x00-\x7f\ufffd]")
+#: A character a legacy line makes as UTF-8 by chance, in a file of the languages
+#: read: Armenian to NKo (U+0530-U+07FF: MacRoman's `’é`, bytes D5 8E, is `Վ`).
+_CHANCE_UTF8 = re.compile(r"[^\x00-\x7f\ufffd\u0530-\u07ff]")
 
 #: Above this share of control characters or U+FFFD the bytes are no text.
 MAX_NOISE_SHARE = 0.25
@@ -183,8 +186,9 @@ def _decode_mixed(content: bytes) -> DecodedDump | None:
     """A UTF-8 paste and a single-byte legacy paste joined, decoded line by line; else None.
 
     Needs UTF-8 lines with non-ASCII letters, and other lines that hold no
-    valid multi-byte UTF-8 sequence and decode to letters and punctuation of
-    the languages read under some code page (`legacy_text.plausible_legacy`).
+    valid multi-byte UTF-8 sequence (but by chance: `_CHANCE_UTF8`) and decode
+    to letters and punctuation of the languages read under some code page
+    (`legacy_text.plausible_legacy`).
     Among those pages (PREFERRED_CODE_PAGES first, then charset-normalizer's
     guess) the one under which the most date·source lines parse wins, then
     the one whose words are most often real words (`legacy_text.word_evidence`:
@@ -201,7 +205,7 @@ def _decode_mixed(content: bytes) -> DecodedDump | None:
     invalid = {i for i, line in enumerate(lines) if not _is_utf8(line)}
     has_utf8 = any(not line.isascii() for i, line in enumerate(lines) if i not in invalid)
     legacy_bytes = b"".join(lines[i] for i in sorted(invalid))
-    if not has_utf8 or _REAL_NON_ASCII.search(legacy_bytes.decode("utf-8", errors="replace")):
+    if not has_utf8 or _CHANCE_UTF8.search(legacy_bytes.decode("utf-8", errors="replace")):
         return None
     best = charset_normalizer.from_bytes(legacy_bytes).best()
     guessed = _ranked_code_pages(best)[:1] if best is not None else []
