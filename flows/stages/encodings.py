@@ -202,7 +202,7 @@ def _decode_mixed(content: bytes) -> DecodedDump | None:
     rejected, never published.
     """
     lines = content.splitlines(keepends=True)
-    invalid = {i for i, line in enumerate(lines) if not _is_utf8(line)}
+    invalid = {i for i, line in enumerate(lines) if not _is_utf8(line) or _by_chance(line)}
     has_utf8 = any(not line.isascii() for i, line in enumerate(lines) if i not in invalid)
     legacy_bytes = b"".join(lines[i] for i in sorted(invalid))
     if not has_utf8 or _CHANCE_UTF8.search(legacy_bytes.decode("utf-8", errors="replace")):
@@ -236,6 +236,11 @@ def _decode_mixed(content: bytes) -> DecodedDump | None:
     return _checked(
         "".join(decoded), f"utf-8+{code_pages}", REPAIR_PER_LINE.format(code_page=code_pages)
     )
+
+
+def _by_chance(line: bytes) -> bool:
+    """`line` is valid UTF-8 whose non-ASCII characters are all `_CHANCE_UTF8`'s."""
+    return not line.isascii() and not _CHANCE_UTF8.search(line.decode("utf-8"))
 
 
 def _is_utf8(line: bytes) -> bool:
