@@ -44,9 +44,10 @@ UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 
 _NOISE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffd]")
 _REAL_NON_ASCII = re.compile(r"[^\x00-\x7f\ufffd]")
-#: A character a legacy line makes as UTF-8 by chance, in a file of the languages
-#: read: Armenian to NKo (U+0530-U+07FF: MacRoman's `’é`, bytes D5 8E, is `Վ`).
-_CHANCE_UTF8 = re.compile(r"[^\x00-\x7f\ufffd\u0530-\u07ff]")
+#: A non-ASCII character that shows a line is UTF-8: any but Armenian to NKo
+#: (U+0530-U+07FF), which legacy bytes make by chance in a file of the languages
+#: read (MacRoman's `’é`, bytes D5 8E, is `Վ`).
+_UTF8_EVIDENCE = re.compile(r"[^\x00-\x7f\ufffd\u0530-\u07ff]")
 
 #: Above this share of control characters or U+FFFD the bytes are no text.
 MAX_NOISE_SHARE = 0.25
@@ -186,7 +187,7 @@ def _decode_mixed(content: bytes) -> DecodedDump | None:
     """A UTF-8 paste and a single-byte legacy paste joined, decoded line by line; else None.
 
     Needs UTF-8 lines with non-ASCII letters, and other lines that hold no
-    valid multi-byte UTF-8 sequence (but by chance: `_CHANCE_UTF8`) and decode
+    valid multi-byte UTF-8 sequence (but by chance: `_UTF8_EVIDENCE`) and decode
     to letters and punctuation of the languages read under some code page
     (`legacy_text.plausible_legacy`).
     Among those pages (PREFERRED_CODE_PAGES first, then charset-normalizer's
@@ -205,7 +206,7 @@ def _decode_mixed(content: bytes) -> DecodedDump | None:
     invalid = {i for i, line in enumerate(lines) if not _is_utf8(line) or _by_chance(line)}
     has_utf8 = any(not line.isascii() for i, line in enumerate(lines) if i not in invalid)
     legacy_bytes = b"".join(lines[i] for i in sorted(invalid))
-    if not has_utf8 or _CHANCE_UTF8.search(legacy_bytes.decode("utf-8", errors="replace")):
+    if not has_utf8 or _UTF8_EVIDENCE.search(legacy_bytes.decode("utf-8", errors="replace")):
         return None
     best = charset_normalizer.from_bytes(legacy_bytes).best()
     guessed = _ranked_code_pages(best)[:1] if best is not None else []
@@ -239,8 +240,8 @@ def _decode_mixed(content: bytes) -> DecodedDump | None:
 
 
 def _by_chance(line: bytes) -> bool:
-    """`line` is valid UTF-8 whose non-ASCII characters are all `_CHANCE_UTF8`'s."""
-    return not line.isascii() and not _CHANCE_UTF8.search(line.decode("utf-8"))
+    """`line` is valid UTF-8 with non-ASCII characters, none of them `_UTF8_EVIDENCE`."""
+    return not line.isascii() and not _UTF8_EVIDENCE.search(line.decode("utf-8"))
 
 
 def _is_utf8(line: bytes) -> bool:
