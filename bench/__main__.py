@@ -209,12 +209,9 @@ def eval_dedup(
         python -m bench eval dedup --results bench/eval-dedup.json
     """
     from bench.evaluate_dedup import evaluate_dedup, write_results
+    from bench.evaluate_engine import rulings_file
 
-    rulings = real / "derived" / "mtgjson_v5_rulings.jsonl"
-    if not rulings.is_file():
-        typer.echo(f"error: {rulings} not found; pass --real with the real data folder", err=True)
-        raise typer.Exit(1)
-    measured = evaluate_dedup(rulings, positives, seed)
+    measured = evaluate_dedup(rulings_file(real), positives, seed)
     write_results(measured, results, results.with_suffix(".md"))
     negatives, recall = measured["hard_negatives"], measured["positives"]
     typer.echo(

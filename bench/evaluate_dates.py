@@ -38,7 +38,7 @@ import typer
 from babel import Locale
 from babel.dates import format_date
 
-from bench.evaluate_engine import real_texts
+from bench.evaluate_engine import RULINGS, real_texts, rulings_file
 from flows.stages import shapes
 from flows.stages.date_formats import ARTICLES, FORMAT_LENGTHS
 from flows.stages.date_names import DATE_LOCALES
@@ -142,7 +142,7 @@ def _real_lines(real: Path) -> dict[str, Any]:
 
 def evaluate_dates(real: Path) -> dict[str, Any]:
     """The measures of the module docstring (JSON-ready)."""
-    rulings = pl.read_ndjson(real / "derived" / "mtgjson_v5_rulings.jsonl")
+    rulings = pl.read_ndjson(real / RULINGS)
     days = sorted({dt.date.fromisoformat(d) for d in rulings["published_at"].drop_nulls()})
     start = time.perf_counter()
     measured = {"data": str(real), "dates": len(days), **_read(_texts(days), max(days))}
@@ -167,10 +167,7 @@ def eval_dates(
 
         python -m bench eval dates --results bench/eval-dates.json
     """
-    rulings = real / "derived" / "mtgjson_v5_rulings.jsonl"
-    if not rulings.is_file():
-        typer.echo(f"error: {rulings} not found; pass --real with the real data folder", err=True)
-        raise typer.Exit(1)
+    rulings_file(real)  # or one `error:` line
     measured = evaluate_dates(real)
     results.write_text(json.dumps(measured, indent=2, ensure_ascii=False) + "\n", "utf-8")
     lines = measured["real_lines"]

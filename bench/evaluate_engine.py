@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+import typer
 from langdetect import DetectorFactory, detect_langs
 from langdetect.lang_detect_exception import LangDetectException
 from langdetect.language import Language
@@ -105,9 +106,23 @@ def odd_texts(rulings: list[str], seed: int) -> list[str]:
     return [*ODD_TEXTS, *made]
 
 
+#: The real rulings, in the real data folder.
+RULINGS = Path("derived/mtgjson_v5_rulings.jsonl")
+
+
+def rulings_file(real_dir: Path) -> Path:
+    """`real_dir`'s RULINGS for an eval command; a missing file ends the command with
+    one `error:` line and exit code 1."""
+    rulings = real_dir / RULINGS
+    if not rulings.is_file():
+        typer.echo(f"error: {rulings} not found; pass --real with the real data folder", err=True)
+        raise typer.Exit(1)
+    return rulings
+
+
 def real_texts(real_dir: Path) -> dict[str, list[str]]:
     """Every distinct real text by source, each list sorted (not empty texts only: all)."""
-    rulings = pl.read_ndjson(real_dir / "derived" / "mtgjson_v5_rulings.jsonl")["comment"]
+    rulings = pl.read_ndjson(real_dir / RULINGS)["comment"]
     with gzip.open(real_dir / "derived" / "mtgjson_v5_foreign_cards.jsonl.gz") as packed:
         cards = pl.read_ndjson(packed.read(), infer_schema_length=None)
     notes = sorted((real_dir / "zh_release_notes" / "text").glob("*.txt"))

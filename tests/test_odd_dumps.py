@@ -20,6 +20,14 @@ def _tables(*lines: str) -> dict[str, pl.DataFrame]:
     return run_contents({"t.txt": content_of(*lines)}).tables
 
 
+def _dated_entries(*lines: str) -> list[tuple[dt.date, str]]:
+    """(published_on, text_raw) of the dump's entries by date; the dump has no reject."""
+    tables = _tables(*lines)
+    assert tables["rejects"].height == 0
+    occurrences = tables["ruling_occurrences"].sort("published_on", "line_number")
+    return occurrences.select("published_on", "text_raw").rows()
+
+
 def test_a_short_header_takes_the_language_it_claims() -> None:
     tables = _tables("Traduction FR.", DATE, ENERGY, "CMC 2F/E 1/3", ".", "Vol, vigilance")
     dump = tables["dumps"].row(0, named=True)
@@ -97,38 +105,28 @@ def test_a_rule_number_or_a_card_name_after_the_slash_is_no_translation() -> Non
 
 def test_a_taiwanese_dump_dated_in_republic_years_keeps_its_entries() -> None:
     # Case c01's kind (an era's year) in Taiwan's calendar: 民國113 is 2024 (CLDR roc).
-    tables = _tables(
+    entries = _dated_entries(
         "以下為威世智官方裁定，TW翻譯由人工智慧自動產生。",
         "民國113年6月7日 · 來源：wotc",
         MANA,
         "中華民國一一二年三月三日（五） · 來源：wotc",
         ENERGY,
     )
-    occurrences = tables["ruling_occurrences"].sort("published_on")
-    assert occurrences.select("published_on", "text_raw").rows() == [
-        (dt.date(2023, 3, 3), ENERGY),
-        (dt.date(2024, 6, 7), MANA),
-    ]
-    assert tables["rejects"].height == 0
+    assert entries == [(dt.date(2023, 3, 3), ENERGY), (dt.date(2024, 6, 7), MANA)]
 
 
 def test_dates_and_separators_as_sites_write_them_keep_their_entries() -> None:
     # The kinds of cases c13, c14, r07 and r09: a Korean `ㆍ` between date and source and
     # a zero-padded month, a colloquial Chinese weekday, a German `den`, an unaccented month.
-    tables = _tables(
+    entries = _dated_entries(
         "Wizards of the Coast 공식 판정입니다. 아래 KO 번역은 자동으로 생성되었습니다.",
         "2024년 06월 07일 ㆍ 출처: wotc",
         MANA,
         "2024年3月3日（礼拜天） · 来源：wotc",
         ENERGY,
     )
-    occurrences = tables["ruling_occurrences"].sort("published_on")
-    assert occurrences.select("published_on", "text_raw").rows() == [
-        (dt.date(2024, 3, 3), ENERGY),
-        (dt.date(2024, 6, 7), MANA),
-    ]
-    assert tables["rejects"].height == 0
-    tables = _tables(
+    assert entries == [(dt.date(2024, 3, 3), ENERGY), (dt.date(2024, 6, 7), MANA)]
+    entries = _dated_entries(
         "Offizielle Erläuterungen von Wizards of the Coast.",
         "Freitag, den 7. Juni 2024 · Quelle: wotc",
         MANA,
@@ -137,11 +135,9 @@ def test_dates_and_separators_as_sites_write_them_keep_their_entries() -> None:
         "7 aout 2024 · source : wotc",
         ENERGY,
     )
-    occurrences = tables["ruling_occurrences"].sort("line_number")
-    assert occurrences["published_on"].to_list() == [
-        dt.date(2024, 6, 7), dt.date(2023, 3, 3), dt.date(2024, 8, 7),
+    assert entries == [
+        (dt.date(2023, 3, 3), ENERGY), (dt.date(2024, 6, 7), MANA), (dt.date(2024, 8, 7), ENERGY),
     ]  # fmt: skip
-    assert tables["rejects"].height == 0
 
 
 def test_ruling_text_that_starts_with_a_date_as_sites_write_it_stays_ruling_text() -> None:

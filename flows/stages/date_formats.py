@@ -233,10 +233,13 @@ def day_first_languages() -> tuple[str, ...]:
     return tuple(sorted(lang for lang, found in numeric_orders().items() if found == {"dmy"}))
 
 
+#: A word that may be a weekday beside a date (`Fr.`, `sexta-feira`): BESIDE_WEEKDAY.
+_WEEKDAY_WORD = r"[^\W\d_]+(?:-[^\W\d_]+)?\.?"
+
 #: A date whose order depends on the locale: day or month first, month a number,
 #: a weekday before it or not (`Friday, 07/06/2024`).
 NUMERIC_DAY_MONTH_SHAPE = (
-    r"^\s*(?:[^\W\d_]+\.?\s*,?\s*)?\d{1,2}\s*[./-]\s*\d{1,2}\s*[./-]\s*\d{2,4}\b"
+    rf"^\s*(?:{_WEEKDAY_WORD}\s*,?\s*)?\d{{1,2}}\s*[./-]\s*\d{{1,2}}\s*[./-]\s*\d{{2,4}}\b"
 )
 
 
@@ -274,12 +277,11 @@ def dated_line_pattern() -> str:
 #: A weekday in parentheses after a date (`2024年6月14日 (周五)`, NFKC): date, weekday.
 PARENTHESIZED_WEEKDAY = re.compile(r"(?P<date>.+?)\s*\(\s*(?P<weekday>[^()]+?)\s*\)")
 #: A word before a date that starts with a digit (`Freitag, 07.06.2024`, `sexta-feira,
-#: 07/06/2024`) or after one
-#: that ends with a digit (`2024. 6. 7. 금요일`): date, weekday. Read when no
-#: format reads the whole text and the word is a weekday name.
+#: 07/06/2024`) or after one that ends with a digit (`2024. 6. 7. 금요일`): date,
+#: weekday. Read when no format reads the whole text and the word is a weekday name.
 BESIDE_WEEKDAY = (
-    re.compile(r"(?P<weekday>[^\W\d_]+(?:-[^\W\d_]+)?\.?)\s*,?\s*(?P<date>\d.*)"),
-    re.compile(r"(?P<date>.*\d\.?)\s*,?\s*(?P<weekday>[^\W\d_]+(?:-[^\W\d_]+)?\.?)"),
+    re.compile(rf"(?P<weekday>{_WEEKDAY_WORD})\s*,?\s*(?P<date>\d.*)"),
+    re.compile(rf"(?P<date>.*\d\.?)\s*,?\s*(?P<weekday>{_WEEKDAY_WORD})"),
 )
 
 

@@ -92,6 +92,14 @@ def spellings(key: str) -> set[str]:
 
 
 @cache
+def day_numbers(key: str) -> frozenset[int]:
+    """The weekdays (0 = Monday) a name key names in the languages of `DATE_LOCALES`
+    (`locale_names`): one for `freitag`, `sexta-feira`; none for `mai` (a month)."""
+    days = (locale_names(code, "days") for code in DATE_LOCALES)
+    return frozenset(names[key] for names in days if key in names)
+
+
+@cache
 def narrow_day_names(code: str) -> dict[str, int]:
     """A locale's narrow weekday names (format and stand-alone, `name_key`) -> weekday
     (0 = Monday), those that name one day only: Taiwan's `（五）` after a date;
@@ -109,12 +117,14 @@ def name_key(name: str) -> str:
 
 
 def alternation(names: set[str]) -> str:
+    """A case-insensitive regex of `names`, longest first, with an optional final dot."""
     escaped = sorted({re.escape(n) for n in names}, key=lambda n: (-len(n), n))
     return rf"(?i:{'|'.join(escaped)})\.?"
 
 
 @cache
 def all_names(kind: str) -> str:
+    """`alternation` of the month or weekday names of every locale of `DATE_LOCALES`."""
     names: set[str] = set()
     for code in DATE_LOCALES:
         names |= set(locale_names(code, kind))
@@ -146,9 +156,8 @@ def other_month_languages() -> dict[str, tuple[str, ...]]:
 
 @cache
 def known_names() -> frozenset[str]:
-    """Every month and weekday name key of `DATE_LOCALES` as CLDR writes it (`cldr_names`):
-    a spelling is none (`decembre` is French `décembre` unaccented, and Occitan's
-    December, read with Occitan's formats when no French one reads the date)."""
+    """Every month and weekday name key of `DATE_LOCALES` as CLDR writes it (`cldr_names`;
+    not their spellings): the words a rejected date's reason does not call unknown."""
     return frozenset(
         k for code in DATE_LOCALES for kind in ("months", "days") for k in cldr_names(code, kind)
     )

@@ -29,7 +29,7 @@ from flows.stages.date_formats import (
     other_formats,
 )
 from flows.stages.date_names import (
-    DATE_LOCALES,
+    day_numbers,
     known_names,
     locale_names,
     name_key,
@@ -190,8 +190,7 @@ def _matches(text: str) -> list[dict[str, str | None]]:
     found = _core_matches(text)
     for shape in () if found else BESIDE_WEEKDAY:
         beside = shape.fullmatch(text)
-        days = (locale_names(code, "days") for code in DATE_LOCALES)
-        if beside and any(name_key(beside["weekday"]) in names for names in days):
+        if beside and day_numbers(name_key(beside["weekday"])):
             return _with_weekday(beside)
     return found
 
@@ -300,9 +299,8 @@ def _check_weekday(day: dt.date, parts: dict[str, str | None]) -> str | None:
     weekday = locale_names(code, "days").get(key)
     if weekday is None and parts.get("parenthesized"):  # `（五）`: a narrow name
         weekday = narrow_day_names(code).get(key)
-    if weekday is None:  # beside a date of another language's format (`Friday, 07.06.2024`)
-        days = {names[key] for c in DATE_LOCALES if key in (names := locale_names(c, "days"))}
-        weekday = days.pop() if len(days) == 1 else None
+    if weekday is None and len(day_numbers(key)) == 1:  # beside another language's format
+        (weekday,) = day_numbers(key)  # (`Friday, 07.06.2024`)
     if weekday == day.weekday():
         return None
     return f"weekday {written!r} is not that of {day.isoformat()}"
