@@ -8,7 +8,8 @@ ways, and each distinct text is read with `dates.parse_date`:
   `date_names.DATE_LOCALES` (Babel's `format_date`);
 - written: as sites write it beside CLDR (`_written`: names without accents, an
   article, a comma before the year, dashes, a weekday before a numeric date,
-  Korean zero-padded months, Chinese colloquial weekdays);
+  hyphens in a numeric date, a month's first three letters, Korean zero-padded
+  months, Chinese colloquial weekdays, CLDR's date and time of day);
 - other: in the full and long formats of OTHER_LOCALES, languages none of
   `DATE_LOCALES` is in (read with their own CLDR data, or rejected as
   ambiguous when two languages disagree).
@@ -36,12 +37,12 @@ from typing import Annotated, Any
 import polars as pl
 import typer
 from babel import Locale
-from babel.dates import format_date
+from babel.dates import format_date, format_datetime
 
 from bench.evaluate_engine import RULINGS, real_texts, rulings_file
 from flows.stages import shapes
 from flows.stages.date_formats import ARTICLES, FORMAT_LENGTHS
-from flows.stages.date_names import DATE_LOCALES
+from flows.stages.date_names import DATE_LOCALES, locale_names, name_key
 from flows.stages.dates import parse_date
 
 #: Languages outside DATE_LOCALES whose CLDR formats are read (`date_formats.other_formats`).
@@ -61,8 +62,9 @@ def _written(code: str, day: dt.date) -> Iterator[tuple[str, str]]:
     long, medium = format_date(day, "long", code), format_date(day, "medium", code)
     if _bare(long) != long:
         yield "without accents", _bare(long)
-    if language in ARTICLES and language != "en":
-        yield "article", f"{ARTICLES[language]} {long}"
+    for article in ARTICLES.get(language, ()):
+        if language != "en" or article == "on":  # `on June 7, 2024`
+            yield "article", f"{article} {long}"
     if language in ("fr", "es", "it", "pt"):
         yield "comma before the year", re.sub(r" (\d{4})$", r", \1", long)
     if language in ("fr", "en", "es", "it") and re.search(r"[^\W\d]", medium):
@@ -70,6 +72,8 @@ def _written(code: str, day: dt.date) -> Iterator[tuple[str, str]]:
     short = format_date(day, "short", code)
     if re.search(r"\d{4}", short) and language in ("fr", "de", "es", "pt", "ru", "it"):
         yield "weekday before", f"{format_date(day, 'EEEE', code)}, {short}"
+        yield "hyphens", re.sub(r"[./](?=\d)", "-", short)
+    yield from _abbreviated_or_timed(code, day)
     if code == "ko":
         yield "zero-padded month", format_date(day, "y년 MM월 dd일", code)
     if code in ("zh", "zh_Hant"):
@@ -78,6 +82,17 @@ def _written(code: str, day: dt.date) -> Iterator[tuple[str, str]]:
             "colloquial weekday",
             f"{day.year}年{day.month}月{day.day}日（{week}{'一二三四五六日'[day.weekday()]}）",
         )
+
+
+def _abbreviated_or_timed(code: str, day: dt.date) -> Iterator[tuple[str, str]]:
+    """(kind, text): `day` with its month's first three letters (`7 aoû 2024`), and with
+    a time of day in CLDR's date and time formats (`{1}, {0}`, zones `UTC`, `TU`)."""
+    wide = format_date(day, "MMMM", code)
+    if wide.isalpha() and len(wide) > 3 and name_key(wide[:3]) in locale_names(code, "months"):
+        yield "first three letters", f"{day.day} {wide[:3]} {day.year}"
+    afternoon = dt.datetime.combine(day, dt.time(14, 30, 5), tzinfo=dt.UTC)
+    for length in ("long", "medium"):
+        yield "time of day", format_datetime(afternoon, length, tzinfo=dt.UTC, locale=code)
 
 
 def _texts(days: list[dt.date]) -> dict[tuple[str, str, str], dict[str, dt.date]]:

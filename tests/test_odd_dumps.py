@@ -140,6 +140,36 @@ def test_dates_and_separators_as_sites_write_them_keep_their_entries() -> None:
     ]  # fmt: skip
 
 
+def test_a_time_of_day_after_the_date_keeps_its_entry() -> None:
+    # Dates as sites stamp them (`date_formats.time_of_day`); only the date is published.
+    entries = _dated_entries(
+        "Official rulings from Wizards of the Coast, as published.",
+        "June 7, 2024 at 2:30 PM · source: wotc",
+        MANA,
+        "2024-03-03T14:30:00Z · source: wotc",
+        ENERGY,
+    )
+    assert entries == [(dt.date(2024, 3, 3), ENERGY), (dt.date(2024, 6, 7), MANA)]
+    entries = _dated_entries(  # a numeric date is read day first: the header claims German
+        "Offizielle Erläuterungen von Wizards of the Coast. Die DE-Übersetzung ist automatisch.",
+        "am 7. Juni 2024 um 14:30 Uhr · Quelle: wotc",
+        MANA,
+        "03-03-2023, 09:15 · Quelle: wotc",
+        ENERGY,
+    )
+    assert entries == [(dt.date(2023, 3, 3), ENERGY), (dt.date(2024, 6, 7), MANA)]
+
+
+def test_an_impossible_time_of_day_rejects_its_entry() -> None:
+    tables = _tables(
+        "Official rulings from Wizards of the Coast, as published.",
+        "June 7, 2024 25:30 · source: wotc",
+        MANA,
+    )
+    assert tables["ruling_occurrences"].height == 0
+    assert tables["rejects"]["line_number"].to_list() == [2, 3]
+
+
 def test_ruling_text_that_starts_with_a_date_as_sites_write_it_stays_ruling_text() -> None:
     # Dates as sites write them (articles, a weekday before a date) are read in heads
     # only: a body line that starts with one is no malformed head (it would take the

@@ -9,8 +9,10 @@ CLDR, as sites write dates: English ordinal days (`June 7th, 2024`), Spanish
 (`令和6年6月7日`, `元年` = 1) and Taiwan's (`民國113年6月7日`) from `ERAS`; a weekday in
 parentheses after the date (`2024年6月14日（周五）`, as the Chinese release
 notes write it) or beside one whose formats write none (`Freitag, 07.06.2024`);
-names without accents (`spellings`), articles (`ARTICLES`), commas and dashes
-beside a named month, Chinese colloquial weekdays (`COLLOQUIAL_DAYS`) and `号`.
+names without accents and months' first three letters (`locale_names`), articles
+and prepositions (`ARTICLES`), commas and dashes beside a named month, hyphens in
+a numeric date, Chinese colloquial weekdays (`COLLOQUIAL_DAYS`) and `号`; a time of
+day after the date (`time_of_day`), left out of it.
 The same shapes give the head recognizer (`shapes`).
 
 A date in a language none of `DATE_LOCALES` writes (Greek `14 Ιουνίου 2024`,
@@ -32,6 +34,7 @@ from flows.stages.date_names import (
     DATE_LOCALES,
     all_names,
     alternation,
+    day_period_names,
     locale_names,
     other_month_languages,
 )
@@ -57,25 +60,60 @@ ERAS: tuple[tuple[str, dt.date, str], ...] = (
     ("民国", dt.date(1912, 1, 1), "zh"),
 )
 
-#: Day suffixes a language writes: English ordinals, French `1er`, `1º`
-#: (NFKC: `1o`), Russian `-го`. Checked against the day in `parse_date`.
+#: Day suffixes a language writes: English ordinals, French `1er`, `1º` and the
+#: RAE's `1.º` (NFKC: `1o`, `1.o`), Russian `-го`, `-е`. Checked against the day in
+#: `parse_date`.
 DAY_SUFFIXES = {
     "en": ("st", "nd", "rd", "th"),
     "fr": ("er",),
-    "es": ("º", "ª", "°", "o", "a"),
-    "pt": ("º", "ª", "°", "o", "a"),
+    "es": ("º", "ª", "°", "o", "a", ".º", ".ª", ".o", ".a"),
+    "pt": ("º", "ª", "°", "o", "a", ".º", ".ª", ".o", ".a"),
     "it": ("º", "°", "o"),
-    "ru": ("-го",),  # `7-го июня`: any day
+    "ru": ("-го", "-е"),  # `7-го июня`, `7-е июня`: any day
 }
 
 #: CLDR literals and what is also written for them: quoted ones (optional) Spanish
 #: `del`, Russian `года`; unquoted, the Chinese colloquial day `号` (`2024年6月7号`).
 LITERAL_WORDS = {"de": r"del?", "г": r"(?:года|г)", "日": "[日号號]"}
 
-#: The article written before a day or weekday (`le 7 juin 2024`, `Freitag, den 7.
-#: Juni 2024`, `el viernes 7 de junio`, `the 7th of June 2024`), optional; English
-#: also writes `of` after the day.
-ARTICLES = {"fr": "le", "de": "den", "en": "the", "es": "el", "it": "il"}
+#: The article or preposition written before a day or weekday (`le 7 juin 2024`,
+#: `Freitag, den 7. Juni 2024`, `am 7. Juni 2024`, `el viernes 7 de junio`, `on the
+#: 7th of June 2024`, `em 7 de junho`), optional; English also writes `of` after the day.
+ARTICLES = {
+    "fr": ("le",), "de": ("den", "dem", "am"), "en": ("the", "on", "on the"), "es": ("el",),
+    "it": ("il",), "pt": ("em",),
+}  # fmt: skip
+
+
+#: Words written between a date and its time of day, beside CLDR's `{1}, {0}` and
+#: `{1} {0}` (Babel `Locale.datetime_formats`): `7 juin 2024 à 14h30`, `June 7, 2024 at
+#: 2:30 PM`, `07.06.2024 um 14:30 Uhr`, `a las`, `alle ore`, `às`, `в`, `@`.
+TIME_WORDS = ("à", "a", "at", "um", "a las", "a la", "alle", "alle ore", "ore", "às", "as", "в")
+
+
+@cache
+def time_of_day() -> str:
+    """A regex (no anchors, no groups) of a time of day written after a date, the words
+    before it included: `, 14:30`, ` à 14h30`, ` at 2:30 PM`, ` um 14:30 Uhr`,
+    `T14:30:00Z`, ` 오후 2:30`, ` 14時30分`, ` 14:30 (UTC+1)`, zh's ` UTC 14:30:00`, fr_CA's
+    ` 14 h 30 min 05 s`. The hour is 0-23, minutes and seconds 0-59; the day periods are
+    CLDR's (`date_names.day_period_names`). The time is no part of a date read
+    (`published_on` is the date written)."""
+    period = day_period_names()
+    words = "|".join(sorted((w.replace(" ", r"\s+") for w in TIME_WORDS), key=len, reverse=True))
+    hour, sixty = r"(?:[01]?\d|2[0-3])", r"[0-5]\d"
+    colon = rf":{sixty}(?::{sixty}(?:[.,]\d+)?)?"
+    french = rf"\s*h(?:\s*{sixty}(?:\s*min(?:\s*{sixty}\s*s)?)?)?"
+    cjk = r"\s*[時时點点시](?:\s*[0-5]?\d\s*[分분](?:\s*[0-5]?\d\s*[秒초])?)?"
+    clock = rf"{hour}(?:{colon}|{french}|{cjk})"
+    # CLDR's zone formats: `GMT+2`, `UTC` (`TU` in French), zh's zone before the clock
+    offset = r"[+-]\d{1,2}(?::?\d{2})?"
+    zone = rf"[(\[]?(?:Z|[+-]\d{{2}}:?\d{{2}}|(?:UTC|GMT|TU)(?:\s*{offset})?|[A-Z]{{3,4}})[)\]]?"
+    time = (
+        rf"(?:{zone}\s+)?(?:{period}\s*)?(?:{clock})(?:\s*{period})?(?:\s*(?i:uhr))?"
+        rf"(?:\s*{zone})?"
+    )
+    return rf"(?:T|\s*,?\s+|\s*,\s*)(?:(?i:{words})\s+|@\s*)?{time}"
 
 
 @dataclass(frozen=True)
@@ -113,8 +151,9 @@ def _field(token: str, code: str, named: bool, numeric: bool, written: bool) -> 
     if letter == "d":
         suffixes = sorted({s for v in DAY_SUFFIXES.values() for s in v}, key=len, reverse=True)
         if named:
-            suffixes = list(DAY_SUFFIXES.get(language, ()))
-        suffix = "" if numeric or not suffixes else group("suffix", "|".join(suffixes)) + "?"
+            suffixes = sorted(DAY_SUFFIXES.get(language, ()), key=len, reverse=True)
+        escaped = "|".join(map(re.escape, suffixes))
+        suffix = "" if numeric or not suffixes else group("suffix", escaped) + "?"
         en = language == "en" or not named
         of = r"(?:\s+(?i:of))?" if written and not numeric and en else ""
         return article + group("day", r"\d{1,2}") + suffix + of, "d"
@@ -131,8 +170,10 @@ def _field(token: str, code: str, named: bool, numeric: bool, written: bool) -> 
 
 def _article(language: str | None) -> str:
     """The optional article before a day or weekday: `language`'s, or any (None)."""
-    words = list(ARTICLES.values()) if language is None else [ARTICLES.get(language, "")]
-    return rf"(?:(?i:{'|'.join(words)})\s+)?" if all(words) else ""
+    words = [w for v in ARTICLES.values() for w in v] if language is None else []
+    words = words or list(ARTICLES.get(language or "", ()))
+    words = sorted((w.replace(" ", r"\s+") for w in words), key=len, reverse=True)
+    return rf"(?:(?i:{'|'.join(words)})\s+)?" if words else ""
 
 
 def _literal(token: str, last: bool, numeric: bool, written: bool) -> str:
@@ -147,6 +188,8 @@ def _literal(token: str, last: bool, numeric: bool, written: bool) -> str:
         return ",?"
     if token == "." and (last or not numeric):
         return r"\.?"
+    if written and numeric and token in "/.-":  # `07-06-2024` beside `07/06/2024`
+        return "[./-]"
     return re.escape(token)
 
 
@@ -163,9 +206,13 @@ def _compile(code: str, length: str, named: bool, written: bool = True) -> tuple
             order += letter
             if token[0] in "Ec" and index and written:  # `2024年6月7日，星期五`
                 piece = r",?\s*" + piece
+            if token[0] in "ML" and not index and written and not numeric:  # `on June 7`
+                piece = _article(Locale.parse(code).language if named else None) + piece
         else:
             piece = _literal(token, index == len(tokens) - 1, numeric, written)
         pieces.append(piece)
+    if written and numeric and code == "ru" and tokens[-1][0] in "yu":  # `07.06.2024 г.`
+        pieces.append(rf"(?:{LITERAL_WORDS['г']}\.?)?")
     return r"\s*".join(p for p in pieces if p), order if "m" in order else ""
 
 
@@ -252,7 +299,7 @@ def date_pattern(written: bool = True) -> str:
     (`二〇二四年六月七日`) shapes, and a weekday in parentheses after any of them
     (`2024年6月14日（周五）`, `(金)`). `written`: with the variants sites write
     (articles, commas, dashes, `号`, a weekday before or after the date); else
-    CLDR's shapes alone.
+    CLDR's shapes alone. A time of day after the date is `time_of_day`.
     """
     forms = date_formats()
     skeletons = dict.fromkeys(f.skeleton if written else f.cldr_skeleton for f in forms)

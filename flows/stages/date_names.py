@@ -44,12 +44,16 @@ _UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue"})
 
 @cache
 def locale_names(code: str, kind: str) -> dict[str, int]:
-    """`cldr_names` of a locale, and their `spellings` (`aout` for `août`) that no
-    two of its names share."""
+    """`cldr_names` of a locale, and their `spellings` (`aout` for `août`) and the first
+    three letters of its month names (`aoû`, `fév`) that no two of its names share
+    (`jui` is none: `juin`, `juillet`)."""
     names = cldr_names(code, kind)
     spelled: dict[str, set[int]] = {}
     for key, number in names.items():
-        for spelling in spellings(key):
+        written = spellings(key) | {key}
+        if kind == "months":  # `aoû`, `fév`: a month's first three letters
+            written |= {w[:3] for w in written if len(w) > 3 and w.isalpha()}
+        for spelling in written - {key}:
             spelled.setdefault(spelling, set()).add(number)
     unique = {key: numbers.pop() for key, numbers in spelled.items() if len(numbers) == 1}
     return unique | names
@@ -152,6 +156,24 @@ def other_month_languages() -> dict[str, tuple[str, ...]]:
                     for spelling in spellings(key):
                         spelled.setdefault(spelling, {})[code] = None
     return {name: tuple(codes) for name, codes in (spelled | months).items()}
+
+
+@cache
+def day_period_names() -> str:
+    """`alternation` of the day periods CLDR writes beside a time of day in the locales
+    of `DATE_LOCALES` (`PM`, `p. m.`, `午後`, `오후`, `下午`, `del pomeriggio`: Babel
+    `Locale.day_periods`, format and stand-alone, abbreviated and wide; not the narrow
+    `a`, `p`), NFKC; a space in one matches any spaces or none."""
+    names = {
+        unicodedata.normalize("NFKC", name)
+        for code in DATE_LOCALES
+        for context in Locale.parse(code).day_periods.values()
+        for width in ("abbreviated", "wide")
+        for name in context.get(width, {}).values()
+        if len(name) > 1
+    }
+    spaced = {re.escape(n).replace(r"\ ", r"\s*") for n in names}
+    return rf"(?i:{'|'.join(sorted(spaced, key=lambda n: (-len(n), n)))})"
 
 
 @cache

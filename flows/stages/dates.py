@@ -13,6 +13,7 @@ import datetime as dt
 import logging
 import re
 import unicodedata
+from functools import cache
 
 import polars as pl
 
@@ -27,6 +28,7 @@ from flows.stages.date_formats import (
     DateFormat,
     date_formats,
     other_formats,
+    time_of_day,
 )
 from flows.stages.date_names import (
     day_numbers,
@@ -180,10 +182,17 @@ def _unrecognized(text: str, date_text: str) -> str:
     return f"unrecognized date {date_text!r}"
 
 
+@cache
+def _timed() -> re.Pattern[str]:
+    return re.compile(rf"(?P<date>.*?\d.*?){time_of_day()}")
+
+
 def _matches(text: str) -> list[dict[str, str | None]]:
     """Every reading of `text` (fields and locale), a parenthesized weekday included,
     or a weekday before or after a date no format writes with one (`Freitag,
-    07.06.2024`)."""
+    07.06.2024`); a time of day after the date is left out (`date_formats.time_of_day`)."""
+    timed = _timed().fullmatch(text)
+    text = timed["date"] if timed else text
     weekday = PARENTHESIZED_WEEKDAY.fullmatch(text)
     if weekday:
         return _with_weekday(weekday, parenthesized="1")

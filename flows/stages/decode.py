@@ -25,9 +25,9 @@ from flows.stages.mojibake import (
     TRIGGER_CLASS,
 )
 from flows.stages.shapes import (
-    DATE_SOURCE_PATTERN,
     SEPARATORS,
     by_distinct_text,
+    is_date_head,
     starts_with_date,
 )
 
@@ -273,7 +273,7 @@ def split_lines(decoded: pl.DataFrame) -> pl.DataFrame:
     block or break tags (BLOCK_TAGS) leaving one space, and entities
     (HTML_ENTITY) decoded (`html.unescape`; `&nbsp;` to a space); a bullet
     (BULLET) is removed when what follows it starts with a date
-    (`shapes.starts_with_date`) or is a head (`shapes.DATE_SOURCE_PATTERN`),
+    (`shapes.starts_with_date`) or is a head (`shapes.is_date_head`),
     and Markdown (MARKDOWN) when what is left is a head, from a line that is
     neither (`7. Juni 2024` keeps its `7.`). A line that had markup loses its
     surrounding spaces.
@@ -345,13 +345,13 @@ def _remove_markup(lines: pl.DataFrame) -> pl.DataFrame:
     for pattern, replacement in MARKDOWN:
         plain = plain.str.replace(pattern, replacement)
     cleaned = (
-        pl.when(starts_with_date(debulleted) | debulleted.str.contains(DATE_SOURCE_PATTERN))
+        pl.when(starts_with_date(debulleted) | is_date_head(debulleted))
         .then(debulleted)
-        .when(plain.str.contains(DATE_SOURCE_PATTERN))
+        .when(is_date_head(plain))
         .then(plain)
     )
     marked = rf"{BULLET}|^\s*[*_#]"  # every MARKDOWN pattern starts the line
-    read = starts_with_date(line) | line.str.contains(DATE_SOURCE_PATTERN)
+    read = starts_with_date(line) | is_date_head(line)
     heads = (
         untagged.filter(line.str.contains(marked) & ~read)
         .select("_row", _debulleted=cleaned)

@@ -20,7 +20,7 @@ import unicodedata
 import polars as pl
 
 from flows.stages.dates import parse_date
-from flows.stages.shapes import DATE_SOURCE_PATTERN
+from flows.stages.shapes import date_source_text
 
 #: The languages whose words are looked up (wordfreq): the Latin-, Cyrillic- and
 #: Greek-script languages read (Greek: case r01's site).
@@ -234,11 +234,8 @@ def count_heads(sample: bytes, code_page: str) -> int:
 
 def count_text_heads(text: str) -> int:
     """How many lines of `text` are date·source lines that parse."""
-    date_texts = (
-        pl.Series(text.splitlines(), dtype=pl.String)
-        .str.extract(DATE_SOURCE_PATTERN, 1)
-        .drop_nulls()
-    )
+    lines = pl.DataFrame({"line": text.splitlines()}, schema={"line": pl.String})
+    date_texts = lines.select(date_source_text(pl.col("line")))["line"].drop_nulls()
     far_future = dt.date(9000, 1, 1)  # only the shape matters here
     return sum(parse_date(d, far_future)[0] is not None for d in date_texts)
 

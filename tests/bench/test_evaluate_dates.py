@@ -16,12 +16,17 @@ FRIDAY = dt.date(2024, 6, 7)
 
 
 def test_written_forms_are_the_sites_ways() -> None:
-    assert dict(_written("fr", FRIDAY)) == {
-        "article": "le 7 juin 2024",
-        "comma before the year": "7 juin, 2024",
-        "dashes": "7-juin-2024",
-        "weekday before": "vendredi, 07/06/2024",
-    }
+    assert list(_written("fr", FRIDAY)) == [
+        ("article", "le 7 juin 2024"),
+        ("comma before the year", "7 juin, 2024"),
+        ("dashes", "7-juin-2024"),
+        ("weekday before", "vendredi, 07/06/2024"),
+        ("hyphens", "07-06-2024"),
+        ("time of day", "7 juin 2024, 14:30:05 TU"),  # CLDR fr long: `HH:mm:ss z`
+        ("time of day", "7 juin 2024, 14:30:05"),
+    ]
+    assert ("first three letters", "7 aoû 2024") in _written("fr", dt.date(2024, 8, 7))
+    assert ("article", "am 7. Juni 2024") in _written("de", FRIDAY)
     assert dict(_written("pt", FRIDAY))["weekday before"] == "sexta-feira, 07/06/2024"
     assert dict(_written("ko", FRIDAY))["zero-padded month"] == "2024년 06월 07일"
     assert dict(_written("zh_Hant", FRIDAY))["colloquial weekday"] == "2024年6月7日（禮拜五）"

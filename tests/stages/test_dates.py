@@ -222,6 +222,34 @@ def test_cldr_forms(text: str, expected: dt.date) -> None:
         ("Fr 7 juin 2024", dt.date(2024, 6, 7)),
         # a spelling hides no other language's name: Occitan's December, not French
         ("13 de decembre 2024", dt.date(2024, 12, 13)),
+        # prepositions, hyphens, a month's first three letters, RAE's `1.º`, Russian `-е`, `г.`
+        ("am 7. Juni 2024", dt.date(2024, 6, 7)),
+        ("am Freitag, dem 7. Juni 2024", dt.date(2024, 6, 7)),
+        ("on June 7, 2024", dt.date(2024, 6, 7)),
+        ("em 7 de junho de 2024", dt.date(2024, 6, 7)),
+        ("07-06-2024", dt.date(2024, 6, 7)),
+        ("7 aoû 2024", dt.date(2024, 8, 7)),
+        ("7 fév 2024", dt.date(2024, 2, 7)),
+        ("1.º de junio de 2024", dt.date(2024, 6, 1)),
+        ("7-е июня 2024", dt.date(2024, 6, 7)),
+        ("07.06.2024 г.", dt.date(2024, 6, 7)),
+        # a time of day after the date (`date_formats.time_of_day`), CLDR's shapes first
+        ("7 juin 2024, 14:30:05 TU", dt.date(2024, 6, 7)),
+        ("Jun 7, 2024, 2:30:05\u202fPM", dt.date(2024, 6, 7)),
+        ("2024. 6. 7. 오후 2:30:05", dt.date(2024, 6, 7)),
+        ("2024년 6월 7일 오후 2시 30분 5초 UTC", dt.date(2024, 6, 7)),
+        ("2024年6月7日 下午2:30:05 [UTC]", dt.date(2024, 6, 7)),
+        ("2024年6月7日 UTC 14:30:05", dt.date(2024, 6, 7)),
+        ("7 août 2024, 14 h 30 min 05 s", dt.date(2024, 8, 7)),
+        ("7 juin 2024 à 14h30", dt.date(2024, 6, 7)),
+        ("June 7, 2024 at 2:30 PM EST", dt.date(2024, 6, 7)),
+        ("June 7, 2024 @ 2:30 pm", dt.date(2024, 6, 7)),
+        ("07.06.2024, 14:30 Uhr", dt.date(2024, 6, 7)),
+        ("2024-06-07T14:30:00+09:00", dt.date(2024, 6, 7)),
+        ("2024年6月7日 14時30分", dt.date(2024, 6, 7)),
+        ("7 июня 2024 г. в 14:30", dt.date(2024, 6, 7)),
+        ("7 de junio de 2024 a las 14:30", dt.date(2024, 6, 7)),
+        ("7 giugno 2024 alle ore 14:30", dt.date(2024, 6, 7)),
     ],
 )
 def test_written_variants_of_cldr_forms(text: str, expected: dt.date) -> None:
@@ -258,6 +286,13 @@ def test_written_variants_of_cldr_forms(text: str, expected: dt.date) -> None:
         ("民國一百一二年六月十四日", "unrecognized date '民國一百一二年六月十四日'"),
         ("中華令和6年6月7日", "unrecognized date '中華令和6年6月7日'"),  # the Republic's name only
         ("6/7/2024 at noon", "unrecognized date '6/7/2024 at noon'"),
+        ("June 7, 2024 25:30", "unrecognized date 'June 7, 2024 25:30'"),  # no such hour
+        (
+            "Donnerstag, 7. Juni 2024, 14:30",
+            "weekday 'Donnerstag' is not that of 2024-06-07 in date 'Donnerstag, 7. Juni 2024, "
+            "14:30'",
+        ),
+        ("7 jui 2024", "unknown month name 'jui' in date '7 jui 2024'"),  # juin or juillet
         ("Jänner 7, 2024", "unrecognized date 'Jänner 7, 2024'"),  # no German format reads it
         (
             "Sept. 8, 2024, Mon",
