@@ -353,7 +353,8 @@ def _remove_markup(lines: pl.DataFrame) -> pl.DataFrame:
     marked = rf"{BULLET}|^\s*[*_#]"  # every MARKDOWN pattern starts the line
     read = starts_with_date(line) | is_date_head(line)
     heads = (
-        untagged.filter(line.str.contains(marked) & ~read)
+        untagged.filter(line.str.contains(marked))  # then only the few marked lines
+        .filter(~read)
         .select("_row", _debulleted=cleaned)
         .drop_nulls("_debulleted")
     )
