@@ -32,6 +32,31 @@ def test_format_characters_are_removed_and_counted(
     ]
 
 
+@pytest.mark.parametrize(
+    "end",
+    ["\r\n", "\r", "\u2028", "\u2029", "\x0b", "\x0c"],
+    ids=["crlf", "cr", "ls", "ps", "vt", "ff"],
+)
+def test_unicode_line_breaks_end_lines(end: str) -> None:
+    """A dump pasted with line or paragraph separators (web text) or VT (a word
+    processor's line break) keeps its lines: it was one header line, its entries lost."""
+    lines = lines_of(dump_of("Header", DATE, R1, end=end))
+    assert lines.select("line_number", "line", "control_char_count").rows() == [
+        (1, "Header", 0),
+        (2, DATE, 0),
+        (3, R1, 0),
+    ]
+
+
+def test_nel_is_no_line_end() -> None:
+    """U+0085 is more often cp1252's `…` read as Latin-1: removed and counted, no line end."""
+    lines = lines_of(dump_of("Header", "Energy\x85 counters"))
+    assert lines.select("line", "control_char_count").rows() == [
+        ("Header", 0),
+        ("Energy counters", 1),
+    ]
+
+
 def test_bom_of_a_joined_file_is_removed_and_counted() -> None:
     """A BOM opening the file is the encoding's (utf-8-sig); one opening line 3 is counted."""
     lines = lines_of(dump_of("\ufeffHeader", DATE, "\ufeff" + DATE))
