@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 import polars as pl
+import pytest
 
 from tests.conftest import content_of, run_contents
 
@@ -160,14 +161,36 @@ def test_a_time_of_day_after_the_date_keeps_its_entry() -> None:
     assert entries == [(dt.date(2023, 3, 3), ENERGY), (dt.date(2024, 6, 7), MANA)]
 
 
-def test_an_impossible_time_of_day_rejects_its_entry() -> None:
-    tables = _tables(
-        "Official rulings from Wizards of the Coast, as published.",
-        "June 7, 2024 25:30 · source: wotc",
-        MANA,
-    )
-    assert tables["ruling_occurrences"].height == 0
-    assert tables["rejects"]["line_number"].to_list() == [2, 3]
+@pytest.mark.parametrize(
+    ("head", "reason"),
+    [
+        ("June 7, 2024 25:30 · source: wotc", "malformed date·source line"),  # no such hour
+        ("le 7 juin 2024 à 25:00 · source : wotc", "malformed date·source line"),
+        ("14:30, 7 juin 2024 · source : wotc", "malformed date·source line"),  # time first
+        ("Updated June 7, 2024 at 2:30 PM · source: wotc", "malformed date·source line"),
+        ("June 7, 2024 at 2:30 PM THU · source: wotc", "malformed date·source line"),  # a Friday
+        ("June 7, 2024 (THU) 14:30 · source: wotc", "weekday 'THU' is not that of 2024-06-07"),
+        ("07/06/2024T14:30 · source: wotc", "ambiguous numeric date"),  # an English dump
+        ("07.06.2024г. · source: wotc", "ambiguous numeric date"),
+    ],
+)
+def test_a_head_with_a_time_that_is_not_read_rejects_its_entry(head: str, reason: str) -> None:
+    # Never glued to the entry before (the first four were ENERGY's text before), never
+    # read as a date its weekday or its language does not fix.
+    tables = _tables("Official rulings from Wizards of the Coast, as published.",
+                     "March 3, 2023 · source: wotc", ENERGY, head, MANA)  # fmt: skip
+    assert tables["ruling_occurrences"].select("line_number", "text_raw").rows() == [(2, ENERGY)]
+    rejects = tables["rejects"].sort("line_number")
+    assert rejects["line_number"].to_list() == [4, 5]
+    assert reason in rejects["reason"][0]
+
+
+def test_a_body_line_that_starts_with_a_written_date_stays_ruling_text() -> None:
+    # A month's first three letters, an unaccented name: read in heads only.
+    lines = ["7 fév 2024 : la règle a changé.", "7 fevrier 2024 : idem."]
+    tables = _tables("Clarifications officielles de Wizards of the Coast.", DATE, *lines)
+    assert tables["rejects"].height == 0
+    assert tables["ruling_occurrences"]["text_raw"].to_list() == ["\n".join(lines)]
 
 
 def test_ruling_text_that_starts_with_a_date_as_sites_write_it_stays_ruling_text() -> None:

@@ -37,6 +37,7 @@ from flows.stages.date_names import (
     day_period_names,
     locale_names,
     other_month_languages,
+    zone_names,
 )
 
 #: CLDR format lengths read (`Locale.date_formats`).
@@ -106,12 +107,13 @@ def time_of_day() -> str:
     french = rf"\s*h(?:\s*{sixty}(?:\s*min(?:\s*{sixty}\s*s)?)?)?"
     cjk = r"\s*[時时點点시](?:\s*[0-5]?\d\s*[分분](?:\s*[0-5]?\d\s*[秒초])?)?"
     clock = rf"{hour}(?:{colon}|{french}|{cjk})"
-    # CLDR's zone formats: `GMT+2`, `UTC` (`TU` in French), zh's zone before the clock
+    # a zone after the clock, CLDR's names (`UTC`, `TU`, `EST`, `MESZ`), an offset or `Z`;
+    # before it, zh's `UTC 14:30:05`
     offset = r"[+-]\d{1,2}(?::?\d{2})?"
-    zone = rf"[(\[]?(?:Z|[+-]\d{{2}}:?\d{{2}}|(?:UTC|GMT|TU)(?:\s*{offset})?|[A-Z]{{3,4}})[)\]]?"
+    zone = rf"(?:Z|[+-]\d{{2}}:?\d{{2}}|(?:{zone_names()})(?:\s*{offset})?)"
     time = (
-        rf"(?:{zone}\s+)?(?:{period}\s*)?(?:{clock})(?:\s*{period})?(?:\s*(?i:uhr))?"
-        rf"(?:\s*{zone})?"
+        rf"(?:(?:UTC|GMT)\s+)?(?:{period}\s*)?{clock}(?:\s*{period})?(?:\s*(?i:uhr))?"
+        rf"(?:\s*(?:{zone}|\({zone}\)|\[{zone}\]))?"
     )
     return rf"(?:T|\s*,?\s+|\s*,\s*)(?:(?i:{words})\s+|@\s*)?{time}"
 
@@ -144,8 +146,7 @@ def _field(token: str, code: str, named: bool, numeric: bool, written: bool) -> 
     if letter in "ML" and width <= 2:
         return group("month_number", r"\d{1,2}"), "m"
     if letter in "ML":
-        names = alternation(set(locale_names(code, "months"))) if named else all_names("months")
-        return group("month", names), "M"
+        return group("month", _names(code, "months", named, written)), "M"
     language = Locale.parse(code).language
     article = "" if numeric or not written else _article(language if named else None)
     if letter == "d":
@@ -158,14 +159,19 @@ def _field(token: str, code: str, named: bool, numeric: bool, written: bool) -> 
         of = r"(?:\s+(?i:of))?" if written and not numeric and en else ""
         return article + group("day", r"\d{1,2}") + suffix + of, "d"
     if letter in "Ec":
-        names = alternation(set(locale_names(code, "days"))) if named else all_names("days")
-        return article + group("weekday", names), ""
+        return article + group("weekday", _names(code, "days", named, written)), ""
     if letter == "G":  # the era (Thai `d MMMM G y`): optional, any width
         eras = Locale.parse(code).eras
         return f"(?:{alternation({e for w in eras.values() for e in w.values()})})?", ""
     raise ValueError(
         f"CLDR date pattern field {token!r} ({code}) is not read; add it to dates._field"
     )
+
+
+def _names(code: str, kind: str, named: bool, written: bool) -> str:
+    """The month or weekday names of a field: the locale's (`named`), or every locale's
+    (as sites write them, or CLDR's alone)."""
+    return alternation(set(locale_names(code, kind))) if named else all_names(kind, written)
 
 
 def _article(language: str | None) -> str:
@@ -284,9 +290,10 @@ def day_first_languages() -> tuple[str, ...]:
 _WEEKDAY_WORD = r"[^\W\d_]+(?:-[^\W\d_]+)?\.?"
 
 #: A date whose order depends on the locale: day or month first, month a number,
-#: a weekday before it or not (`Friday, 07/06/2024`).
+#: a weekday before it or not (`Friday, 07/06/2024`), anything but a digit after it
+#: (`07/06/2024T14:30`, `07.06.2024г.`).
 NUMERIC_DAY_MONTH_SHAPE = (
-    rf"^\s*(?:{_WEEKDAY_WORD}\s*,?\s*)?\d{{1,2}}\s*[./-]\s*\d{{1,2}}\s*[./-]\s*\d{{2,4}}\b"
+    rf"^\s*(?:{_WEEKDAY_WORD}\s*,?\s*)?\d{{1,2}}\s*[./-]\s*\d{{1,2}}\s*[./-]\s*\d{{2,4}}(?:\D|$)"
 )
 
 
@@ -299,12 +306,12 @@ def date_pattern(written: bool = True) -> str:
     (`二〇二四年六月七日`) shapes, and a weekday in parentheses after any of them
     (`2024年6月14日（周五）`, `(金)`). `written`: with the variants sites write
     (articles, commas, dashes, `号`, a weekday before or after the date); else
-    CLDR's shapes alone. A time of day after the date is `time_of_day`.
+    CLDR's shapes and names alone. A time of day after the date is `time_of_day`.
     """
     forms = date_formats()
     skeletons = dict.fromkeys(f.skeleton if written else f.cldr_skeleton for f in forms)
     dates = "(?:" + "|".join([*skeletons, _ERA_SHAPE, _ISO_SHAPE, _CHINESE_NUMERAL_SHAPE]) + ")"
-    days = all_names("days")
+    days = all_names("days", written)
     if not written:
         return rf"{dates}(?:\s*[(（]\s*{days}\s*[)）])?"
     return rf"(?:{days}\s*,?\s*)?{dates}(?:\s*[(（]\s*{days}\s*[)）]|\s*,?\s*{days})?"

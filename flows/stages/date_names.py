@@ -50,9 +50,9 @@ def locale_names(code: str, kind: str) -> dict[str, int]:
     names = cldr_names(code, kind)
     spelled: dict[str, set[int]] = {}
     for key, number in names.items():
-        written = spellings(key) | {key}
-        if kind == "months":  # `aoû`, `fév`: a month's first three letters
-            written |= {w[:3] for w in written if len(w) > 3 and w.isalpha()}
+        written = spellings(key)
+        if kind == "months":  # `aoû`, `fév`: the first three letters, accents or not
+            written |= {w[:3] for w in {key, _bare(key)} if len(w) > 3 and w.isalpha()}
         for spelling in written - {key}:
             spelled.setdefault(spelling, set()).add(number)
     unique = {key: numbers.pop() for key, numbers in spelled.items() if len(numbers) == 1}
@@ -88,11 +88,16 @@ def spellings(key: str) -> set[str]:
     `fevrier`, `sabado`, Greek capitals `ΙΟΥΝΙΟΥ`), German umlauts as `ae`, `oe`,
     `ue` (`maerz`), a month number with a leading zero (Korean `06월`). One that two
     names of a language share is read as neither (`locale_names`)."""
-    bare = "".join(c for c in unicodedata.normalize("NFKD", key) if not unicodedata.combining(c))
-    found = {unicodedata.normalize("NFC", bare), key.translate(_UMLAUTS)}
+    found = {_bare(key), key.translate(_UMLAUTS)}
     if re.fullmatch(r"\d\D+", key):
         found.add(f"0{key}")
     return found - {key}
+
+
+def _bare(key: str) -> str:
+    """`key` without its accents (NFKD, combining marks removed, NFC)."""
+    bare = "".join(c for c in unicodedata.normalize("NFKD", key) if not unicodedata.combining(c))
+    return unicodedata.normalize("NFC", bare)
 
 
 @cache
@@ -127,11 +132,12 @@ def alternation(names: set[str]) -> str:
 
 
 @cache
-def all_names(kind: str) -> str:
-    """`alternation` of the month or weekday names of every locale of `DATE_LOCALES`."""
+def all_names(kind: str, spelled: bool = True) -> str:
+    """`alternation` of the month or weekday names of every locale of `DATE_LOCALES`
+    (`locale_names`; `spelled` False: CLDR's alone, `cldr_names`)."""
     names: set[str] = set()
     for code in DATE_LOCALES:
-        names |= set(locale_names(code, kind))
+        names |= set(locale_names(code, kind) if spelled else cldr_names(code, kind))
     return alternation(names)
 
 
@@ -174,6 +180,21 @@ def day_period_names() -> str:
     }
     spaced = {re.escape(n).replace(r"\ ", r"\s*") for n in names}
     return rf"(?i:{'|'.join(sorted(spaced, key=lambda n: (-len(n), n)))})"
+
+
+@cache
+def zone_names() -> str:
+    """A regex of the time zone names written after a time of day: `UTC`, `GMT` (CLDR's
+    `gmtFormat`) and the short names of the locales of `DATE_LOCALES` (Babel
+    `Locale.time_zones`, `Locale.meta_zones`: `TU`, `EST`, `CEST`, `MESZ`, `JST`…),
+    longest first; no weekday abbreviation (`THU`) is one."""
+    names = {"UTC", "GMT"}
+    for code in DATE_LOCALES:
+        locale = Locale.parse(code)
+        for zones in (locale.time_zones, locale.meta_zones):
+            for zone in zones.values():
+                names |= {n for n in zone.get("short", {}).values() if n.isalpha()}
+    return "|".join(sorted(names, key=lambda n: (-len(n), n)))
 
 
 @cache

@@ -41,6 +41,10 @@ from flows.stages.date_names import (
 
 logger = logging.getLogger(__name__)
 
+#: The longest date before a time of day looked for (`_timed`: the longest CLDR date of
+#: the read locales is 41 characters): a bound keeps the search linear in a long line.
+MAX_DATE_CHARS = 80
+
 #: The end of a date's reject reason when it is after the day after the run date: a
 #: later run may accept it (`reuse.reusable_dumps` rebuilds such a dump).
 FUTURE_DATE_REASON = "is in the future"
@@ -184,7 +188,7 @@ def _unrecognized(text: str, date_text: str) -> str:
 
 @cache
 def _timed() -> re.Pattern[str]:
-    return re.compile(rf"(?P<date>.*?\d.*?){time_of_day()}")
+    return re.compile(rf"(?P<date>.{{1,{MAX_DATE_CHARS}}}?){time_of_day()}")
 
 
 def _matches(text: str) -> list[dict[str, str | None]]:

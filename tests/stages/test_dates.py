@@ -232,6 +232,7 @@ def test_cldr_forms(text: str, expected: dt.date) -> None:
         ("7 fév 2024", dt.date(2024, 2, 7)),
         ("1.º de junio de 2024", dt.date(2024, 6, 1)),
         ("7-е июня 2024", dt.date(2024, 6, 7)),
+        ("7 Mae 2024", dt.date(2024, 5, 7)),  # Breton's May: German `Maerz`'s `mae` is no prefix
         ("07.06.2024 г.", dt.date(2024, 6, 7)),
         # a time of day after the date (`date_formats.time_of_day`), CLDR's shapes first
         ("7 juin 2024, 14:30:05 TU", dt.date(2024, 6, 7)),
@@ -293,6 +294,10 @@ def test_written_variants_of_cldr_forms(text: str, expected: dt.date) -> None:
             "14:30'",
         ),
         ("7 jui 2024", "unknown month name 'jui' in date '7 jui 2024'"),  # juin or juillet
+        (
+            "2024-06-07 THU 14:30",  # a weekday is no time zone (`date_names.zone_names`)
+            "weekday 'THU' is not that of 2024-06-07 in date '2024-06-07 THU 14:30'",
+        ),
         ("Jänner 7, 2024", "unrecognized date 'Jänner 7, 2024'"),  # no German format reads it
         (
             "Sept. 8, 2024, Mon",
