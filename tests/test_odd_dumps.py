@@ -164,19 +164,21 @@ def test_a_time_of_day_after_the_date_keeps_its_entry() -> None:
 @pytest.mark.parametrize(
     ("head", "reason"),
     [
-        ("June 7, 2024 25:30 · source: wotc", "malformed date·source line"),  # no such hour
-        ("le 7 juin 2024 à 25:00 · source : wotc", "malformed date·source line"),
-        ("14:30, 7 juin 2024 · source : wotc", "malformed date·source line"),  # time first
-        ("Updated June 7, 2024 at 2:30 PM · source: wotc", "malformed date·source line"),
-        ("June 7, 2024 at 2:30 PM THU · source: wotc", "malformed date·source line"),  # a Friday
+        ("June 7, 2024 25:30 · source: wotc", "unrecognized date"),  # no such hour
+        ("le 7 juin 2024 à 25:00 · source : wotc", "unrecognized date"),
+        ("14:30, 7 juin 2024 · source : wotc", "unrecognized date"),  # time first
+        ("Updated June 7, 2024 at 2:30 PM · source: wotc", "unrecognized date"),
+        ("June 7, 2024 at 2:30 PM THU · source: wotc", "unrecognized date"),  # a Friday
         ("June 7, 2024 (THU) 14:30 · source: wotc", "weekday 'THU' is not that of 2024-06-07"),
         ("07/06/2024T14:30 · source: wotc", "ambiguous numeric date"),  # an English dump
         ("07.06.2024г. · source: wotc", "ambiguous numeric date"),
+        ("on June 7, 2024 at 2:30 PM IST · source: gatherer", "unrecognized date"),  # no zone
+        ("le 7 juin 2024 à 25:00 · source : gatherer", "unrecognized date"),
     ],
 )
 def test_a_head_with_a_time_that_is_not_read_rejects_its_entry(head: str, reason: str) -> None:
-    # Never glued to the entry before (the first four were ENERGY's text before), never
-    # read as a date its weekday or its language does not fix.
+    # Never glued to the entry before (e9ec8eb glued the 2nd to 4th and the last two to
+    # ENERGY's entry), never read as a date its weekday or its language does not fix.
     tables = _tables("Official rulings from Wizards of the Coast, as published.",
                      "March 3, 2023 · source: wotc", ENERGY, head, MANA)  # fmt: skip
     assert tables["ruling_occurrences"].select("line_number", "text_raw").rows() == [(2, ENERGY)]
@@ -185,12 +187,17 @@ def test_a_head_with_a_time_that_is_not_read_rejects_its_entry(head: str, reason
     assert reason in rejects["reason"][0]
 
 
-def test_a_body_line_that_starts_with_a_written_date_stays_ruling_text() -> None:
-    # A month's first three letters, an unaccented name: read in heads only.
-    lines = ["7 fév 2024 : la règle a changé.", "7 fevrier 2024 : idem."]
-    tables = _tables("Clarifications officielles de Wizards of the Coast.", DATE, *lines)
-    assert tables["rejects"].height == 0
-    assert tables["ruling_occurrences"]["text_raw"].to_list() == ["\n".join(lines)]
+@pytest.mark.parametrize("head", ["07 aout 2024 source : wotc", "7 fév 2024 source : wotc"])
+def test_a_malformed_head_with_a_written_month_is_rejected_not_glued(head: str) -> None:
+    # A month as sites write it starts a dated line as CLDR's names do (so a ruling line
+    # `7 fév 2024 : la règle…` is rejected with its reason, as `7 février 2024 : …` is).
+    tables = _tables(
+        "Clarifications officielles de Wizards of the Coast.", DATE, ENERGY, head, MANA
+    )
+    assert tables["ruling_occurrences"]["text_raw"].to_list() == [ENERGY]
+    rejects = tables["rejects"].sort("line_number")
+    assert rejects["line_number"].to_list() == [4, 5]
+    assert rejects["reason"][0].startswith("malformed date·source line")
 
 
 def test_ruling_text_that_starts_with_a_date_as_sites_write_it_stays_ruling_text() -> None:

@@ -146,7 +146,7 @@ def _field(token: str, code: str, named: bool, numeric: bool, written: bool) -> 
     if letter in "ML" and width <= 2:
         return group("month_number", r"\d{1,2}"), "m"
     if letter in "ML":
-        return group("month", _names(code, "months", named, written)), "M"
+        return group("month", _names(code, "months", named)), "M"
     language = Locale.parse(code).language
     article = "" if numeric or not written else _article(language if named else None)
     if letter == "d":
@@ -159,7 +159,7 @@ def _field(token: str, code: str, named: bool, numeric: bool, written: bool) -> 
         of = r"(?:\s+(?i:of))?" if written and not numeric and en else ""
         return article + group("day", r"\d{1,2}") + suffix + of, "d"
     if letter in "Ec":
-        return article + group("weekday", _names(code, "days", named, written)), ""
+        return article + group("weekday", _names(code, "days", named)), ""
     if letter == "G":  # the era (Thai `d MMMM G y`): optional, any width
         eras = Locale.parse(code).eras
         return f"(?:{alternation({e for w in eras.values() for e in w.values()})})?", ""
@@ -168,10 +168,9 @@ def _field(token: str, code: str, named: bool, numeric: bool, written: bool) -> 
     )
 
 
-def _names(code: str, kind: str, named: bool, written: bool) -> str:
-    """The month or weekday names of a field: the locale's (`named`), or every locale's
-    (as sites write them, or CLDR's alone)."""
-    return alternation(set(locale_names(code, kind))) if named else all_names(kind, written)
+def _names(code: str, kind: str, named: bool) -> str:
+    """The month or weekday names of a field: the locale's (`named`), or every locale's."""
+    return alternation(set(locale_names(code, kind))) if named else all_names(kind)
 
 
 def _article(language: str | None) -> str:
@@ -306,12 +305,12 @@ def date_pattern(written: bool = True) -> str:
     (`二〇二四年六月七日`) shapes, and a weekday in parentheses after any of them
     (`2024年6月14日（周五）`, `(金)`). `written`: with the variants sites write
     (articles, commas, dashes, `号`, a weekday before or after the date); else
-    CLDR's shapes and names alone. A time of day after the date is `time_of_day`.
+    CLDR's shapes alone. A time of day after the date is `time_of_day`.
     """
     forms = date_formats()
     skeletons = dict.fromkeys(f.skeleton if written else f.cldr_skeleton for f in forms)
     dates = "(?:" + "|".join([*skeletons, _ERA_SHAPE, _ISO_SHAPE, _CHINESE_NUMERAL_SHAPE]) + ")"
-    days = all_names("days", written)
+    days = all_names("days")
     if not written:
         return rf"{dates}(?:\s*[(（]\s*{days}\s*[)）])?"
     return rf"(?:{days}\s*,?\s*)?{dates}(?:\s*[(（]\s*{days}\s*[)）]|\s*,?\s*{days})?"

@@ -132,12 +132,12 @@ def alternation(names: set[str]) -> str:
 
 
 @cache
-def all_names(kind: str, spelled: bool = True) -> str:
+def all_names(kind: str) -> str:
     """`alternation` of the month or weekday names of every locale of `DATE_LOCALES`
-    (`locale_names`; `spelled` False: CLDR's alone, `cldr_names`)."""
+    (`locale_names`: their spellings and months' first three letters too)."""
     names: set[str] = set()
     for code in DATE_LOCALES:
-        names |= set(locale_names(code, kind) if spelled else cldr_names(code, kind))
+        names |= set(locale_names(code, kind))
     return alternation(names)
 
 

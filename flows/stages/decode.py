@@ -221,9 +221,9 @@ def split_readable_dumps(decoded: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFr
     return marked.filter(pl.col("_reason").is_null()).drop("_reason"), file_rejects
 
 
-#: Line ends but LF (`split_lines`): CRLF, CR, VT (a line break pasted from a word
-#: processor), FF, LS and PS (copied web text).
-LINE_ENDS = "\r\n?|[\x0b\x0c\u2028\u2029]"
+#: The line ends of a text with no LF or CR (`split_lines`): VT (a line break pasted
+#: from a word processor), FF, LS and PS (copied web text).
+OTHER_LINE_ENDS = "[\x0b\x0c\u2028\u2029]"
 
 #: Control characters removed from lines (C0 but tab, DEL, C1); line ends split lines.
 CONTROL_CHARACTERS = r"[\x00-\x08\x0b-\x1f\x7f-\x9f]"
@@ -269,12 +269,14 @@ MARKDOWN = (
 def split_lines(decoded: pl.DataFrame) -> pl.DataFrame:
     """Split each dump's text into lines, numbered from 1; no line is dropped.
 
-    Line ends are LF, CRLF, a lone CR and the other mandatory breaks of Unicode's
-    line breaking (UAX #14 BK: VT, FF, LS U+2028, PS U+2029; Python's
-    `str.splitlines` too; not NEL U+0085, more often cp1252's `…` read as
-    Latin-1 than a line end): LINE_ENDS. A final line end does not start a
-    new line (a file of N newline-terminated lines gives N rows, as `wc -l` counts
-    when LF ends them).
+    Line ends are LF, CRLF or a lone CR; in a text with none of them, the other
+    mandatory breaks of Unicode's line breaking (UAX #14 BK: VT, FF, LS U+2028,
+    PS U+2029; Python's `str.splitlines` too): OTHER_LINE_ENDS, a paste whose
+    line breaks became those (in a text with LF or CR, VT and FF are control
+    characters, LS and PS spaces, as a stray one inside a line is). NEL U+0085
+    is none: more often cp1252's `…` read as Latin-1. A final line end does not
+    start a new line (a file of N newline-terminated lines gives N rows, as
+    `wc -l` counts).
     Then, before any line is classified: control characters
     (CONTROL_CHARACTERS) and invisible format characters (FORMAT_CHARACTERS)
     are removed and counted; HTML tags (HTML_TAG) are removed, a run of
@@ -296,7 +298,12 @@ def split_lines(decoded: pl.DataFrame) -> pl.DataFrame:
         characters, format characters, and tags + entities + bullets removed
         from the line); sorted by input order, line_number.
     """
-    unified = pl.col("text").str.replace_all(LINE_ENDS, "\n")
+    text = pl.col("text")
+    unified = (
+        pl.when(text.str.contains("[\r\n]"))
+        .then(text.str.replace_all("\r\n?", "\n"))
+        .otherwise(text.str.replace_all(OTHER_LINE_ENDS, "\n"))
+    )
     split = (
         pl.when(pl.col("text") == "")
         .then(pl.lit([], dtype=pl.List(pl.String)))

@@ -108,12 +108,12 @@ def is_date_head(line: pl.Expr) -> pl.Expr:
 
 
 #: A line with the source part after a short date-like text (Latin or Cyrillic
-#: words, digits, `年月日년월일`, with a four-digit year; or three numbers:
-#: `7 brumaire 2024`, `07.06.24`) that is no date `dates` reads: an entry head
-#: whose date `resolve_entries` rejects. Card text such as
+#: words, digits, `年月日년월일`, a time's colon, with a four-digit year; or three
+#: numbers: `7 brumaire 2024`, `07.06.24`, `le 7 juin 2024 à 25:00`) that is no date
+#: `dates` reads: an entry head whose date `resolve_entries` rejects. Card text such as
 #: `1个由加拉克·鲁斯操控的效果：该效果结束` or `2024年版のルール・変更点：なし`
 #: is no head.
-_DATE_LIKE_CHAR = r"[\p{Latin}\p{Cyrillic}\d\s.,/'\-年月日년월일]"
+_DATE_LIKE_CHAR = r"[\p{Latin}\p{Cyrillic}\d\s.,/'\-:年月日년월일]"
 DATE_LIKE_SOURCE_PATTERN = (
     rf"^\s*(?P<date_text>{_DATE_LIKE_CHAR}{{0,40}}?\d{{4}}{_DATE_LIKE_CHAR}{{0,40}}?"
     r"|\d{1,4}\s*[./-]\s*\d{1,2}\s*[./-]\s*\d{1,4}\.?)" + _SOURCE_PART
@@ -163,9 +163,8 @@ _SOURCE_WORDS = r"(?:\S+\s+){0,3}\S*[^\s.!?…。]"
 #: πηγή: wotc`, `[14 Ιουνίου 2024] πηγή: wotc`, `… · المصدر: ويزاردز`), or a
 #: day and a word first with no year (`3 Μαρτίου · πηγή: gatherer`); in any
 #: script, the source first, a dot and a year last (`source: gatherer · June 14,
-#: 2024`), or a year and a known source last, a time allowed (`Published June 14,
-#: 2024 - source: wotc`, `le 7 juin 2024 à 25:00 · source : wotc`, `14:30, 7 juin
-#: 2024 · …`). No line of 650,531 real texts (card texts in ten
+#: 2024`), or a year and a known source last (`Published June 14, 2024 -
+#: source: wotc`). No line of 650,531 real texts (card texts in ten
 #: languages, rulings, the Chinese release notes) has one of these shapes, nor
 #: ordinary lines such as `10 damage - Result: you lose.` or `Selon WotC - les
 #: 2 capacités…` (tests/stages/test_parse.py).
@@ -177,7 +176,7 @@ OTHER_SCRIPT_DATED_PATTERN = (
 )
 ANY_SCRIPT_DATED_PATTERN = (
     rf"^\s*{_LABEL}\s*[:：]\s*{_SOURCE_WORDS}\s*[{SEPARATORS}]\s*[^:：]{{0,40}}\d{{4}}\s*$"
-    rf"|^(?:[^:：]|\d:\d){{0,60}}\d{{4}}(?:[^:：]|\d:\d){{0,30}}{_ANY_SEPARATOR}\s*{_LABEL}\s*[:：]\s*"
+    rf"|^[^:：]{{0,60}}\d{{4}}[^:：]{{0,30}}{_ANY_SEPARATOR}\s*{_LABEL}\s*[:：]\s*"
     rf"(?i:{'|'.join(KNOWN_SOURCES)})\s*$"
 )
 

@@ -39,12 +39,27 @@ def test_format_characters_are_removed_and_counted(
 )
 def test_unicode_line_breaks_end_lines(end: str) -> None:
     """A dump pasted with line or paragraph separators (web text) or VT (a word
-    processor's line break) keeps its lines: it was one header line, its entries lost."""
+    processor's line break) and no LF keeps its lines: it was one header line, its
+    entries lost."""
     lines = lines_of(dump_of("Header", DATE, R1, end=end))
     assert lines.select("line_number", "line", "control_char_count").rows() == [
         (1, "Header", 0),
         (2, DATE, 0),
         (3, R1, 0),
+    ]
+
+
+@pytest.mark.parametrize(("inside", "removed"), [("\x0b", 1), ("\u2028", 0)], ids=["vt", "ls"])
+def test_a_stray_line_break_in_a_text_with_lf_ends_no_line(inside: str, removed: int) -> None:
+    """Inside a head or a ruling of a text whose lines end with LF, VT is a control character
+    (removed, counted) and LS a space: the head and the ruling stay whole."""
+    head = f"07 juin 2024{inside}· source : wotc"
+    ruling = f"The change took effect on{inside}June 7, 2024."
+    lines = lines_of(dump_of("Header", head, ruling))
+    assert lines.select("line_number", "line", "control_char_count").rows() == [
+        (1, "Header", 0),
+        (2, head.replace("\x0b", ""), removed),
+        (3, ruling.replace("\x0b", ""), removed),
     ]
 
 
