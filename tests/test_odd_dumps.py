@@ -187,6 +187,23 @@ def test_a_head_with_a_time_that_is_not_read_rejects_its_entry(head: str, reason
     assert reason in rejects["reason"][0]
 
 
+def test_a_colon_not_of_a_time_makes_no_head() -> None:
+    # A head's date may hold a time's colon (`à 25:00`); a label's colon is no time.
+    tables = _tables(
+        "Source: Wizards 2024 · Traduction : FR",
+        "Clarifications officielles. La traduction FR ci-dessous est automatique.",
+        "07/06/2024 · source : wotc",
+        ENERGY,
+        "Note: in 2024 the rule changed · see: wotc",
+    )
+    assert tables["rejects"].height == 0
+    assert tables["dumps"]["claimed_translation_language"].to_list() == ["fr"]
+    occurrences = tables["ruling_occurrences"].select("published_on", "text_raw").rows()
+    assert occurrences == [
+        (dt.date(2024, 6, 7), f"{ENERGY}\nNote: in 2024 the rule changed · see: wotc")
+    ]
+
+
 @pytest.mark.parametrize("head", ["07 aout 2024 source : wotc", "7 fév 2024 source : wotc"])
 def test_a_malformed_head_with_a_written_month_is_rejected_not_glued(head: str) -> None:
     # A month as sites write it starts a dated line as CLDR's names do (so a ruling line

@@ -269,17 +269,14 @@ MARKDOWN = (
 def split_lines(decoded: pl.DataFrame) -> pl.DataFrame:
     """Split each dump's text into lines, numbered from 1; no line is dropped.
 
-    Line ends are LF, CRLF or a lone CR; in a text with none of them, the other
-    mandatory breaks of Unicode's line breaking (UAX #14 BK: VT, FF, LS U+2028,
-    PS U+2029; Python's `str.splitlines` too): OTHER_LINE_ENDS, a paste whose
-    line breaks became those (in a text with LF or CR, VT and FF are control
-    characters, LS and PS spaces, as a stray one inside a line is). NEL U+0085
-    is none: more often cp1252's `…` read as Latin-1. A final line end does not
-    start a new line (a file of N newline-terminated lines gives N rows, as
-    `wc -l` counts).
+    Line ends are LF, CRLF or a lone CR; in a text with none, Unicode's other
+    mandatory breaks (UAX #14 BK, as `str.splitlines`: OTHER_LINE_ENDS), a paste
+    whose line breaks became those; elsewhere VT and FF are spaces, LS and PS
+    kept. NEL U+0085 is none (more often cp1252's `…` read as Latin-1). A final
+    line end starts no line (N newline-terminated lines are N rows, as `wc -l`).
     Then, before any line is classified: control characters
-    (CONTROL_CHARACTERS) and invisible format characters (FORMAT_CHARACTERS)
-    are removed and counted; HTML tags (HTML_TAG) are removed, a run of
+    (CONTROL_CHARACTERS; VT and FF to a space) and invisible format characters
+    (FORMAT_CHARACTERS) are removed and counted; HTML tags (HTML_TAG) are removed, a run of
     block or break tags (BLOCK_TAGS) leaving one space, and entities
     (HTML_ENTITY) decoded (`html.unescape`; `&nbsp;` to a space); a bullet
     (BULLET) is removed when what follows it starts with a date
@@ -299,11 +296,9 @@ def split_lines(decoded: pl.DataFrame) -> pl.DataFrame:
         from the line); sorted by input order, line_number.
     """
     text = pl.col("text")
-    unified = (
-        pl.when(text.str.contains("[\r\n]"))
-        .then(text.str.replace_all("\r\n?", "\n"))
-        .otherwise(text.str.replace_all(OTHER_LINE_ENDS, "\n"))
-    )
+    crlf = text.str.contains(r"[\r\n]")
+    unified = pl.when(crlf).then(text.str.replace_all(r"\r\n?", "\n"))
+    unified = unified.otherwise(text.str.replace_all(OTHER_LINE_ENDS, "\n"))
     split = (
         pl.when(pl.col("text") == "")
         .then(pl.lit([], dtype=pl.List(pl.String)))
@@ -325,9 +320,9 @@ def _clean_lines(raw_lines: pl.DataFrame) -> pl.DataFrame:
     invisible = pl.when(pl.col("_raw").str.contains(_INVISIBLE)).then(pl.col("_raw"))
     visible = raw_lines.with_columns(
         line=pl.coalesce(
-            invisible.str.replace_all(CONTROL_CHARACTERS, "").str.replace_all(
-                FORMAT_CHARACTERS, ""
-            ),
+            invisible.str.replace_all("[\x0b\x0c]", " ")  # a word processor's line break
+            .str.replace_all(CONTROL_CHARACTERS, "")
+            .str.replace_all(FORMAT_CHARACTERS, ""),
             pl.col("_raw"),
         ),
         control_char_count=_count(invisible, CONTROL_CHARACTERS),

@@ -108,12 +108,13 @@ def is_date_head(line: pl.Expr) -> pl.Expr:
 
 
 #: A line with the source part after a short date-like text (Latin or Cyrillic
-#: words, digits, `年月日년월일`, a time's colon, with a four-digit year; or three
-#: numbers: `7 brumaire 2024`, `07.06.24`, `le 7 juin 2024 à 25:00`) that is no date
-#: `dates` reads: an entry head whose date `resolve_entries` rejects. Card text such as
-#: `1个由加拉克·鲁斯操控的效果：该效果结束` or `2024年版のルール・変更点：なし`
-#: is no head.
-_DATE_LIKE_CHAR = r"[\p{Latin}\p{Cyrillic}\d\s.,/'\-:年月日년월일]"
+#: words, digits, `年月日년월일`, a colon before a digit as a time writes it, with a
+#: four-digit year; or three numbers: `7 brumaire 2024`, `07.06.24`, `le 7 juin 2024
+#: à 25:00`) that is no date `dates` reads: an entry head whose date `resolve_entries`
+#: rejects. Card text such as `1个由加拉克·鲁斯操控的效果：该效果结束` or
+#: `2024年版のルール・変更点：なし`, and `Note: in 2024 the rule changed · see: wotc`, are
+#: no head.
+_DATE_LIKE_CHAR = r"(?:[\p{Latin}\p{Cyrillic}\d\s.,/'\-年月日년월일]|\d?:\d)"
 DATE_LIKE_SOURCE_PATTERN = (
     rf"^\s*(?P<date_text>{_DATE_LIKE_CHAR}{{0,40}}?\d{{4}}{_DATE_LIKE_CHAR}{{0,40}}?"
     r"|\d{1,4}\s*[./-]\s*\d{1,2}\s*[./-]\s*\d{1,4}\.?)" + _SOURCE_PART
