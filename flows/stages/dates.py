@@ -41,8 +41,8 @@ from flows.stages.date_names import (
 
 logger = logging.getLogger(__name__)
 
-#: The longest date before a time of day looked for (`_timed`: the longest CLDR date of
-#: the read locales is 41 characters): a bound keeps the search linear in a long line.
+#: The longest date before a time of day looked for (`_timed`; the longest CLDR date of
+#: the read locales is 37 characters, pt_PT's full): a bound keeps the search linear.
 MAX_DATE_CHARS = 80
 
 #: The end of a date's reject reason when it is after the day after the run date: a

@@ -114,9 +114,9 @@ def is_date_head(line: pl.Expr) -> pl.Expr:
 #: rejects. Card text such as `1个由加拉克·鲁斯操控的效果：该效果结束` or
 #: `2024年版のルール・変更点：なし`, and `Note: in 2024 the rule changed · see: wotc`, are
 #: no head.
-_DATE_LIKE_CHAR = r"(?:[\p{Latin}\p{Cyrillic}\d\s.,/'\-年月日년월일]|\d?:\d)"
+_DATE_LIKE = r"(?:[\p{Latin}\p{Cyrillic}\d\s.,/'\-年月日년월일]|\d?:\d)"
 DATE_LIKE_SOURCE_PATTERN = (
-    rf"^\s*(?P<date_text>{_DATE_LIKE_CHAR}{{0,40}}?\d{{4}}{_DATE_LIKE_CHAR}{{0,40}}?"
+    rf"^\s*(?P<date_text>{_DATE_LIKE}{{0,40}}?\d{{4}}{_DATE_LIKE}{{0,40}}?"
     r"|\d{1,4}\s*[./-]\s*\d{1,2}\s*[./-]\s*\d{1,4}\.?)" + _SOURCE_PART
 )
 
