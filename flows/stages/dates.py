@@ -171,14 +171,20 @@ def _unknown_words(text: str) -> list[str]:
     return [w for w in _WORD.findall(text) if name_key(w) not in known]
 
 
+#: What looks like a clock (`14:30`, `14h30`, `2 PM`, `14時`).
+_CLOCK = re.compile(r"\d\s*(?::\s*\d|h\s*\d|[時时點点시])|\d\s*[AaPp]\.?\s*[Mm]\b")
+
+
 def _unrecognized(text: str, date_text: str) -> str:
-    """Why no format matched: a script no language read writes, an unknown month
-    name next to a year, a day, a month name and a two-digit year (CLDR's
+    """Why no format matched: a script no language read writes, a time of day not
+    read, an unknown month name next to a year, a day, a month name and a two-digit year (CLDR's
     month-name formats write the whole year), or the shape."""
     words = _unknown_words(text)
     letters = [c for word in words for c in word if c.isalpha()]
     if any(not unicodedata.name(c, "").startswith(READ_SCRIPTS) for c in letters):
         return f"{UNSUPPORTED_LANGUAGE_REASON}: no CLDR date format read here reads {date_text!r}"
+    if _CLOCK.search(text):  # a time of day `time_of_day` did not read (`25:30`, `13:30 PM`)
+        return f"unrecognized date {date_text!r}: no time of day read in it"
     if re.search(r"\d{4}", text) and len(words) == 1 and words[0] not in LITERAL_WORDS:
         return f"unknown month name {words[0]!r} in date {date_text!r}"
     if not words and re.fullmatch(r"\D*\d{1,2}\D+\d{2}\.?", text.strip()):  # `07 juin 10`

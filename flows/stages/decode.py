@@ -221,9 +221,9 @@ def split_readable_dumps(decoded: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFr
     return marked.filter(pl.col("_reason").is_null()).drop("_reason"), file_rejects
 
 
-#: The line ends of a text with no LF or CR (`split_lines`): VT (a line break pasted
-#: from a word processor), FF, LS and PS (copied web text).
-OTHER_LINE_ENDS = "[\x0b\x0c\u2028\u2029]"
+#: Line ends beside LF, CRLF, CR (`split_lines`): LS, PS (web text); in a text with no
+#: other but a final one, VT (a word processor's line break), FF, NEL (UAX #14).
+LINE_SEPARATORS, OTHER_LINE_ENDS = "[\u2028\u2029]", "[\x0b\x0c\x85]"
 
 #: Control characters removed from lines (C0 but tab, DEL, C1); line ends split lines.
 CONTROL_CHARACTERS = r"[\x00-\x08\x0b-\x1f\x7f-\x9f]"
@@ -269,11 +269,10 @@ MARKDOWN = (
 def split_lines(decoded: pl.DataFrame) -> pl.DataFrame:
     """Split each dump's text into lines, numbered from 1; no line is dropped.
 
-    Line ends are LF, CRLF or a lone CR; in a text with none, Unicode's other
-    mandatory breaks (UAX #14 BK, as `str.splitlines`: OTHER_LINE_ENDS), a paste
-    whose line breaks became those; elsewhere VT and FF are spaces, LS and PS
-    kept. NEL U+0085 is none (more often cp1252's `…` read as Latin-1). A final
-    line end starts no line (N newline-terminated lines are N rows, as `wc -l`).
+    Line ends are LF, CRLF, CR, LS and PS (LINE_SEPARATORS); in a text with none
+    but a final one, VT, FF and NEL too (OTHER_LINE_ENDS: a paste whose line breaks
+    became those); elsewhere VT and FF are spaces, NEL is removed (more often
+    cp1252's `…` read as Latin-1). A final line end starts no line (`wc -l`).
     Then, before any line is classified: control characters
     (CONTROL_CHARACTERS; VT and FF to a space) and invisible format characters
     (FORMAT_CHARACTERS) are removed and counted; HTML tags (HTML_TAG) are removed, a run of
@@ -296,9 +295,10 @@ def split_lines(decoded: pl.DataFrame) -> pl.DataFrame:
         from the line); sorted by input order, line_number.
     """
     text = pl.col("text")
-    crlf = text.str.contains(r"[\r\n]")
-    unified = pl.when(crlf).then(text.str.replace_all(r"\r\n?", "\n"))
-    unified = unified.otherwise(text.str.replace_all(OTHER_LINE_ENDS, "\n"))
+    ends = rf"\r\n?|{LINE_SEPARATORS}"
+    inner = text.str.strip_chars_end("\r\n\u2028\u2029").str.contains(f"[\r\n]|{LINE_SEPARATORS}")
+    unified = pl.when(inner).then(text.str.replace_all(ends, "\n"))
+    unified = unified.otherwise(text.str.replace_all(rf"{ends}|{OTHER_LINE_ENDS}", "\n"))
     split = (
         pl.when(pl.col("text") == "")
         .then(pl.lit([], dtype=pl.List(pl.String)))

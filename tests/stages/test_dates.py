@@ -12,6 +12,9 @@ from flows.stages.date_formats import day_first_languages
 from flows.stages.dates import parse_date, parse_published_dates
 from tests.conftest import TODAY
 
+#: The end of the reason of a date whose time of day is none (hour 0-23, or 1-12 beside AM/PM).
+NO_TIME = ": no time of day read in it"
+
 FRENCH_MONTHS = [
     "janvier",
     "février",
@@ -245,6 +248,8 @@ def test_cldr_forms(text: str, expected: dt.date) -> None:
         ("7 juin 2024 à 14h30", dt.date(2024, 6, 7)),
         ("June 7, 2024 at 2:30 PM EST", dt.date(2024, 6, 7)),
         ("June 7, 2024 @ 2:30 pm", dt.date(2024, 6, 7)),
+        ("June 7, 2024 at 12:00 AM", dt.date(2024, 6, 7)),
+        ("2024年6月7日 午後2時30分", dt.date(2024, 6, 7)),
         ("07.06.2024, 14:30 Uhr", dt.date(2024, 6, 7)),
         ("2024-06-07T14:30:00+09:00", dt.date(2024, 6, 7)),
         ("2024年6月7日 14時30分", dt.date(2024, 6, 7)),
@@ -287,7 +292,10 @@ def test_written_variants_of_cldr_forms(text: str, expected: dt.date) -> None:
         ("民國一百一二年六月十四日", "unrecognized date '民國一百一二年六月十四日'"),
         ("中華令和6年6月7日", "unrecognized date '中華令和6年6月7日'"),  # the Republic's name only
         ("6/7/2024 at noon", "unrecognized date '6/7/2024 at noon'"),
-        ("June 7, 2024 25:30", "unrecognized date 'June 7, 2024 25:30'"),  # no such hour
+        ("June 7, 2024 25:30", f"unrecognized date 'June 7, 2024 25:30'{NO_TIME}"),
+        ("June 7, 2024 at 13:30 PM", f"unrecognized date 'June 7, 2024 at 13:30 PM'{NO_TIME}"),
+        ("2024. 6. 7. 오후 14:30", f"unrecognized date '2024. 6. 7. 오후 14:30'{NO_TIME}"),
+        ("2024-06-07T14:30+25:00", f"unrecognized date '2024-06-07T14:30+25:00'{NO_TIME}"),
         (
             "Donnerstag, 7. Juni 2024, 14:30",
             "weekday 'Donnerstag' is not that of 2024-06-07 in date 'Donnerstag, 7. Juni 2024, "

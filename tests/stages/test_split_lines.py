@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import polars as pl
 import pytest
 
 from tests.conftest import dump_of, lines_of
@@ -33,15 +34,19 @@ def test_format_characters_are_removed_and_counted(
 
 
 @pytest.mark.parametrize(
-    "end",
-    ["\r\n", "\r", "\u2028", "\u2029", "\x0b", "\x0c"],
-    ids=["crlf", "cr", "ls", "ps", "vt", "ff"],
-)
-def test_unicode_line_breaks_end_lines(end: str) -> None:
-    """A dump pasted with line or paragraph separators (web text) or VT (a word
-    processor's line break) and no LF keeps its lines: it was one header line, its
-    entries lost."""
-    lines = lines_of(dump_of("Header", DATE, R1, end=end))
+    ("end", "last"),
+    [
+        ("\r\n", "\r\n"), ("\r", "\r"), ("\u2028", "\u2028"), ("\u2029", "\u2029"),
+        ("\x0b", "\x0b"), ("\x0c", "\x0c"), ("\x85", "\x85"), ("\x0b", "\n"), ("\u2028", "\r\n"),
+    ],
+    ids=["crlf", "cr", "ls", "ps", "vt", "ff", "nel", "vt-then-lf", "ls-then-crlf"],
+)  # fmt: skip
+def test_unicode_line_breaks_end_lines(end: str, last: str) -> None:
+    """A dump pasted with line or paragraph separators (web text), or with VT (a word
+    processor's line break), FF or NEL and no other line end but a final one (as an
+    editor adds), keeps its lines: it was one header line, its entries lost."""
+    content = ("Header" + end + DATE + end + R1 + last).encode()
+    lines = lines_of(pl.DataFrame({"path": ["t.txt"], "content": [content]}))
     assert lines.select("line_number", "line", "control_char_count").rows() == [
         (1, "Header", 0),
         (2, DATE, 0),
@@ -49,23 +54,30 @@ def test_unicode_line_breaks_end_lines(end: str) -> None:
     ]
 
 
-@pytest.mark.parametrize(("inside", "counted"), [("\x0b", 1), ("\u2028", 0)], ids=["vt", "ls"])
-def test_a_stray_line_break_in_a_text_with_lf_ends_no_line(inside: str, counted: int) -> None:
-    """Inside a head or a ruling of a text whose lines end with LF, VT is a space (a word
-    processor's line break; counted as a control character) and LS is kept (white space
-    to the head patterns): the head and the ruling stay whole (`can\vbe` was `canbe`)."""
+def test_line_separators_end_lines_beside_lf() -> None:
+    """LS and PS are Unicode's line and paragraph separators: they end lines in a text
+    whose header lines end with LF too (its entries were one malformed line)."""
+    lines = lines_of(dump_of("Header", f"{DATE}\u2028{R1}\u2029{DATE}", R1))
+    assert lines["line"].to_list() == ["Header", DATE, R1, DATE, R1]
+
+
+@pytest.mark.parametrize("inside", ["\x0b", "\x0c"], ids=["vt", "ff"])
+def test_a_stray_vt_or_ff_in_a_text_with_lf_is_a_space(inside: str) -> None:
+    """Inside a head or a ruling of a text whose lines end with LF, VT (a word processor's
+    line break) and FF are a space, counted as control characters: the head and the
+    ruling stay whole (`can\vbe` was `canbe`)."""
     head = f"07 juin 2024{inside}· source : wotc"
     ruling = f"X can{inside}be zero."
     lines = lines_of(dump_of("Header", head, ruling))
     assert lines.select("line_number", "line", "control_char_count").rows() == [
         (1, "Header", 0),
-        (2, head.replace("\x0b", " "), counted),
-        (3, ruling.replace("\x0b", " "), counted),
+        (2, head.replace(inside, " "), 1),
+        (3, ruling.replace(inside, " "), 1),
     ]
 
 
-def test_nel_is_no_line_end() -> None:
-    """U+0085 is more often cp1252's `…` read as Latin-1: removed and counted, no line end."""
+def test_nel_in_a_text_with_lf_is_removed() -> None:
+    """U+0085 there is more often cp1252's `…` read as Latin-1: removed and counted."""
     lines = lines_of(dump_of("Header", "Energy\x85 counters"))
     assert lines.select("line", "control_char_count").rows() == [
         ("Header", 0),
