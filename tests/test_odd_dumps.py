@@ -167,7 +167,7 @@ def test_a_time_of_day_after_the_date_keeps_its_entry() -> None:
         ("June 7, 2024 25:30 · source: wotc", "unrecognized date"),  # no such hour
         ("le 7 juin 2024 à 25:00 · source : wotc", "unrecognized date"),
         ("14:30, 7 juin 2024 · source : wotc", "unrecognized date"),  # time first
-        ("Updated June 7, 2024 at 2:30 PM · source: wotc", "unrecognized date"),
+        ("Updated June 7, 2024 at 2:30 PM · source: wotc", "unknown month name 'Updated'"),
         ("June 7, 2024 at 2:30 PM THU · source: wotc", "unrecognized date"),  # a Friday
         ("June 7, 2024 (THU) 14:30 · source: wotc", "weekday 'THU' is not that of 2024-06-07"),
         ("07/06/2024T14:30 · source: wotc", "ambiguous numeric date"),  # an English dump

@@ -57,12 +57,12 @@ SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[Healt
 
 def _wc_lines(content: bytes) -> int:
     """Lines as `wc -l` counts them, plus an unterminated last line; CR, CRLF, LS and PS end
-    lines too, and in a text with no other line end but a final one, VT, FF and NEL
+    lines too, and in a text with no LF or CR but a final one, VT, FF and NEL
     (`decode.split_lines`)."""
     text = content.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
-    text = re.sub("[\u2028\u2029]", "\n", text)
     if "\n" not in text.rstrip("\n"):
         text = re.sub("[\x0b\x0c\x85]", "\n", text)
+    text = re.sub("[\u2028\u2029]", "\n", text)
     return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
 
 

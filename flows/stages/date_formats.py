@@ -97,17 +97,17 @@ def time_of_day() -> str:
     """A regex (no anchors, no groups) of a time of day written after a date, the words
     before it included: `, 14:30`, ` à 14h30`, ` at 2:30 PM`, ` um 14:30 Uhr`,
     `T14:30:00Z`, ` 오후 2:30`, ` 14時30分`, ` 14:30 (UTC+1)`, zh's ` UTC 14:30:00`, fr_CA's
-    ` 14 h 30 min 05 s`. The hour is 0-23, or 1-12 beside a day period (CLDR's:
+    ` 14 h 30 min 05 s`. The hour is 0-23, or 0-12 beside a day period (CLDR's:
     `date_names.day_period_names`), minutes and seconds 0-59. The time is no part of a
     date read (`published_on` is the date written)."""
     period = day_period_names()
     words = "|".join(sorted((w.replace(" ", r"\s+") for w in TIME_WORDS), key=len, reverse=True))
-    hour, hour12, sixty = r"(?:[01]?\d|2[0-3])", r"(?:0?[1-9]|1[0-2])", r"[0-5]\d"
+    hour, hour12, sixty = r"(?:[01]?\d|2[0-3])", r"(?:0?\d|1[0-2])", r"[0-5]\d"
     colon = rf":{sixty}(?::{sixty}(?:[.,]\d+)?)?"
     french = rf"\s*h(?:\s*{sixty}(?:\s*min(?:\s*{sixty}\s*s)?)?)?"
     cjk = r"\s*[時时點点시](?:\s*[0-5]?\d\s*[分분](?:\s*[0-5]?\d\s*[秒초])?)?"
     minutes = rf"(?:{colon}|{french}|{cjk})"
-    # 1-12 beside a day period (`2:30 PM`, `午後2時`), else 0-23
+    # 0-12 beside a day period (`2:30 PM`, `午後2時`; CLDR ja's `aK:mm`: `午前0:30`), else 0-23
     clock = rf"(?:{period}\s*{hour12}{minutes}|{hour12}{minutes}\s*{period}|{hour}{minutes})"
     # a zone after the clock: CLDR's names (`UTC`, `TU`, `EST`, `MESZ`), an offset of
     # -14:59 to +14:59, or `Z`; before it, zh's `UTC 14:30:05`

@@ -18,6 +18,7 @@ from functools import cache
 import polars as pl
 
 from flows.stages.date_formats import (
+    ARTICLES,
     BESIDE_WEEKDAY,
     CHINESE_NUMERAL,
     DAY_SUFFIXES,
@@ -25,6 +26,7 @@ from flows.stages.date_formats import (
     ERAS,
     LITERAL_WORDS,
     PARENTHESIZED_WEEKDAY,
+    TIME_WORDS,
     DateFormat,
     date_formats,
     other_formats,
@@ -32,6 +34,7 @@ from flows.stages.date_formats import (
 )
 from flows.stages.date_names import (
     day_numbers,
+    day_period_names,
     known_names,
     locale_names,
     name_key,
@@ -176,20 +179,36 @@ _CLOCK = re.compile(r"\d\s*(?::\s*\d|h\s*\d|[時时點点시])|\d\s*[AaPp]\.?\s*
 
 
 def _unrecognized(text: str, date_text: str) -> str:
-    """Why no format matched: a script no language read writes, a time of day not
-    read, an unknown month name next to a year, a day, a month name and a two-digit year (CLDR's
-    month-name formats write the whole year), or the shape."""
-    words = _unknown_words(text)
+    """Why no format matched: a script no language read writes, a time of day or zone
+    not read, an unknown month name next to a year, a day, a month name and a two-digit
+    year (CLDR's month-name formats write the whole year), or the shape."""
+    timed = _timed().fullmatch(text)  # the time read, or before a clock the date's words
+    clock = None if timed else _CLOCK.search(text)
+    part = timed["date"] if timed else text[: clock.start()] if clock else text
+    words = _unknown_words(part)
+    if timed or clock:
+        dated = [w for w in words if not _time_word().fullmatch(w)]
+        if not dated and (clock or words):  # `25:30`, `13:30 PM`, `오후 14:30`, `heure de Paris`
+            return f"unrecognized date {date_text!r}: its time of day or zone is not read"
+        if timed:  # the date before a time read (`07 juin 10 14:30`)
+            return _unrecognized(part, date_text)
+        words = dated  # `7 Jnue 2024, 14:30`
     letters = [c for word in words for c in word if c.isalpha()]
     if any(not unicodedata.name(c, "").startswith(READ_SCRIPTS) for c in letters):
         return f"{UNSUPPORTED_LANGUAGE_REASON}: no CLDR date format read here reads {date_text!r}"
-    if _CLOCK.search(text):  # a time of day `time_of_day` did not read (`25:30`, `13:30 PM`)
-        return f"unrecognized date {date_text!r}: no time of day read in it"
     if re.search(r"\d{4}", text) and len(words) == 1 and words[0] not in LITERAL_WORDS:
         return f"unknown month name {words[0]!r} in date {date_text!r}"
     if not words and re.fullmatch(r"\D*\d{1,2}\D+\d{2}\.?", text.strip()):  # `07 juin 10`
         return f"two-digit year in date {date_text!r}: the century is not written"
     return f"unrecognized date {date_text!r}"
+
+
+@cache
+def _time_word() -> re.Pattern[str]:
+    """A word a date with a time of day writes that is no month name: TIME_WORDS,
+    ARTICLES, a day period (`date_names.day_period_names`), ISO's `T`."""
+    words = [*TIME_WORDS, *(w for v in ARTICLES.values() for w in v), "T"]
+    return re.compile(rf"(?i:{'|'.join(map(re.escape, words))})|{day_period_names()}")
 
 
 @cache

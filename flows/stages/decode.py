@@ -222,7 +222,7 @@ def split_readable_dumps(decoded: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFr
 
 
 #: Line ends beside LF, CRLF, CR (`split_lines`): LS, PS (web text); in a text with no
-#: other but a final one, VT (a word processor's line break), FF, NEL (UAX #14).
+#: LF or CR but a final one, VT (a word processor's line break), FF, NEL (UAX #14).
 LINE_SEPARATORS, OTHER_LINE_ENDS = "[\u2028\u2029]", "[\x0b\x0c\x85]"
 
 #: Control characters removed from lines (C0 but tab, DEL, C1); line ends split lines.
@@ -269,8 +269,8 @@ MARKDOWN = (
 def split_lines(decoded: pl.DataFrame) -> pl.DataFrame:
     """Split each dump's text into lines, numbered from 1; no line is dropped.
 
-    Line ends are LF, CRLF, CR, LS and PS (LINE_SEPARATORS); in a text with none
-    but a final one, VT, FF and NEL too (OTHER_LINE_ENDS: a paste whose line breaks
+    Line ends are LF, CRLF, CR, LS and PS (LINE_SEPARATORS); in a text with no LF or
+    CR but a final one, VT, FF and NEL too (OTHER_LINE_ENDS: a paste whose line breaks
     became those); elsewhere VT and FF are spaces, NEL is removed (more often
     cp1252's `…` read as Latin-1). A final line end starts no line (`wc -l`).
     Then, before any line is classified: control characters
@@ -296,7 +296,7 @@ def split_lines(decoded: pl.DataFrame) -> pl.DataFrame:
     """
     text = pl.col("text")
     ends = rf"\r\n?|{LINE_SEPARATORS}"
-    inner = text.str.strip_chars_end("\r\n\u2028\u2029").str.contains(f"[\r\n]|{LINE_SEPARATORS}")
+    inner = text.str.strip_chars_end("\r\n").str.contains(r"[\r\n]")
     unified = pl.when(inner).then(text.str.replace_all(ends, "\n"))
     unified = unified.otherwise(text.str.replace_all(rf"{ends}|{OTHER_LINE_ENDS}", "\n"))
     split = (

@@ -12,8 +12,8 @@ from flows.stages.date_formats import day_first_languages
 from flows.stages.dates import parse_date, parse_published_dates
 from tests.conftest import TODAY
 
-#: The end of the reason of a date whose time of day is none (hour 0-23, or 1-12 beside AM/PM).
-NO_TIME = ": no time of day read in it"
+#: The end of the reason of a date whose time of day is none (hour 0-23, or 0-12 beside AM/PM).
+NO_TIME = ": its time of day or zone is not read"
 
 FRENCH_MONTHS = [
     "janvier",
@@ -250,6 +250,7 @@ def test_cldr_forms(text: str, expected: dt.date) -> None:
         ("June 7, 2024 @ 2:30 pm", dt.date(2024, 6, 7)),
         ("June 7, 2024 at 12:00 AM", dt.date(2024, 6, 7)),
         ("2024年6月7日 午後2時30分", dt.date(2024, 6, 7)),
+        ("2024年6月7日 午前0:30", dt.date(2024, 6, 7)),  # CLDR ja `aK:mm`: 0-11
         ("07.06.2024, 14:30 Uhr", dt.date(2024, 6, 7)),
         ("2024-06-07T14:30:00+09:00", dt.date(2024, 6, 7)),
         ("2024年6月7日 14時30分", dt.date(2024, 6, 7)),
@@ -302,6 +303,11 @@ def test_written_variants_of_cldr_forms(text: str, expected: dt.date) -> None:
             "14:30'",
         ),
         ("7 jui 2024", "unknown month name 'jui' in date '7 jui 2024'"),  # juin or juillet
+        ("7 Jnue 2024, 14:30", "unknown month name 'Jnue' in date '7 Jnue 2024, 14:30'"),
+        (
+            "07 juin 10 14:30",
+            "two-digit year in date '07 juin 10 14:30': the century is not written",
+        ),
         (
             "2024-06-07 THU 14:30",  # a weekday is no time zone (`date_names.zone_names`)
             "weekday 'THU' is not that of 2024-06-07 in date '2024-06-07 THU 14:30'",

@@ -54,6 +54,11 @@ def test_unicode_line_breaks_end_lines(end: str, last: str) -> None:
     ]
 
 
+def test_vt_and_ls_both_end_lines_in_a_text_without_lf() -> None:
+    lines = lines_of(dump_of("Header\x0b" + DATE + "\x0b" + R1 + "\u2028" + DATE, R1, end="\x0b"))
+    assert lines["line"].to_list() == ["Header", DATE, R1, DATE, R1]
+
+
 def test_line_separators_end_lines_beside_lf() -> None:
     """LS and PS are Unicode's line and paragraph separators: they end lines in a text
     whose header lines end with LF too (its entries were one malformed line)."""
