@@ -37,6 +37,7 @@ from flows.stages.date_names import (
     day_period_names,
     locale_names,
     other_month_languages,
+    phrases,
     zone_names,
 )
 
@@ -101,7 +102,7 @@ def time_of_day() -> str:
     `date_names.day_period_names`), minutes and seconds 0-59. The time is no part of a
     date read (`published_on` is the date written)."""
     period = day_period_names()
-    words = "|".join(sorted((w.replace(" ", r"\s+") for w in TIME_WORDS), key=len, reverse=True))
+
     hour, hour12, sixty = r"(?:[01]?\d|2[0-3])", r"(?:0?\d|1[0-2])", r"[0-5]\d"
     colon = rf":{sixty}(?::{sixty}(?:[.,]\d+)?)?"
     french = rf"\s*h(?:\s*{sixty}(?:\s*min(?:\s*{sixty}\s*s)?)?)?"
@@ -117,7 +118,7 @@ def time_of_day() -> str:
         rf"(?:(?:UTC|GMT)\s+)?{clock}(?:\s*(?i:uhr))?"
         rf"(?:\s*(?:{zone}|\({zone}\)|\[{zone}\]))?"
     )
-    return rf"(?:T|\s*,?\s+|\s*,\s*)(?:(?i:{words})\s+|@\s*)?{time}"
+    return rf"(?:T|\s*,?\s+|\s*,\s*)(?:{phrases(TIME_WORDS)}\s+|@\s*)?{time}"
 
 
 @dataclass(frozen=True)
@@ -179,8 +180,7 @@ def _article(language: str | None) -> str:
     """The optional article before a day or weekday: `language`'s, or any (None)."""
     words = [w for v in ARTICLES.values() for w in v] if language is None else []
     words = words or list(ARTICLES.get(language or "", ()))
-    words = sorted((w.replace(" ", r"\s+") for w in words), key=len, reverse=True)
-    return rf"(?:(?i:{'|'.join(words)})\s+)?" if words else ""
+    return rf"(?:{phrases(words)}\s+)?" if words else ""
 
 
 def _literal(token: str, last: bool, numeric: bool, written: bool) -> str:

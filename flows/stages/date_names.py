@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from functools import cache
 
 from babel import Locale, localedata
@@ -125,10 +126,16 @@ def name_key(name: str) -> str:
     return unicodedata.normalize("NFKC", name).strip().lower().rstrip(".")
 
 
+def phrases(words: Iterable[str], space: str = r"\s+") -> str:
+    """A case-insensitive regex of `words`, escaped, longest first; a space in one matches
+    `space` (`a las`, `on the`, `p. m.`)."""
+    escaped = {re.escape(w).replace(r"\ ", space) for w in words}
+    return rf"(?i:{'|'.join(sorted(escaped, key=lambda w: (-len(w), w)))})"
+
+
 def alternation(names: set[str]) -> str:
-    """A case-insensitive regex of `names`, longest first, with an optional final dot."""
-    escaped = sorted({re.escape(n) for n in names}, key=lambda n: (-len(n), n))
-    return rf"(?i:{'|'.join(escaped)})\.?"
+    """`phrases` of month or weekday `names`, with an optional final dot."""
+    return rf"{phrases(names)}\.?"
 
 
 @cache
@@ -166,10 +173,10 @@ def other_month_languages() -> dict[str, tuple[str, ...]]:
 
 @cache
 def day_period_names() -> str:
-    """`alternation` of the day periods CLDR writes beside a time of day in the locales
+    """A regex of the day periods CLDR writes beside a time of day in the locales
     of `DATE_LOCALES` (`PM`, `p. m.`, `午後`, `오후`, `下午`, `del pomeriggio`: Babel
     `Locale.day_periods`, format and stand-alone, abbreviated and wide; not the narrow
-    `a`, `p`), NFKC; a space in one matches any spaces or none."""
+    `a`, `p`), NFKC: `phrases`, a space in one matching any spaces or none."""
     names = {
         unicodedata.normalize("NFKC", name)
         for code in DATE_LOCALES
@@ -178,8 +185,7 @@ def day_period_names() -> str:
         for name in context.get(width, {}).values()
         if len(name) > 1
     }
-    spaced = {re.escape(n).replace(r"\ ", r"\s*") for n in names}
-    return rf"(?i:{'|'.join(sorted(spaced, key=lambda n: (-len(n), n)))})"
+    return phrases(names, space=r"\s*")
 
 
 @cache

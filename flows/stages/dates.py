@@ -40,6 +40,7 @@ from flows.stages.date_names import (
     name_key,
     narrow_day_names,
     other_month_languages,
+    phrases,
 )
 
 logger = logging.getLogger(__name__)
@@ -208,7 +209,7 @@ def _time_word() -> re.Pattern[str]:
     """A word a date with a time of day writes that is no month name: TIME_WORDS,
     ARTICLES, a day period (`date_names.day_period_names`), ISO's `T`."""
     words = [*TIME_WORDS, *(w for v in ARTICLES.values() for w in v), "T"]
-    return re.compile(rf"(?i:{'|'.join(map(re.escape, words))})|{day_period_names()}")
+    return re.compile(rf"{phrases(words)}|{day_period_names()}")
 
 
 @cache
