@@ -188,7 +188,8 @@ def test_a_head_with_a_time_that_is_not_read_rejects_its_entry(head: str, reason
 
 
 def test_a_colon_not_of_a_time_makes_no_head() -> None:
-    # A head's date may hold a time's colon (`à 25:00`); a label's colon is no time.
+    # A head's date may hold a time's colon (`à 25:00`); a label's colon is no time: the
+    # header line keeps its claim. A line ending in a known source is never ruling text.
     tables = _tables(
         "Source: Wizards 2024 · Traduction : FR",
         "Clarifications officielles. La traduction FR ci-dessous est automatique.",
@@ -196,12 +197,35 @@ def test_a_colon_not_of_a_time_makes_no_head() -> None:
         ENERGY,
         "Note: in 2024 the rule changed · see: wotc",
     )
-    assert tables["rejects"].height == 0
     assert tables["dumps"]["claimed_translation_language"].to_list() == ["fr"]
     occurrences = tables["ruling_occurrences"].select("published_on", "text_raw").rows()
-    assert occurrences == [
-        (dt.date(2024, 6, 7), f"{ENERGY}\nNote: in 2024 the rule changed · see: wotc")
+    assert occurrences == [(dt.date(2024, 6, 7), ENERGY)]
+    assert tables["rejects"].select("line_number", "reason").rows() == [
+        (5, "malformed date·source line: expected '<date> · <source word> : <source>'")
     ]
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        "Updated: June 7, 2024 · source: wotc",
+        "Updated: June 7, 2024 · source: gatherer",
+        "Updated: June 7, 2024, 14:30 · source: Wizards of the Coast",
+        "Aktualisiert: 7. Juni 2024 · Quelle: wotc",
+        "Date : 07/06/2024 · source : wotc",
+        "Updated: June 7 · source: wotc",
+    ],
+)
+def test_a_head_with_a_label_before_its_date_is_rejected_not_glued(head: str) -> None:
+    # A site's label before the date is not read; its entry is rejected with its body. At
+    # the top it was the header (the dump's entries lost, no reject); after an entry it was
+    # glued to that entry's ruling (a41eff1).
+    for lines in ([head, MANA], [DATE, ENERGY, head, MANA]):
+        tables = _tables("Official rulings from Wizards of the Coast, as published.", *lines)
+        assert tables["ruling_occurrences"]["text_raw"].to_list() == lines[1:-2]
+        rejects = tables["rejects"].sort("line_number")
+        assert rejects["line_number"].to_list() == [len(lines), len(lines) + 1]
+        assert rejects["reason"][0].startswith("malformed date·source line")
 
 
 @pytest.mark.parametrize("head", ["07 aout 2024 source : wotc", "7 fév 2024 source : wotc"])

@@ -157,15 +157,18 @@ _OTHER_LETTER = (
 _ANY_SEPARATOR = rf"(?:[{SEPARATORS}\]]|\s[\-–—|]\s)"
 #: A source of one to four words, not a sentence (no final `.`, `!`, `?`, `…`).
 _SOURCE_WORDS = r"(?:\S+\s+){0,3}\S*[^\s.!?…。]"
-#: Lines shaped like a head that no head pattern reads (two patterns), each a malformed head,
+#: Lines shaped like a head that no head pattern reads (three patterns), each a malformed head,
 #: rejected with its body, never glued to the entry before: with a letter of
 #: another script, a four-digit year (a time allowed) then a separator, a
 #: label, a colon and a source of up to four words, no sentence (`Παρασκευή, 3 Μαρτίου 2023, 15:30 ·
 #: πηγή: wotc`, `[14 Ιουνίου 2024] πηγή: wotc`, `… · المصدر: ويزاردز`), or a
 #: day and a word first with no year (`3 Μαρτίου · πηγή: gatherer`); in any
 #: script, the source first, a dot and a year last (`source: gatherer · June 14,
-#: 2024`), or a year and a known source last (`Published June 14, 2024 -
-#: source: wotc`). No line of 650,531 real texts (card texts in ten
+#: 2024`), a number and a known source last (`Published June 14, 2024 - source:
+#: wotc`, `Updated: June 7 · source: wotc`), or a label and a colon before a date
+#: (`Updated: June 7, 2024 · source: gatherer`: a site's label before its date is
+#: not read; LABELED_DATE_PATTERN; `Source: Wizards 2024 · Traduction : FR` is a
+#: header line). No line of 650,531 real texts (card texts in ten
 #: languages, rulings, the Chinese release notes) has one of these shapes, nor
 #: ordinary lines such as `10 damage - Result: you lose.` or `Selon WotC - les
 #: 2 capacités…` (tests/stages/test_parse.py).
@@ -177,21 +180,30 @@ OTHER_SCRIPT_DATED_PATTERN = (
 )
 ANY_SCRIPT_DATED_PATTERN = (
     rf"^\s*{_LABEL}\s*[:：]\s*{_SOURCE_WORDS}\s*[{SEPARATORS}]\s*[^:：]{{0,40}}\d{{4}}\s*$"
-    rf"|^[^:：]{{0,60}}\d{{4}}[^:：]{{0,30}}{_ANY_SEPARATOR}\s*{_LABEL}\s*[:：]\s*"
-    rf"(?i:{'|'.join(KNOWN_SOURCES)})\s*$"
+    rf"|\d.*{_ANY_SEPARATOR}\s*{_LABEL}\s*[:：]\s*(?i:{'|'.join(KNOWN_SOURCES)})\s*$"
+)
+#: A label and a colon first, a separator, a label and a colon after (LABELED_DATE_PATTERN's
+#: shape, cheap: that pattern runs on these lines only).
+_LABEL_FIRST = rf"^\s*{_LABEL}\s*[:：].*{_ANY_SEPARATOR}\s*{_LABEL}\s*[:：]"
+LABELED_DATE_PATTERN = (
+    rf"^\s*{_LABEL}\s*[:：]\s*{date_pattern()}(?:[^:：]|\d:\d){{0,30}}"
+    rf"{_ANY_SEPARATOR}\s*{_LABEL}\s*[:：]\s*{_SOURCE_WORDS}\s*$"
 )
 
 
 def is_malformed_head(line: pl.Expr, head: pl.Expr) -> pl.Expr:
     """`line` is no head (`head`: `is_head`) but starts with a date
     (DATED_LINE_PATTERN) or has the shape of a head (OTHER_SCRIPT_DATED_PATTERN
-    with a letter of another script, ANY_SCRIPT_DATED_PATTERN)."""
+    with a letter of another script, ANY_SCRIPT_DATED_PATTERN, LABELED_DATE_PATTERN)."""
     shaped = line.str.contains(OTHER_SCRIPT_DATED_PATTERN)  # rare: the letters looked for there
     other_script = shaped & pl.when(shaped).then(line).str.contains(_OTHER_LETTER)
+    labeled = line.str.contains(_LABEL_FIRST)  # rare: the dates looked for there
+    labeled_date = labeled & pl.when(labeled).then(line).str.contains(LABELED_DATE_PATTERN)
     dated = (
         line.str.contains(DATED_LINE_PATTERN)
         | other_script
         | line.str.contains(ANY_SCRIPT_DATED_PATTERN)
+        | labeled_date
     )
     return dated & ~head
 
