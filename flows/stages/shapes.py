@@ -123,11 +123,22 @@ DATE_LIKE_SOURCE_PATTERN = (
 #: Splits a head into date text and source (the date text is all before `·`).
 HEAD_PARTS = rf"^\s*(?P<date_text>[^{SEPARATORS}]*?)" + _SOURCE_PART
 
-#: `CMC 2F/E 1/3`: mana value, then optionally localized power/toughness
-#: initials and values (seed 004, line 30). Starts a card stub.
+#: A stat line's mana value label: `CMC` (seed 004, line 30), `MV`, the initials sites use
+#: for it (`VM`, `MW`) and the words of the printed rules for "mana value" in the
+#: site languages (fr, de, es, it, pt, ja, zh, ko), in any case, then `:` or `=` or nothing.
+_MANA_VALUE_LABEL = (
+    r"(?i:cmc|mv|vm|mw|mana\s+value|valeur\s+de\s+mana|manabetrag|manawert"
+    r"|valor\s+de\s+man[aá]|valore\s+di\s+mana|マナ総量|法术力值|法術力值|마나\s*값)\s*[:：=]?"
+)
+#: A power or toughness as printed: `2`, `*`, `1+*`, `X`, `-1`, `½`, `2.5` (never a final `.`).
+_POWER = r"[0-9Xx*+½-]+(?:\.\d+)?"
+#: `CMC 2F/E 1/3`: mana value, then optionally power/toughness, after its localized
+#: initials (`F/E`, `P/T`), a comma, dot or dash, or a space (`CMC 3 2/2`), then an
+#: optional `.` (seed 004, line 30; the stubs sites paste). Starts a card stub.
 STAT_LINE_PATTERN = (
-    r"^\s*CMC\s*(?P<mana_value>\d+(?:\.\d+)?|X)\s*"
-    r"(?:(?P<pt_label>\p{L}\s*/\s*\p{L})\s*(?P<power>[0-9X*+.½-]+)\s*/\s*(?P<toughness>[0-9X*+.½-]+))?\s*$"
+    rf"^\s*{_MANA_VALUE_LABEL}\s*(?P<mana_value>\d+(?:\.\d+)?|[Xx])(?:(?:\s*(?:[,·—–]|-\s)?\s*"
+    rf"(?P<pt_label>\p{{L}}\s*/\s*\p{{L}})\s*|\s*[,·—–]\s*|\s+-\s+|\s+)"
+    rf"(?P<power>{_POWER})\s*/\s*(?P<toughness>{_POWER}))?\s*\.?\s*$"
 )
 
 #: A line that starts with a date in one of the shapes `dates` reads, its month

@@ -51,9 +51,29 @@ def test_seed_004_stub() -> None:
         ("CMC 3S/W 1+*/4", 3.0, "1+*", "4"),
         ("CMC 10", 10.0, None, None),
         ("CMC X", None, None, None),
+        ("CMC 2F/E 1/3.", 2.0, "1", "3"),  # the toughness was '3.'
+        ("CMC 3 2/2", 3.0, "2", "2"),
+        ("cmc 3f/e 2/2", 3.0, "2", "2"),
+        ("CMC: 3", 3.0, None, None),
+        ("CMC 3.", 3.0, None, None),
+        ("CMC 3 — F/E 2/2", 3.0, "2", "2"),
+        ("CMC 3, P/T 2/2", 3.0, "2", "2"),
+        ("CMC 3 - 2/2", 3.0, "2", "2"),
+        ("CMC 3 -1/2", 3.0, "-1", "2"),
+        ("MV 3", 3.0, None, None),
+        ("Mana value 3 P/T 2/2", 3.0, "2", "2"),
+        ("VM 3 F/E 2/2", 3.0, "2", "2"),
+        ("Manabetrag 4", 4.0, None, None),
+        ("マナ総量 3", 3.0, None, None),
+        ("法术力值 3", 3.0, None, None),
+        ("마나 값 3", 3.0, None, None),
     ],
-    ids=["seed-fr", "spaced", "x-pt", "half", "star", "plus-star-de", "no-pt", "x"],
-)
+    ids=[
+        "seed-fr", "spaced", "x-pt", "half", "star", "plus-star-de", "no-pt", "x", "final-dot",
+        "no-initials", "lower-case", "colon", "no-pt-dot", "dash", "comma", "spaced-dash",
+        "minus", "mv", "mana-value", "vm", "de", "ja", "zh", "ko",
+    ],
+)  # fmt: skip
 def test_stat_lines(
     stat: str, mana_value: float | None, power: str | None, toughness: str | None
 ) -> None:
@@ -69,3 +89,8 @@ def test_stub_without_dot_line_and_complete_sentence() -> None:
 def test_stub_without_text_is_truncated() -> None:
     stub = _stubs(DATE, BODY, "CMC 1", ".").row(0, named=True)
     assert (stub["text"], stub["is_truncated"]) == (None, True)
+
+
+@pytest.mark.parametrize("line", ["CMC 32/2", "CMC 3 is fine", "MV 3 creatures", "CMC 3-2/2"])
+def test_text_after_a_mana_value_is_no_stat_line(line: str) -> None:
+    assert _stubs(DATE, BODY, line, "Vol.").is_empty()
