@@ -95,6 +95,54 @@ def test_a_short_ruling_and_its_claimed_translation_on_one_line_are_split() -> N
     ]
 
 
+@pytest.mark.parametrize(
+    ("header", "head", "translation", "language"),
+    [
+        ("以下の日本語訳はAIによる自動生成です。", "2024年6月7日 · 出典：wotc",
+         "Razorfield Ripperの能力は解決時に数える。", "ja"),
+        ("아래 한국어 번역은 자동 생성되었습니다.", "2024년 6월 7일 · 출처: wotc",
+         "Razorfield Ripper는 공격할 수 있습니다.", "ko"),
+        ("Официальные разъяснения. Перевод RU ниже создан автоматически.",
+         "7 июня 2024 г. · источник: wotc", "Бросьте d20.", "ru"),
+    ],
+)  # fmt: skip
+def test_a_translation_keeping_an_english_name_is_a_translation(
+    header: str, head: str, translation: str, language: str
+) -> None:
+    # Was glued into the English ruling as one en ruling (ja, ko) or published as fr (ru).
+    ruling = "Razorfield Ripper's triggered ability counts the energy you have as it resolves."
+    tables = _tables(header, head, ruling, translation)
+    assert tables["ruling_occurrences"]["text_raw"].to_list() == [ruling]
+    translations = tables["ruling_translations"].select("language", "text").rows()
+    assert translations == [(language, translation)]
+
+
+@pytest.mark.parametrize(
+    ("header", "head", "translation", "language"),
+    [
+        ("以下中文译文由人工智能自动生成。", "2024年6月7日 · 来源：wotc",
+         "能量指示物是一种玩家可以拥有的指示物。它们不与任何特定永久物相关联。", "zh-cn"),
+        ("以下の日本語訳はAIによる自動生成です。", "2024年6月7日 · 出典：wotc",
+         "エネルギー・カウンターはプレイヤーが持つカウンターです。", "ja"),
+    ],
+)  # fmt: skip
+def test_a_chinese_or_japanese_translation_after_the_slash_is_split(
+    header: str, head: str, translation: str, language: str
+) -> None:
+    # Case r06's kind: the halves' words were counted by spaces (a Chinese half was 2 words).
+    english = "Energy counters are a kind of counter that a player may have."
+    tables = _tables(header, head, f"{english} / {translation}")
+    assert tables["ruling_occurrences"]["text_raw"].to_list() == [english]
+    translations = tables["ruling_translations"].select("language", "text").rows()
+    assert translations == [(language, translation)]
+
+
+def test_a_header_s_language_is_not_the_site_name_s() -> None:
+    header = "Wizards of the Coast 공식 판정"  # was en: the site's name outweighed the Hangul
+    dumps = _tables(header, "2024년 6월 7일 · 출처: wotc", MANA)["dumps"]
+    assert dumps.select("header_language", "header_language_is_inferred").row(0) == ("ko", False)
+
+
 def test_a_rule_number_or_a_card_name_after_the_slash_is_no_translation() -> None:
     """Each half of a split line is a sentence of 3 words or more (a fresh review split
     `See rule 702.19 / 702.19c.` into a ruling and an fr translation)."""

@@ -1,11 +1,9 @@
 """Each text's language: langdetect (seeded), the script, and word frequencies.
 
-langdetect's answers are those of `detect_langs` seeded with 0
-(`DetectorFactory.seed = 0`): the same for each text on every run, in any
-order, computed for many texts at once (`batch_langdetect`). langdetect is
-unreliable on short strings and names
-(the seeds' `CMC 2F/E 1/3` and `Regicide can't target colorless creatures.`
-read as Catalan, card names as Danish, pt-BR card text as Spanish), so a
+langdetect's answers are those of `detect_langs` seeded with 0 (`DetectorFactory.seed
+= 0`), computed for many texts at once (`batch_langdetect`). langdetect is unreliable
+on short strings and names (the seeds' `CMC 2F/E 1/3` and `Regicide can't target
+colorless creatures.` read as Catalan, card names as Danish, pt-BR as Spanish), so a
 Latin or Cyrillic result is weighed by word frequencies (wordfreq): another
 language than English needs clearly more frequent words in it. Each result
 says whether it is reliable; callers settle the rest by the dump's context
@@ -177,7 +175,8 @@ def decide_languages(
     return found  # type: ignore[return-value]  # every one is set
 
 
-#: Languages always weighed by their words (the sites' Latin and Cyrillic ones).
+#: Languages always weighed by their words (the sites' Latin and Cyrillic ones); a
+#: text mostly in another script than Latin, in the last only.
 SITE_LANGUAGES = ("fr", "de", "es", "it", "pt", "ru")
 #: Mean log10 frequency of words this common in English (`Energy counters
 #: aren't mana.`: -2.9) settles a clear langdetect en without weighing others:
@@ -200,17 +199,20 @@ class _Weighing(NamedTuple):
 
 def _weighing(text: str, letters: int, probabilities: dict[str, float]) -> _Weighing:
     """The candidates of `_weigh_words`: langdetect's `top` and its NEIGHBOURS, its other
-    guesses from MIN_CANDIDATE_PROBABILITY, and SITE_LANGUAGES (wordfreq's languages only)."""
+    guesses from MIN_CANDIDATE_PROBABILITY, and SITE_LANGUAGES of its script (wordfreq's
+    languages only: `Бросьте d20.` was fr, its `d` a French word)."""
     values = sorted(probabilities.values())  # langdetect's first by (-probability, language)
     top = max(probabilities, key=probabilities.__getitem__)  # (the first of a tie in its order:
     if values.count(values[-1]) > 1:  # the first by name is taken instead)
         top = min(lang for lang, p in probabilities.items() if p == values[-1])
     lead = values[-1] - (values[-2] if len(values) > 1 else 0.0)  # over the next one
     guesses = [lang for lang, p in probabilities.items() if p >= MIN_CANDIDATE_PROBABILITY]
-    candidates = {top, *NEIGHBOURS.get(top, ()), *guesses, *SITE_LANGUAGES} - {ENGLISH}
+    is_latin = text.isascii() or 2 * len(_LATIN_LETTER.findall(text)) >= letters
+    site = SITE_LANGUAGES if is_latin else SITE_LANGUAGES[-1:]
+    candidates = {top, *NEIGHBOURS.get(top, ()), *guesses, *site} - {ENGLISH}
     return _Weighing(
         words=_words(text),
-        is_latin=text.isascii() or 2 * len(_LATIN_LETTER.findall(text)) >= letters,
+        is_latin=is_latin,
         top=top,
         probabilities=probabilities,
         is_clear=letters >= MIN_LETTERS and lead >= MIN_MARGIN,
@@ -259,15 +261,15 @@ def _fold_capitals(text: str) -> str:
 
 
 def _language_by_script(text: str) -> str | None:
-    """ko, ja or zh-* when CJK letters are at least half the text's letters, else None.
-
-    Han text that hanzidentifier finds in both scripts gives CHINESE ("zh").
-    (An English ruling quoting the card name 牙長獣の仔 stays English.)
-    """
+    """ko, ja or zh-* when CJK letters are a third of the text's letters or more, else None:
+    a card's English name has 2.3 letters per character of its ja and ko names, 3.25 of
+    its zh ones (medians, 66,000 real printings), so `Razorfield Ripperの能力は…` is ja.
+    Han text hanzidentifier finds in both scripts gives CHINESE ("zh"). (An English
+    ruling quoting the card name 牙長獣の仔 stays English.)"""
     if max(text, default="") < "\u1100":  # no Hangul, kana or Han (most texts)
         return None
     hangul, kana, han = (len(p.findall(text)) for p in (_HANGUL, _KANA, HAN_CHARACTER))
-    if 2 * (hangul + kana + han) < len(_NOT_LETTERS.sub("", text)):
+    if 3 * (hangul + kana + han) < len(_NOT_LETTERS.sub("", text)):
         return None
     if hangul:
         return "ko"
@@ -323,12 +325,9 @@ COMMON_WORD_LISTS = (ENGLISH, *SITE_LANGUAGES, "ca")
 def load_word_lists(word_lists: WordListSource = word_list) -> None:
     """Hold wordfreq's lists of COMMON_WORD_LISTS now, in this process; results do not change.
 
-    A list not held is read on its first lookup (`word_frequency.word_list`:
-    1.1–1.4 s for these eight on the 2-core bench machine; 0.2–0.3 s from the
-    state's cache, `disk.word_lists`): a caller that will detect here pays it
-    while it waits (the CLI: while Prefect's server starts; a pool's caller:
-    while its workers start).
-    """
+    A list not held is read on its first lookup (`word_frequency.word_list`: 1.1–1.4 s
+    for these eight on the 2-core bench machine; 0.2–0.3 s from the state's cache,
+    `disk.word_lists`): a caller that will detect here pays it while it waits."""
     for lang in COMMON_WORD_LISTS:
         held_word_list(lang, word_lists)
 

@@ -30,7 +30,7 @@ from flows.stages.language import (
     with_language,
 )
 from flows.stages.parse import LINE_KINDS, ParsedFiles, assemble_entries, resolve_entries
-from flows.stages.pastes import count_pastes
+from flows.stages.pastes import SITE_NAMES, count_pastes
 from flows.stages.shapes import STAT_LINE_PATTERN, claimed_language
 from flows.stages.stubs import parse_card_stubs
 
@@ -85,9 +85,18 @@ def assemble_dumps(
         readable=readable,
         file_rejects=file_rejects,
         resolved=resolved,
-        headers=with_comparison_key(describe_headers(todo, resolved), "header_text", "header_key"),
+        headers=_with_header_key(describe_headers(todo, resolved)),
         stubs=with_comparison_key(parse_card_stubs(resolved), "text", "text_key"),
     )
+
+
+def _with_header_key(headers: pl.DataFrame) -> pl.DataFrame:
+    """Add header_key (String): the comparison key of header_text without the site's name
+    (`pastes.SITE_NAMES`, no evidence of a language: `Wizards of the Coast 공식 판정`
+    was English), the text its language is detected on."""
+    words = pl.col("header_text").str.replace_all(SITE_NAMES, " ")
+    keyed = with_comparison_key(headers.with_columns(_words=words), "_words", "header_key")
+    return keyed.drop("_words")
 
 
 def with_normalized_bodies(resolved: pl.DataFrame) -> pl.DataFrame:

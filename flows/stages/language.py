@@ -207,13 +207,9 @@ def label_line_languages(
         .drop("_other_script")
     )
     return _with_settled_languages(with_detected).drop(
-        "_key",
-        "_detected",
-        "_probability",
-        "is_reliable",
-        "context_language",
+        "_key", "_detected", "_probability", "is_reliable", "context_language",
         "claimed_translation_language",
-    )
+    )  # fmt: skip
 
 
 def _with_settled_languages(with_detected: pl.DataFrame) -> pl.DataFrame:
@@ -299,9 +295,13 @@ BILINGUAL_SEPARATOR = " / "
 MIN_HALF_WORDS = 3
 
 
+#: A word: a run of letters, or one Han or kana character (written without spaces).
+_WORD = r"[\p{Han}\p{Hiragana}\p{Katakana}]|[\p{L}--[\p{Han}\p{Hiragana}\p{Katakana}]]+"
+
+
 def _words(text: pl.Expr) -> pl.Expr:
-    """The words (runs of letters) of `text` (UInt32)."""
-    return text.str.count_matches(r"\p{L}+")
+    """The words (`_WORD`) of `text` (UInt32)."""
+    return text.str.count_matches(_WORD)
 
 
 def bilingual_halves(resolved: pl.DataFrame) -> pl.DataFrame:

@@ -78,6 +78,22 @@ def test_a_quoted_card_name_in_another_script_does_not_change_the_language() -> 
     assert detect_text_language(text)[0] == "en"
 
 
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("Razorfield Ripperの能力は解決時に数える。", "ja"),  # an English card name kept
+        ("Razorfield Ripper는 공격할 수 있습니다.", "ko"),
+        ("Wizards of the Coast 공식 판정입니다. 아래 KR 번역은 AI 자동 번역입니다.", "ko"),
+        ("Бросьте d20.", "ru"),  # was fr: its `d` a French word
+        ("{T}: бросьте d20.", "ru"),
+    ],
+)
+def test_a_text_in_another_script_with_latin_letters_keeps_its_language(
+    text: str, language: str
+) -> None:
+    assert detect_text_language(text)[::2] == (language, True)
+
+
 def test_cjk_by_script() -> None:
     assert (
         [
