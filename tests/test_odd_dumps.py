@@ -298,3 +298,41 @@ def test_ruling_text_that_starts_with_a_date_as_sites_write_it_stays_ruling_text
     occurrences = tables["ruling_occurrences"].sort("line_number")
     assert occurrences["text_raw"].to_list() == bodies
     assert tables["rejects"].height == 0
+
+
+FR_HEADER = "Clarifications officielles. La traduction FR ci-dessous."
+FR_MANA = "Les marqueurs d'énergie ne sont pas du mana."
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        [f"(FR) {FR_MANA}", MANA],  # above its original, right after the head
+        [MANA, f"(FR) {FR_MANA}"],
+        [MANA, f"Traduction FR : {FR_MANA}"],
+        [MANA, f"FR-Übersetzung: {FR_MANA}"],
+    ],
+)
+def test_a_translation_labelled_with_its_code_is_no_second_page(lines: list[str]) -> None:
+    # A code naming a translation's language after the first head started a second
+    # page's header: the ruling and its translation were lost into header_text.
+    tables = _tables(FR_HEADER, DATE, *lines)
+    dump = tables["dumps"].select("header_text", "paste_count", "entry_count").row(0)
+    assert dump == (FR_HEADER, 1, 1)
+    assert tables["ruling_occurrences"]["text_raw"].to_list() == [MANA]
+    translation = next(line for line in lines if line != MANA)
+    assert tables["ruling_translations"].select("language", "text").rows() == [("fr", translation)]
+
+
+def test_a_ruling_naming_a_language_code_is_no_second_page() -> None:
+    ruling = "The Italian (IT) printing is the same card."
+    tables = _tables("Official rulings from Wizards of the Coast.", DATE, ruling)
+    assert tables["ruling_occurrences"]["text_raw"].to_list() == [ruling]
+    assert tables["dumps"]["paste_count"].to_list() == [1]
+
+
+def test_a_second_page_s_header_naming_its_code_still_starts_a_page() -> None:
+    second = "Règles officielles (FR), traduction automatique."
+    tables = _tables(FR_HEADER, DATE, MANA, second, DATE, ENERGY)
+    dump = tables["dumps"].select("header_text", "paste_count", "entry_count").row(0)
+    assert dump == (f"{FR_HEADER}\n{second}", 2, 2)

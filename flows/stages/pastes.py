@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from flows.stages.shapes import stub_number
+from flows.stages.shapes import CODES, TRANSLATION_WORDS, stub_number
 
 
 def paste_text_shapes() -> dict[str, pl.Expr]:
@@ -29,8 +29,8 @@ def mark_repeated_headers(dated: pl.DataFrame) -> pl.DataFrame:
 
     That is a line after the dump's first head that repeats its header (the
     text of one of its header lines, with a letter) or names a translation
-    language as a header does (`shapes.named_code`): the start of a
-    second paste (`cat` of two pages: r04 of the round-3 cases).
+    language as a header does (`shapes.named_code`, `_named_translations`): the
+    start of a second paste (`cat` of two pages: r04 of the round-3 cases).
 
     A line of a card stub that names the site's source (SITE_NAMES) starts one
     too.
@@ -48,11 +48,39 @@ def mark_repeated_headers(dated: pl.DataFrame) -> pl.DataFrame:
     # different pairs share a hash once in ~10^9 runs of that size.
     keyed = dated.with_columns(_key=pl.col("line").hash() + pl.col("dump_id").hash())
     header_keys = keyed.filter(before & pl.col("_has_letter"))["_key"]
-    names_translation = after.fill_null(False) & pl.col("_names_translation")
     marked = keyed.with_columns(
-        _repeats_header=after & (pl.col("_key").is_in(header_keys.implode()) | names_translation)
+        _repeats_header=after & pl.col("_key").is_in(header_keys.implode())
     ).drop("_key")
-    return _site_names_in_stubs(marked)
+    return _site_names_in_stubs(_named_translations(marked))
+
+
+#: A line whose code labels its text: `(FR) Les marqueurs…`, `Traduction FR : …`,
+#: `DE-Übersetzung: …` (a translation line, not a header naming its translation).
+TRANSLATION_LABEL = (
+    rf"^\s*(?:[(（\[【]\s*(?:{CODES})\s*[)）\]】]|(?i:{TRANSLATION_WORDS})\s+(?:{CODES})\s*[:：]"
+    rf"|(?:{CODES})\s*[-‐]?\s*(?i:{TRANSLATION_WORDS})\s*[:：])\s*\S"
+)
+
+
+def _named_translations(marked: pl.DataFrame) -> pl.DataFrame:
+    """Also mark (`_repeats_header`) a line after the first head that names a translation
+    language as a header does (`_names_translation`), unless it is the line right after
+    a head (an entry's body: `The Italian (IT) printing…`) or its code labels its text
+    (TRANSLATION_LABEL): those were taken for a second page's header, a ruling or a
+    translation lost into the header."""
+    after = (pl.col("line_number") > pl.col("_first_head")).fill_null(False)
+    named = after & pl.col("_names_translation")  # rare: the label looked for on these only
+    named = named & pl.when(named).then(pl.col("line")).str.contains(TRANSLATION_LABEL).not_()
+    qualify = marked.filter(named)["dump_id"].unique()
+    if qualify.is_empty():  # most runs
+        return marked
+    rows = marked.with_row_index("_row").filter(pl.col("dump_id").is_in(qualify.implode()))
+    is_head = pl.col("_is_date") | pl.col("_looks_dated")
+    after_head = is_head.shift(1).over("dump_id", order_by="line_number").fill_null(False)
+    found = rows.filter(named & ~after_head)["_row"]
+    return marked.with_columns(
+        _repeats_header=pl.col("_repeats_header") | pl.int_range(pl.len()).is_in(found.implode())
+    )
 
 
 #: Names a site's header gives: rulings may hold them (4 of 23,597), and one

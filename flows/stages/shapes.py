@@ -294,9 +294,9 @@ def starts_with_date(line: pl.Expr) -> pl.Expr:
 
 #: Codes a header may name as its translation's language: ISO 639-1, and the
 #: country codes sites also write (JP, CN, TW, KR, BR).
-_CODES = "FR|DE|ES|IT|PT|JA|ZH|KO|RU|JP|CN|TW|KR|BR"
+CODES = "FR|DE|ES|IT|PT|JA|ZH|KO|RU|JP|CN|TW|KR|BR"
 #: Words for "translation" a code may stand beside (`traduction FR`, `DE-Übersetzung`).
-_TRANSLATION_WORDS = (
+TRANSLATION_WORDS = (
     "traduction|traducción|traduccion|traduzione|tradução|traducao|translation|übersetzung"
     "|перевод|翻訳|翻译|翻譯|译文|譯文|번역"
 )
@@ -305,15 +305,15 @@ _TRANSLATION_WORDS = (
 #: alone in parentheses (`(ES)`), or joined to a translation word (`DE-Übersetzung`,
 #: `TW翻譯`, `KO 번역`), ...
 CLAIMED_LANGUAGE_PATTERNS = (
-    rf"\(\s*({_CODES})\s*\)",
-    rf"(?:^|[^A-Za-z])({_CODES})\s*[-‐]?\s*(?i:{_TRANSLATION_WORDS})",
+    rf"\(\s*({CODES})\s*\)",
+    rf"(?:^|[^A-Za-z])({CODES})\s*[-‐]?\s*(?i:{TRANSLATION_WORDS})",
     # ... or after its own language's word, where it is no word (`TRADUZIONE IT`)
     r"(?i:traduzione)\s+(IT)(?:[^A-Za-z]|$)",
     r"(?i:übersetzung)\s+(DE)(?:[^A-Za-z]|$)",
 )
 #: ... or after a translation word (`La traduction FR`, `Перевод RU`,
 #: `TRADUÇÃO PT`; see CODES_THAT_ARE_WORDS for all-capitals headers).
-CLAIMED_AFTER_WORD_PATTERN = rf"(?i:{_TRANSLATION_WORDS})\s+({_CODES})(?:[^A-Za-z]|$)"
+CLAIMED_AFTER_WORD_PATTERN = rf"(?i:{TRANSLATION_WORDS})\s+({CODES})(?:[^A-Za-z]|$)"
 #: Codes that are also words after a translation word in capitals (`TRADUCCIÓN DE`:
 #: "of"; `ES` "is", `IT` "it"): in an all-capitals header they claim nothing there,
 #: while `TRADUÇÃO PT ABAIXO` claims pt.
@@ -374,7 +374,7 @@ def _claimed_language_of(code: pl.Expr, header_text: pl.Expr) -> pl.Expr:
 
 #: A text that may name a translation's language: it holds a code in capitals
 #: (the cheap test before `_claimed_code`'s patterns: a set of literals).
-MAY_CLAIM = _CODES
+MAY_CLAIM = CODES
 
 
 def named_code(line: pl.Expr) -> pl.Expr:
