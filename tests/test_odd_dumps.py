@@ -12,6 +12,7 @@ from tests.conftest import content_of, run_contents
 DATE = "07 juin 2024 · source : wotc"
 ENERGY = "{E} is the energy symbol. It represents one energy counter."
 MANA = "Energy counters aren't mana. They don't go away as steps, phases, and turns end."
+FR_MANA = "Les marqueurs d'énergie ne sont pas du mana."
 GERMAN = (
     "Energiezähler sind kein Mana. Sie verschwinden nicht, wenn Schritte, Phasen und Züge enden."
 )
@@ -82,6 +83,15 @@ def test_a_line_is_split_at_the_slash_only_into_english_and_another_language() -
     assert translations.select("line_number", "language", "text").rows() == [(3, "de", GERMAN)]
     assert translations["ruling_id"].to_list() == occurrences["ruling_id"].head(1).to_list()
     assert tables["dumps"]["translation_count"].to_list() == [1]
+
+
+@pytest.mark.parametrize("separator", [" | ", "\t", " \t "])
+def test_a_translation_after_a_bar_or_a_tab_is_split(separator: str) -> None:
+    # A table's cells pasted as one line: was one fr ruling holding the English one.
+    tables = _tables("Traduction FR.", DATE, f"{MANA}{separator}{FR_MANA}")
+    assert tables["ruling_occurrences"].select("text_raw", "language").rows() == [(MANA, "en")]
+    translations = tables["ruling_translations"].select("line_number", "language", "text")
+    assert translations.rows() == [(3, "fr", FR_MANA)]
 
 
 def test_a_short_ruling_and_its_claimed_translation_on_one_line_are_split() -> None:
@@ -301,7 +311,6 @@ def test_ruling_text_that_starts_with_a_date_as_sites_write_it_stays_ruling_text
 
 
 FR_HEADER = "Clarifications officielles. La traduction FR ci-dessous."
-FR_MANA = "Les marqueurs d'énergie ne sont pas du mana."
 
 
 @pytest.mark.parametrize(
