@@ -345,3 +345,21 @@ def test_a_second_page_s_header_naming_its_code_still_starts_a_page() -> None:
     tables = _tables(FR_HEADER, DATE, MANA, second, DATE, ENERGY)
     dump = tables["dumps"].select("header_text", "paste_count", "entry_count").row(0)
     assert dump == (f"{FR_HEADER}\n{second}", 2, 2)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "<div><p>Official rulings.</p><ul><li>June 7, 2024 · source: wotc<br>"
+        f"{MANA}</li><li>June 7, 2024 · source: wotc<br>{ENERGY}</li></ul></div>",
+        f"Official rulings. June 7, 2024 · source: wotc {MANA}",
+    ],
+)
+def test_a_page_pasted_as_one_line_is_rejected_not_a_header(line: str) -> None:
+    # Was the dump's header: its entries lost with no reject.
+    tables = _tables(line)
+    assert tables["dumps"].select("line_count", "entry_count").row(0) == (1, 0)
+    rejects = tables["rejects"].select("line_number", "reason").rows()
+    assert rejects == [
+        (1, "line holds a date·source line and more text: entries pasted on one line are not read")
+    ]

@@ -48,6 +48,11 @@ _SOURCE_PART = rf"\s*[{SEPARATORS}]\s*{_SOURCE_LABEL}\s*[:：]\s*(?P<source>\S+)
 #: The sources of Scryfall's ruling objects (`"source": "wotc"` or `"scryfall"`).
 KNOWN_SOURCES = ("wotc", "scryfall")
 
+#: A head's source part with more text after it: a line holding an entry inside it
+#: (`… June 7, 2024 · source: wotc Energy counters…`, a page pasted as one line), whose
+#: entries are not read. No real line holds one (478,859).
+INNER_HEAD_PATTERN = rf"[{SEPARATORS}]\s*{_LABEL}\s*[:：]\s*(?i:{'|'.join(KNOWN_SOURCES)})\s+\S"
+
 #: A head in any script: a short text holding a number (a digit of any script
 #: or a Chinese numeral) and no separator or colon, a separator, a source
 #: label, a colon, a known source. `14 Ιουνίου 2024 · πηγή: wotc`, `١٤ يونيو ٢٠٢٤ · المصدر: wotc`,
