@@ -70,7 +70,7 @@ _ATTRIBUTE = (
 TAG = (
     rf"(?i)<(?P<start>{_NAMES})(?:\s+{_ATTRIBUTE})*\s*/?>"
     rf"|</(?P<end>{_NAMES})\s*>"
-    r"|<!--.*?-->|<!doctype\s[^<>]*>"
+    r"|<!--(?:(?!<!--).)*?-->|<!doctype\s[^<>]*>"  # a comment holds no `<!--` (linear)
 )
 _TAG_RE = re.compile(TAG, re.DOTALL)
 
