@@ -363,3 +363,59 @@ def test_a_page_pasted_as_one_line_is_rejected_not_a_header(line: str) -> None:
     assert rejects == [
         (1, "line holds a date·source line and more text: entries pasted on one line are not read")
     ]
+
+
+HEAD = "June 14, 2024 · source: wotc"
+SYMBOL = "If an effect says you get one or more {E}, you get that many energy counters."
+COUNTERS = "Energy counters are a kind of counter that a player may have."
+
+
+@pytest.mark.parametrize(
+    ("marked", "clean"),
+    [
+        (SYMBOL.replace("{E}", '<abbr class="card-symbol card-symbol-E" title="one energy">{E}</abbr>'), SYMBOL),
+        ("If you rev<wbr>eal a card, each player sees it.", "If you reveal a card, each player sees it."),
+        ("<mark>Energy</mark> counters are a kind of counter that a <cite>player</cite> may have.", COUNTERS),
+        (COUNTERS + "<!-- ad -->", COUNTERS),
+        (COUNTERS.replace("Energy ", "Energy&#x2063; "), COUNTERS),
+    ],
+    ids=["scryfall-abbr", "wbr", "mark-cite", "comment", "invisible-separator"],
+)  # fmt: skip
+def test_a_ruling_with_markup_is_its_clean_twin(marked: str, clean: str) -> None:
+    """Markup the remover did not know stayed in the published text and split the ruling
+    from its clean twin (case r05's kind): both dumps now publish one ruling."""
+    run = run_contents({"a.txt": content_of(HEAD, clean), "b.txt": content_of(HEAD, marked)})
+    occurrences = run.tables["ruling_occurrences"].sort("path")
+    assert occurrences.select("path", "text_raw").rows() == [("a.txt", clean), ("b.txt", clean)]
+    assert occurrences["ruling_id"].n_unique() == 1
+    assert run.tables["rulings"].height == 1
+
+
+def test_a_line_that_is_only_a_comment_is_blank_not_ruling_text() -> None:
+    """`<!-- ad slot -->` under a body was glued into its ruling; it is a blank line now,
+    still counted among the lines read."""
+    run = run_contents(
+        {"a.txt": content_of("Rulings.", HEAD, COUNTERS, "<!-- ad slot -->", HEAD, MANA)}
+    )
+    occurrences = run.tables["ruling_occurrences"]
+    assert occurrences.select("line_number", "text_raw").rows() == [(2, COUNTERS), (5, MANA)]
+    assert run.lines.sort("line_number")["kind"].to_list() == [
+        "header", "date_source", "body", "blank", "date_source", "body"
+    ]  # fmt: skip
+    accounting = run.result["manifest"]["line_accounting"]
+    assert (accounting["blank"], accounting["lines_read"]) == (1, 6)
+    assert run.tables["dumps"]["line_count"].to_list() == [6]
+
+
+@pytest.mark.parametrize(
+    "ruling",
+    [
+        "A creature with power<2 can't block, but one with power<a lot> can.",
+        "Choose a number X<p and Y>q where X and Y are different.",
+        "Search your library at https://example.com/?tag=rules&section=faq&amp;x for the FAQ.",
+    ],
+    ids=["power-a-lot", "x-p-and-y", "url-query"],
+)
+def test_a_less_than_sign_or_an_ampersand_in_a_ruling_eats_no_words(ruling: str) -> None:
+    text = run_contents({"a.txt": content_of(HEAD, ruling)}).tables["ruling_occurrences"]
+    assert text["text_raw"].to_list() == [ruling.replace("&amp;", "&")]

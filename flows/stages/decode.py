@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import codecs
 import hashlib
-import html
-import re
 
 import polars as pl
 
 from flows.stages import fast_badness
 from flows.stages.encodings import NOISE_CLASS, UTF16_BOMS, decode_bytes
+from flows.stages.markup import remove_markup
 from flows.stages.mojibake import (
     BADNESS_TRIGGERS,
     MARK_PAIR_CLASS,
@@ -230,29 +229,13 @@ CONTROL_CHARACTERS = r"[\x00-\x08\x0b-\x1f\x7f-\x9f]"
 
 #: Invisible format characters removed from lines: BOM (U+FEFF, anywhere),
 #: zero-width space, non-joiner, joiner (U+200B-U+200D), word joiner (U+2060),
+#: invisible operators (U+2061-U+2064: function application, times, separator, plus),
 #: soft hyphen (U+00AD), bidi marks and embeddings (U+200E, U+200F,
 #: U+202A-U+202E, U+2066-U+2069).
-FORMAT_CHARACTERS = "[\ufeff\u200b-\u200d\u2060\u00ad\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+FORMAT_CHARACTERS = "[\ufeff\u200b-\u200d\u2060-\u2064\u00ad\u200e\u200f\u202a-\u202e\u2066-\u2069]"
 
 #: Either kind of character removed from lines.
 _INVISIBLE = f"{CONTROL_CHARACTERS}|{FORMAT_CHARACTERS}"
-
-#: Block and break tags (`<br>`, `</div><div>`, `<p>`…): a run of them, with the
-#: spaces around it, becomes one space (`mana.<br>They` reads `mana. They`).
-_BLOCK_NAMES = "p|br|div|li|ul|ol|h[1-6]|blockquote|pre|td|tr|th|table|tbody|thead|hr"
-#: Inline tags (`<b>`, `<a href=…>`, `<span>`…): removed (`<b>Flying</b>.` reads `Flying.`).
-_INLINE_NAMES = "span|b|i|u|em|strong|a|font|small|big|code|sup|sub"
-_TAG_END = r"(?:\s[^<>]*)?/?>"
-BLOCK_TAGS = rf"(?i)\s*(?:</?(?:{_BLOCK_NAMES}){_TAG_END}\s*)+"
-INLINE_TAG = rf"(?i)</?(?:{_INLINE_NAMES}){_TAG_END}"
-#: Every HTML tag read, of either kind: each one counts in markup_count.
-HTML_TAG = rf"(?i)</?(?:{_BLOCK_NAMES}|{_INLINE_NAMES}){_TAG_END}"
-
-#: HTML entities (`&nbsp;`, `&amp;`, `&#183;`): decoded with `html.unescape`.
-HTML_ENTITY = r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});"
-
-#: `&nbsp;` is markup for a space: decoded to U+0020 (a written U+00A0 is kept).
-NO_BREAK_SPACE_ENTITY = r"&(?:nbsp|#160|#[xX]0*[aA]0);"
 
 #: A list bullet before an entry head (`- `, `* `, `• `, `1. `, `1) `).
 BULLET = r"^\s*(?:[-*•‣◦]|\d{1,3}[.)])\s+"
@@ -275,9 +258,9 @@ def split_lines(decoded: pl.DataFrame) -> pl.DataFrame:
     cp1252's `…` read as Latin-1). A final line end starts no line (`wc -l`).
     Then, before any line is classified: control characters
     (CONTROL_CHARACTERS; VT and FF to a space) and invisible format characters
-    (FORMAT_CHARACTERS) are removed and counted; HTML tags (HTML_TAG) are removed, a run of
-    block or break tags (BLOCK_TAGS) leaving one space, and entities
-    (HTML_ENTITY) decoded (`html.unescape`; `&nbsp;` to a space); a bullet
+    (FORMAT_CHARACTERS) are removed and counted; HTML tags and comments are removed
+    and entities decoded (`markup.strip_markup`: a run of block or break tags leaves
+    one space, an entity for an invisible character none, `&nbsp;` a space); a bullet
     (BULLET) is removed when what follows it starts with a date
     (`shapes.starts_with_date`) or is a head (`shapes.is_date_head`),
     and Markdown (MARKDOWN) when what is left is a head, from a line that is
@@ -291,8 +274,8 @@ def split_lines(decoded: pl.DataFrame) -> pl.DataFrame:
         dump_id (String), line_number (Int64, 1-based), line (String, without
         its line end, control, format characters and markup),
         control_char_count, format_char_count, markup_count (Int64: control
-        characters, format characters, and tags + entities + bullets removed
-        from the line); sorted by input order, line_number.
+        characters, format characters, and tags + comments + entities + bullets
+        removed from the line); sorted by input order, line_number.
     """
     text = pl.col("text")
     ends = rf"\r\n?|{LINE_SEPARATORS}"
@@ -337,16 +320,9 @@ def _count(lines: pl.Expr, pattern: str) -> pl.Expr:
 
 
 def _remove_markup(lines: pl.DataFrame) -> pl.DataFrame:
-    """Remove HTML tags and bullets, decode entities; add markup_count (Int64)."""
-    # A tag starts with `<`, an entity with `&`: the regexes run only on such lines.
-    tagged = pl.when(pl.col("line").str.contains("<", literal=True)).then(pl.col("line"))
-    with_ampersand = pl.when(pl.col("line").str.contains("&", literal=True)).then(pl.col("line"))
+    """Remove HTML tags, comments and bullets, decode entities; add markup_count (Int64)."""
     untagged = lines.with_columns(
-        markup_count=_count(tagged, HTML_TAG) + _count(with_ampersand, HTML_ENTITY),
-        line=pl.coalesce(
-            tagged.str.replace_all(BLOCK_TAGS, " ").str.replace_all(INLINE_TAG, ""),
-            pl.col("line"),
-        ).map_batches(_unescape, pl.String),
+        remove_markup(lines["line"], _INVISIBLE).get_columns()  # tags, comments, entities
     ).with_row_index("_row")
     # Dates are looked for only on the few lines with a bullet or Markdown: a bullet goes
     # before a date, Markdown around a head (`*June 14, 2024* is…` is ruling text).
@@ -382,18 +358,3 @@ def _remove_markup(lines: pl.DataFrame) -> pl.DataFrame:
         )
         .drop("_row", "_debulleted")
     )
-
-
-def _unescape(lines: pl.Series) -> pl.Series:
-    """`html.unescape` on the lines holding an HTML entity, invisible characters it
-    gives removed (String in, String out)."""
-    with_ampersand = lines.str.contains("&", literal=True).fill_null(False).arg_true()
-    indices = with_ampersand.filter(lines.gather(with_ampersand).str.contains(HTML_ENTITY))
-    if indices.is_empty():
-        return lines
-    texts = lines.gather(indices).str.replace_all(NO_BREAK_SPACE_ENTITY, " ").to_list()
-    # an entity for an invisible character (`&shy;`, `&#8203;`) leaves none behind
-    return lines.scatter(indices, [_INVISIBLE_RE.sub("", html.unescape(t)) for t in texts])
-
-
-_INVISIBLE_RE = re.compile(_INVISIBLE)

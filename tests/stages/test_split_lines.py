@@ -143,3 +143,104 @@ def test_bom_of_a_joined_file_is_removed_and_counted() -> None:
 def test_markup_is_removed_and_counted(written: str, line: str, markup: int) -> None:
     lines = lines_of(dump_of(written))
     assert lines.select("line", "markup_count").rows() == [(line, markup)]
+
+
+ENERGY = "If an effect says you get one or more {E}, you get that many energy counters."
+
+
+@pytest.mark.parametrize(
+    ("written", "line", "markup"),
+    [
+        (ENERGY.replace("{E}", '<abbr class="card-symbol card-symbol-E" title="one energy">{E}</abbr>'), ENERGY, 2),  # Scryfall's symbols
+        ("You may rev<wbr>eal it.", "You may reveal it.", 1),  # wbr joins with nothing
+        ("<mark>Flying</mark> <nobr>and</nobr> <cite>reach</cite>", "Flying and reach", 6),
+        ("<var>X</var><sup>2</sup> <samp>ok</samp> <dfn>tap</dfn>", "X2 ok tap", 8),
+        ("<u>a</u><s>b</s><del>c</del><ins>d</ins>", "abcd", 8),
+        ("<code>{T}</code> <kbd>T</kbd> <q>tap</q>", "{T} T tap", 6),
+        ("<time datetime='2024-06-14'>June 14</time> <bdi>x</bdi> <label for=a>y</label>", "June 14 x y", 6),
+        ("<img src='e.png' alt=\"energy\"/>Energy", "Energy", 1),
+        ("<section><article>a</article></section>b", "a b", 4),  # block tags are a space
+        ("<dl><dt>Energy</dt><dd>a counter</dd></dl>", "Energy a counter", 6),
+        ("<table><caption>Rulings</caption><tfoot><tr><td>x</td></tr></tfoot></table>", "Rulings x", 10),
+        ("<main><header>a</header>b<footer>c</footer></main>", "a b c", 6),
+        ("<details open><summary>More</summary>x</details>", "More x", 4),  # a boolean attribute
+    ],
+    ids=[
+        "abbr", "wbr", "mark-nobr-cite", "var-samp-dfn", "u-s-del-ins", "code-kbd-q",
+        "time-bdi-label", "img", "section-article", "dl", "caption-tfoot", "main-header-footer",
+        "details-open",
+    ],
+)  # fmt: skip
+def test_every_html_element_is_markup(written: str, line: str, markup: int) -> None:
+    """Any HTML element's tags are removed (the list was 33 names: `<abbr>` stayed and
+    made a second ruling of Scryfall's `{E}`)."""
+    lines = lines_of(dump_of(written))
+    assert lines.select("line", "markup_count").rows() == [(line, markup)]
+
+
+@pytest.mark.parametrize(
+    ("written", "line", "markup"),
+    [
+        ("Energy counters stay.<!-- ad -->", "Energy counters stay.", 1),
+        ("Energy <!-- a --> counters<!--b-->stay.", "Energy  countersstay.", 2),
+        ("<!-- ad slot -->", "", 1),  # a line that was only a comment is blank
+        ("<!DOCTYPE html>", "", 1),
+    ],
+    ids=["end", "inside", "whole-line", "doctype"],
+)
+def test_html_comments_are_removed(written: str, line: str, markup: int) -> None:
+    lines = lines_of(dump_of(written))
+    assert lines.select("line", "markup_count").rows() == [(line, markup)]
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "A creature with power<2 can't block, but one with power<a lot> can.",
+        "Choose a number X<p and Y>q where X and Y are different.",
+        "If X<b and b>c, nothing happens.",
+    ],
+    ids=["power-a-lot", "x-p-and-y", "x-b-and-b"],
+)
+def test_a_literal_less_than_sign_is_text(written: str) -> None:
+    """Only a tag of an HTML element with HTML's attribute syntax, a bare attribute being
+    a boolean one, is markup: `power<a lot>` was read as an `a` tag and lost its words."""
+    lines = lines_of(dump_of(written))
+    assert lines.select("line", "markup_count").rows() == [(written, 0)]
+
+
+@pytest.mark.parametrize(
+    ("written", "line", "markup"),
+    [
+        ("one&#x2063;energy", "oneenergy", 1),  # invisible separator
+        ("one\u2063energy", "oneenergy", 0),  # written: a format character
+        ("https://x.example/?tag=rules&section=faq&amp;p=2", "https://x.example/?tag=rules&section=faq&p=2", 1),
+        ("&copy 2024 &amp; &sect 3", "&copy 2024 & &sect 3", 1),  # no `;`: text
+        ("&notin; &notit;", "∉ &notit;", 1),  # a name is read whole or not at all
+        ("Tom &foo; Jerry", "Tom &foo; Jerry", 0),  # no such name: text, not counted
+    ],
+    ids=["invisible-separator", "written-separator", "url-query", "legacy-no-semicolon", "longest-name", "unknown"],
+)  # fmt: skip
+def test_entities_need_their_semicolon_and_are_decoded_once(
+    written: str, line: str, markup: int
+) -> None:
+    lines = lines_of(dump_of(written))
+    assert lines.select("line", "markup_count").rows() == [(line, markup)]
+
+
+@pytest.mark.parametrize(
+    ("written", "line"),
+    [
+        ("<sad trombone noises>", "<sad trombone noises>"),  # real rulings' words
+        ("<spooky music>It returns.</spooky music>", "<spooky music>It returns.</spooky music>"),
+        ("See <www.wizards.com/Magic/rules>.", "See <www.wizards.com/Magic/rules>."),
+        ("&lt;I&gt;(You may", "<I>(You may"),
+        ("It&amp;rsquo;s", "It&rsquo;s"),  # double-escaped: decoded once, as documented
+    ],
+    ids=["sad-trombone", "spooky-music", "url", "escaped-tag", "double-escaped"],
+)
+def test_what_reads_as_text_stays_text(written: str, line: str) -> None:
+    """Guards, true before the element list grew too: words between `<` and `>` that name
+    no element stay, and an entity's result is not read again (`&lt;I&gt;` stays `<I>`,
+    `&amp;rsquo;` stays `&rsquo;`)."""
+    assert lines_of(dump_of(written))["line"].to_list() == [line]

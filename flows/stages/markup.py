@@ -1,0 +1,149 @@
+"""HTML in dump lines: which tags, comments and entities are markup, and their removal.
+
+A dump pasted from a web page holds HTML (case r05: `may have.<br>They're`). What is
+markup is what HTML defines, from the WHATWG HTML Living Standard
+(https://html.spec.whatwg.org/): its element names (Index: Elements, and the
+non-conforming ones of Obsolete features §16.2), its tag syntax (§13.1.2), its
+comments (§13.1.6) and its named character references (§13.5, Python's
+`html.entities.html5`). Python's standard library and our dependencies hold no list of
+element names (`html.parser` knows only `script` and `style`), hence the lists below.
+Anything else between `<` and `>` is text: `power<2`, `<sad trombone noises>`,
+`X<p and Y>q`, `power<a lot>` (see `_ATTRIBUTE`).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from html.entities import html5
+
+import polars as pl
+
+
+def _words(names: str) -> frozenset[str]:
+    """The space-separated names of `names`."""
+    return frozenset(names.split())
+
+
+#: Phrasing content (WHATWG §3.2.5.2.5, HTML's inline elements) and the obsolete
+#: elements of that level (§16.2: acronym, big, blink, font, nobr, rb, rtc, strike, tt…),
+#: plus rp and rt (inside ruby): their tags join what is around them (`<b>Flying</b>.`
+#: reads `Flying.`, `rev<wbr>eal` reads `reveal`).
+INLINE_ELEMENTS = _words(
+    "a abbr area audio b bdi bdo button canvas cite code data datalist del dfn em embed i "
+    "iframe img input ins kbd label link map mark math meta meter noscript object output "
+    "picture progress q rp rt ruby s samp script select slot small span strong sub sup svg "
+    "template textarea time u var video wbr "
+    "acronym basefont big blink font image keygen nobr rb rtc spacer strike tt"
+)
+#: Every other element (WHATWG Index: Elements, §16.2), and `br` (phrasing, but a line
+#: break): a run of their tags, with the spaces around it, is one space (`mana.<br>They`
+#: reads `mana. They`, `</td><td>` separates two cells' words).
+BLOCK_ELEMENTS = _words(
+    "address article aside base blockquote body br caption col colgroup dd details dialog "
+    "div dl dt fieldset figcaption figure footer form h1 h2 h3 h4 h5 h6 head header hgroup "
+    "hr html legend li main menu nav ol optgroup option p param pre search section "
+    "selectedcontent source style summary table tbody td tfoot th thead title tr track ul "
+    "applet bgsound center dir frame frameset isindex listing marquee menuitem multicol "
+    "nextid noembed noframes plaintext xmp"
+)
+_NAMES = "|".join(sorted(INLINE_ELEMENTS | BLOCK_ELEMENTS, key=lambda n: (-len(n), n)))
+
+#: Attributes written without a value are HTML's boolean attributes (WHATWG Index:
+#: Attributes, and obsolete ones of §16.2), plus hidden and download, which may be empty.
+#: An attribute with a value may have any name HTML's syntax allows.
+BOOLEAN_ATTRIBUTES = (
+    "allowfullscreen|alpha|async|autofocus|autoplay|checked|compact|controls|declare|default|"
+    "defer|disabled|download|formnovalidate|hidden|inert|ismap|itemscope|loop|multiple|muted|"
+    "nohref|nomodule|noresize|noshade|novalidate|nowrap|open|playsinline|readonly|required|"
+    "reversed|selected|shadowrootclonable|shadowrootdelegatesfocus|shadowrootserializable"
+)
+#: An attribute (WHATWG §13.1.2.3): `name="value"`, `name='value'`, `name=value` or a
+#: boolean attribute alone. A bare word of another name is text: with it `power<a lot>`
+#: would be an `a` tag with an attribute `lot`, and `X<p and Y>q` a `p` tag.
+_ATTRIBUTE = (
+    r"""(?:[^\s"'>/=\x00-\x1f\x7f]+\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+)"""
+    rf"|(?:{BOOLEAN_ATTRIBUTES})(?=[\s/>]))"
+)
+#: A tag of an HTML element (start tag with its attributes, end tag), a comment or a
+#: doctype; the element's name is the group `start` or `end`.
+TAG = (
+    rf"(?i)<(?P<start>{_NAMES})(?:\s+{_ATTRIBUTE})*\s*/?>"
+    rf"|</(?P<end>{_NAMES})\s*>"
+    r"|<!--(?:(?!<!--).)*?-->|<!doctype\s[^<>]*>"  # a comment holds no `<!--` (linear)
+)
+_TAG_RE = re.compile(TAG, re.DOTALL)
+
+#: A character reference ended by `;` (`&nbsp;`, `&amp;`, `&#183;`, `&#x2063;`). One
+#: without its `;` (`&copy`, `&sect` in a URL's `&section=faq`) is text: HTML reads some
+#: so in text, but an `&` in a pasted query string is far more common in dumps.
+ENTITY = r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});"
+_ENTITY_RE = re.compile(ENTITY)
+
+#: The working character a block tag is replaced by (NUL never reaches this step).
+_BLOCK = "\x00"
+_BLOCK_RUN_RE = re.compile(rf"\s*{_BLOCK}[\s{_BLOCK}]*")
+_NO_BREAK_SPACE = "\u00a0"
+
+
+def remove_markup(lines: pl.Series, invisible: str) -> pl.DataFrame:
+    """Remove the tags and comments of each line and decode its entities (`strip_markup`).
+
+    Only lines holding `<` or `&` are read (in Python; a few in a thousand real lines).
+
+    Args:
+        lines: String Series, the lines (null stays null).
+        invisible: a pattern of the characters an entity leaves none of.
+
+    Returns:
+        line (String: `lines` without markup), markup_count (Int64: tags, comments and
+        entities removed), one row per line.
+    """
+    marked = lines.str.contains("[<&]").fill_null(False).arg_true()
+    invisible_re = re.compile(invisible)
+    stripped = [strip_markup(text, invisible_re) for text in lines.gather(marked)]
+    counts = pl.repeat(0, lines.len(), dtype=pl.Int64, eager=True)
+    if not stripped:
+        return pl.DataFrame({"line": lines, "markup_count": counts})
+    texts, found = zip(*stripped, strict=True)
+    return pl.DataFrame(
+        {
+            "line": lines.scatter(marked, pl.Series(texts, dtype=pl.String)),
+            "markup_count": counts.scatter(marked, pl.Series(found, dtype=pl.Int64)),
+        }
+    )
+
+
+def strip_markup(text: str, invisible: re.Pattern[str]) -> tuple[str, int]:
+    """`text` without its HTML (TAG) and with its entities (ENTITY) decoded, and how many
+    of those it held.
+
+    A tag of an inline element (INLINE_ELEMENTS) or a comment leaves nothing; a run of
+    tags of block elements (BLOCK_ELEMENTS), with the spaces around it, one space. An
+    entity is decoded once (`&amp;rsquo;` reads `&rsquo;`), `&nbsp;` to a space, one for
+    a character `invisible` matches to nothing; an unknown name (`&foo;`) stays, uncounted.
+    """
+    count = 0
+
+    def tag(match: re.Match[str]) -> str:
+        nonlocal count
+        count += 1
+        name = (match["start"] or match["end"] or "").lower()
+        return _BLOCK if name in BLOCK_ELEMENTS else ""
+
+    def entity(match: re.Match[str]) -> str:
+        nonlocal count
+        written = match[0]
+        decoded = html.unescape(written) if written[1] == "#" else html5.get(written[1:])
+        if decoded is None:
+            return written
+        count += 1
+        return " " if decoded == _NO_BREAK_SPACE else invisible.sub("", decoded)
+
+    if "<" in text:
+        text = _TAG_RE.sub(tag, text)
+        if _BLOCK in text:
+            text = _BLOCK_RUN_RE.sub(" ", text)
+    if "&" in text:
+        text = _ENTITY_RE.sub(entity, text)
+    return text, count
