@@ -77,9 +77,6 @@ INFLECTIONS = ("s", "es", "ed", "'s")
 #: of short ones (the/he, it/i, and/an), too often to tell from a changed word.
 _MIN_CHANGED_WORD = 3
 _WORD = regex.compile(r"[\p{L}\p{M}'-]+")
-#: A word for `changes_word`: hyphenated words are compared part by part, a
-#: quote's apostrophes are no part of the word, a trailing one only after an s.
-_PART = regex.compile(r"(?<!\p{L})'*([\p{L}\p{M}]+(?:'[\p{L}\p{M}]+)*(?:(?<=s)')?)")
 _PROTECTED = regex.compile(PROTECTED_TOKENS)
 
 #: At most this many character edits between two near-duplicates ...
@@ -101,7 +98,7 @@ class _Profile(NamedTuple):
     #: first three (`_swapped_prefix`) share a key: (length, the word from its third
     #: letter) or (-length, its first letter and the word from its fourth).
     swap_index: dict[tuple[int, str], str | None]  # key -> its word (None: several words)
-    parts: tuple[str, ...]  # `_PART` matches, lowercased (`changes_word`)
+    parts: tuple[str, ...]  # the words' parts (`_word_parts`, `changes_word`)
 
 
 #: Enough keys for a block of near-duplicates, or a group, to be profiled once.
@@ -128,8 +125,22 @@ def _profile(text: str) -> _Profile:
             if w.startswith(p) and len(w) - len(p) >= _MIN_NEGATED_WORD
         ),
         swap_index=swap_index,
-        parts=tuple(w.lower() for w in _PART.findall(text)),
+        parts=_word_parts(words),
     )
+
+
+def _word_parts(words: tuple[str, ...]) -> tuple[str, ...]:
+    """The words `changes_word` compares: hyphenated words part by part, without a
+    quote's apostrophes (`'tap'`); a trailing apostrophe only after an s (players')."""
+    parts = []
+    for word in words:
+        for part in word.split("-"):
+            part = part.lstrip("'")
+            if part.endswith("'") and not part.endswith("s'"):
+                part = part.rstrip("'")
+            if part:
+                parts.append(part)
+    return tuple(parts)
 
 
 def protected_tokens(text: pl.Expr) -> pl.Expr:
@@ -223,7 +234,7 @@ def changes_word(a: str, b: str) -> bool:
     (dies/does), by its inflection (creature/creatures) or by its possessive moved
     (player's/players'); a typo makes a non-word or a much rarer word (theme/them).
 
-    Words (`_PART`: hyphenated words part by part) of at least _MIN_CHANGED_WORD
+    Words (`_word_parts`: hyphenated words part by part) of at least _MIN_CHANGED_WORD
     letters are aligned with difflib (replaced one by one). Similar: both at least
     REAL_WORD_ZIPF and less than SIMILAR_ZIPF apart (wordfreq, English); an
     inflection: the other word plus one of INFLECTIONS, the shorter at least
