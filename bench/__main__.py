@@ -208,7 +208,8 @@ def eval_dedup(
 
         python -m bench eval dedup --results bench/eval-dedup.json
     """
-    from bench.evaluate_dedup import evaluate_dedup, write_results
+    from bench.dedup_report import write_results
+    from bench.evaluate_dedup import evaluate_dedup
     from bench.evaluate_engine import rulings_file
 
     measured = evaluate_dedup(rulings_file(real), positives, seed)

@@ -126,7 +126,7 @@ def test_a_registry_of_unknown_merge_rules_is_refused(tmp_path: Path) -> None:
     )
     manifest = run_dumps(raw, output).result["manifest"]
     assert (
-        "written under merge rules version 9, which this code does not know (it knows 1 to 4)"
+        "written under merge rules version 9, which this code does not know (it knows 1 to 5)"
         in (manifest["state_recovered"])
     )
     assert "ruling ids are content ids again" in manifest["state_recovered"]

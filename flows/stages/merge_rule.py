@@ -8,9 +8,12 @@ modals), no word of one is a
 word of the other with a negating prefix added (`NEGATING_PREFIXES`:
 able/unable, tap/untap), no common word is swapped for another common word
 of its length that differs in two adjacent letters among its first three
-(`swaps_word`: increases/decreases), and they are at most `MAX_EDITS`
-character edits apart and `MIN_SIMILARITY` similar (seed 000 "writing theme
-down" and seed 003 "writing them down" are one ruling).
+(`swaps_word`: increases/decreases), no word is replaced by another common
+word of similar frequency, by its inflection or by its possessive moved
+(`changes_word`: dies/does, creature/creatures, player's/players'), and they
+are at most `MAX_EDITS` character edits apart and `MIN_SIMILARITY` similar
+(seed 000 "writing theme down" and seed 003 "writing them down" are one
+ruling: a typo makes a non-word or a much rarer word).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import difflib
 import functools
 import itertools
+from collections import Counter
 from collections.abc import Iterator
 from typing import NamedTuple
 
@@ -27,7 +31,7 @@ from rapidfuzz.distance import Levenshtein
 from wordfreq import zipf_frequency
 
 #: Bump when the merge rule changes; the id registry records it.
-MERGE_RULES_VERSION = "4"
+MERGE_RULES_VERSION = "5"
 
 #: Tokens that must be equal, in the same order, for two texts to merge.
 PROTECTED_TOKENS = (
@@ -59,6 +63,19 @@ COMMON_WORD_ZIPF = 3.0
 _MIN_SWAPPED_WORD = 4
 #: Shortest word a negating prefix is looked for on (`to`/`into` is no negation).
 _MIN_NEGATED_WORD = 3
+#: A word replaced by a word this common or more (Zipf, wordfreq, English) may change
+#: the ruling (`changes_word`): `detach` (2.99) is not `attach`; the non-words typos
+#: make (`effectns`, `opower`: 0) are far below.
+REAL_WORD_ZIPF = 2.5
+#: ... when the two words' Zipf frequencies are closer than this (a factor of ~30):
+#: dies/does 1.33, into/onto 1.34 are different rulings; a typo makes a much rarer
+#: word of a common one, theme/them 1.57 (seeds 000 and 003) is one ruling.
+SIMILAR_ZIPF = 1.5
+#: Endings that make an inflection of a word (creature/creatures, has/had is a swap).
+INFLECTIONS = ("s", "es", "ed", "'s")
+#: Shortest word (letters) `changes_word` compares: typos make short common words
+#: of short ones (the/he, it/i, and/an), too often to tell from a changed word.
+_MIN_CHANGED_WORD = 3
 _WORD = regex.compile(r"[\p{L}\p{M}'-]+")
 _PROTECTED = regex.compile(PROTECTED_TOKENS)
 
@@ -81,6 +98,7 @@ class _Profile(NamedTuple):
     #: first three (`_swapped_prefix`) share a key: (length, the word from its third
     #: letter) or (-length, its first letter and the word from its fourth).
     swap_index: dict[tuple[int, str], str | None]  # key -> its word (None: several words)
+    parts: tuple[str, ...]  # the words' parts (`_word_parts`, `changes_word`)
 
 
 #: Enough keys for a block of near-duplicates, or a group, to be profiled once.
@@ -107,7 +125,22 @@ def _profile(text: str) -> _Profile:
             if w.startswith(p) and len(w) - len(p) >= _MIN_NEGATED_WORD
         ),
         swap_index=swap_index,
+        parts=_word_parts(words),
     )
+
+
+def _word_parts(words: tuple[str, ...]) -> tuple[str, ...]:
+    """The words `changes_word` compares: hyphenated words part by part, without a
+    quote's apostrophes (`'tap'`); a trailing apostrophe only after an s (players')."""
+    parts = []
+    for word in words:
+        for part in word.split("-"):
+            part = part.lstrip("'")
+            if part.endswith("'") and not part.endswith("s'"):
+                part = part.rstrip("'")
+            if part:
+                parts.append(part)
+    return tuple(parts)
 
 
 def protected_tokens(text: pl.Expr) -> pl.Expr:
@@ -174,9 +207,9 @@ def swaps_word(a: str, b: str) -> bool:
 
     Opposites are often such a swapped prefix (increases/decreases,
     maximum/minimum, includes/excludes, import/export), which a typo rarely
-    makes of a common word; one letter (`spell`/`shell`, a typo that happens
-    to be a word) or a word that grows or shrinks (`theme`/`them`, seeds 000
-    and 003) is left to the merge rule. Modals such as could/would are
+    makes of a common word, whatever their frequencies (includes 4.96,
+    excludes 3.38); other words (`spell`/`shell`, `theme`/`them`, seeds 000
+    and 003) are left to `changes_word`. Modals such as could/would are
     PROTECTED_TOKENS. Common: a Zipf frequency (wordfreq, English) of at least
     COMMON_WORD_ZIPF for both words.
     """
@@ -196,6 +229,47 @@ def _swapped_prefix(x: str, y: str) -> bool:
     return len(differ) == 2 and differ[1] == differ[0] + 1 and differ[0] <= 1
 
 
+def changes_word(a: str, b: str) -> bool:
+    """True when a word of `a` is replaced in `b` by a common word of similar frequency
+    (dies/does), by its inflection (creature/creatures) or by its possessive moved
+    (player's/players'); a typo makes a non-word or a much rarer word (theme/them).
+
+    Words (`_word_parts`: hyphenated words part by part) of at least _MIN_CHANGED_WORD
+    letters are aligned with difflib (replaced one by one). Similar: both at least
+    REAL_WORD_ZIPF and less than SIMILAR_ZIPF apart (wordfreq, English); an
+    inflection: the other word plus one of INFLECTIONS, the shorter at least
+    REAL_WORD_ZIPF and the longer a word wordfreq knows. A dropped apostrophe
+    (its/it's, attackers/attacker's) or hyphen is a typo. Measured on the real
+    rulings (`python -m bench eval dedup`, docs/benchmarks.md).
+    """
+    words_a, words_b = _profile(a).parts, _profile(b).parts
+    if words_a == words_b:
+        return False
+    more_a, more_b = Counter(words_a) - Counter(words_b), Counter(words_b) - Counter(words_a)
+    if (more_a or more_b) and not any(_changed(x, y) for x in more_a for y in more_b):
+        return False  # quick: no candidate among the words one has more of (none: reordered)
+    return any(_changed(x, y) for x, y in _aligned_replacements(words_a, words_b, one_for_one=True))
+
+
+@functools.lru_cache(maxsize=_PROFILES_KEPT)
+def _changed(x: str, y: str) -> bool:
+    """`changes_word`'s test of one replaced word `x` by `y` (lowercased)."""
+    if x == y or min(len(x.replace("'", "")), len(y.replace("'", ""))) < _MIN_CHANGED_WORD:
+        return False
+    if x.replace("'", "") == y.replace("'", ""):  # a moved apostrophe, not a dropped one
+        return "'" in x and "'" in y
+    short, long = sorted((x, y), key=len)
+    if any(long == short + ending for ending in INFLECTIONS):
+        return _zipf(short) >= REAL_WORD_ZIPF and _zipf(long) > 0
+    zipf_x, zipf_y = _zipf(x), _zipf(y)
+    return min(zipf_x, zipf_y) >= REAL_WORD_ZIPF and abs(zipf_x - zipf_y) < SIMILAR_ZIPF
+
+
+@functools.lru_cache(maxsize=_PROFILES_KEPT)
+def _zipf(word: str) -> float:
+    return zipf_frequency(word, "en")
+
+
 def within_merge_rule(
     a: str, b: str, max_edits: int = MAX_EDITS, min_similarity: float = MIN_SIMILARITY
 ) -> bool:
@@ -208,11 +282,12 @@ def within_merge_rule(
         and _profile(a).tokens == _profile(b).tokens
         and not negates(a, b)
         and not swaps_word(a, b)
+        and not changes_word(a, b)
     )
 
 
 def load_word_frequencies() -> None:
-    """Read wordfreq's English frequencies now (`swaps_word`'s `zipf_frequency`; results do
+    """Read wordfreq's English frequencies now (`swaps_word`'s and `changes_word`'s; results do
     not change): 0.1-0.16 s on the 2-core bench machine, else paid by the first swap a
     clustering checks, at the end of a run."""
     zipf_frequency("the", "en")  # its list and tokenizer, then cached by wordfreq
@@ -221,3 +296,4 @@ def load_word_frequencies() -> None:
 def forget_profiles() -> None:
     """Let go of the keys' profiles kept for the pairs of one clustering."""
     _profile.cache_clear()
+    _changed.cache_clear()

@@ -12,14 +12,17 @@ from rapidfuzz.distance import Levenshtein
 from typer.testing import CliRunner
 
 from bench.__main__ import app
+from bench.dedup_report import write_results
 from bench.evaluate_dedup import (
+    REAL_WORD_SWAP,
     classify_pair,
     evaluate_dedup,
     find_close_pairs,
     load_real_texts,
     make_hard_negatives,
     make_typo,
-    write_results,
+    make_word_swaps,
+    swapped_words,
 )
 from flows.stages.merge_rule import PROTECTED_TOKENS
 from tests.conftest import REAL_DATA, needs_real_data
@@ -38,9 +41,15 @@ PUMP = (
         (PUMP, PUMP.replace("players", "Players"), "capitalized word"),
         ("Pay {E}.", "Pay {W}.", "symbol"),
         ("You may tap it.", "You may untap it.", "negating prefix"),
+        (PUMP, PUMP.replace("applies", "applied"), REAL_WORD_SWAP),
         (PUMP, PUMP.replace("the creatures you", "those creatures you"), None),
+        (PUMP, PUMP.replace("creatures you control", "creatures you controls"), REAL_WORD_SWAP),
+        (PUMP, PUMP.replace("is", "was"), None),
     ],
-    ids=["sign", "quantifier", "capitalized", "symbol", "prefix", "other-words"],
+    ids=[
+        "sign", "quantifier", "capitalized", "symbol", "prefix", "applies-applied", "other-words",
+        "inflection", "short-word",
+    ],
 )  # fmt: skip
 def test_classify_pair(a: str, b: str, kind: str | None) -> None:
     assert classify_pair(a, b) == kind
@@ -67,6 +76,22 @@ def test_typos_keep_protected_tokens_and_negatives_change_them() -> None:
     assert all(classify_pair(original, negative) for original, negative, _ in made)
 
 
+def test_word_swaps_are_common_words_of_similar_frequency_or_inflected() -> None:
+    texts = [
+        "Sacrifice this artifact when it dies.",
+        "Sacrifice that artifact when it does.",  # this/that and dies/does: words of the texts
+        "Use theme decks; untap them all.",  # theme/them: 1.57 apart, too far (a typo's)
+        "Creatures you control get +1/+1.",
+    ]
+    made = make_word_swaps(texts, 10, random.Random(1))
+    # one swap a text at most; never theme/them, never a word the texts do not write
+    assert sorted(swapped_words(o, n) for o, n, _ in made) == [
+        "dies→does", "that→this", "them→this",
+    ]  # fmt: skip
+    assert {kind for _, _, kind in made} == {REAL_WORD_SWAP}
+    assert all(classify_pair(o, n) == REAL_WORD_SWAP for o, n, _ in made)
+
+
 def test_missing_real_data_is_one_line_and_exit_1(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["eval", "dedup", "--real", str(tmp_path)])
     assert result.exit_code == 1
@@ -84,6 +109,9 @@ def test_targets_on_the_real_rulings(tmp_path: Path) -> None:
     assert results["hard_negatives"]["merged"] == 0
     assert results["made_hard_negatives"]["merged"] == 0
     assert results["made_hard_negatives"]["within_2_edits"] > 100
+    assert results["made_hard_negatives"]["by_kind"][REAL_WORD_SWAP] == 100
+    real_words = results["positives"]["real_words"]  # typos that made a common word: kept apart
+    assert real_words["kept_apart"] == real_words["variants"] > 0
     assert results["positives"]["variants"] == 300
     assert results["positives"]["recall"] >= 0.99
     assert results["dropped_apostrophes"]["variants"] == 100

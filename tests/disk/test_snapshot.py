@@ -137,7 +137,7 @@ MANIFEST_LIKE = {
     "rows": {"dumps": 5, "rulings": 36},
     "since_previous": {"previous_run_id": None, "added": ["a", "b"], "changed": []},
     "work": {},
-    "ruling_ids": {"kept": 0, "registry_merge_rules_version": None, "merge_rules_version": "4"},
+    "ruling_ids": {"kept": 0, "registry_merge_rules_version": None, "merge_rules_version": "5"},
     "state_recovered": False,
     "scores": [0.5, 1e-07, float("inf"), True, None, [], {}, [[1, ("x", 2)], {"k": [True]}]],
     "non_string_keys": {1: "one", 2.5: {"nested": True}, None: []},
