@@ -268,10 +268,9 @@ def test_a_colon_not_of_a_time_makes_no_head() -> None:
     [
         "Updated: June 7, 2024 · source: wotc",
         "Updated: June 7, 2024 · source: gatherer",
-        "Updated: June 7, 2024, 14:30 · source: Wizards of the Coast",
+        "Updated: June 7, 2024, 14:30 · source: wotc",
         "Aktualisiert: 7. Juni 2024 · Quelle: wotc",
         "Date : 07/06/2024 · source : wotc",
-        "Updated: June 7 · source: wotc",
     ],
 )
 def test_a_head_with_a_label_before_its_date_is_rejected_not_glued(head: str) -> None:
@@ -419,3 +418,66 @@ def test_a_line_that_is_only_a_comment_is_blank_not_ruling_text() -> None:
 def test_a_less_than_sign_or_an_ampersand_in_a_ruling_eats_no_words(ruling: str) -> None:
     text = run_contents({"a.txt": content_of(HEAD, ruling)}).tables["ruling_occurrences"]
     assert text["text_raw"].to_list() == [ruling.replace("&amp;", "&")]
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "Official rulings · Source: WotC (Gatherer)",  # no date: no entry inside it
+        "Card: Razorfield Ripper (ONE 101) · Source: Scryfall",  # no year
+        "Last updated: June 7, 2024 · Translation: FR (AI)",  # a translation's label
+        "Last updated: June 7, 2024 · Translation: FR",
+    ],
+)
+def test_a_header_line_naming_its_source_or_date_stays_the_header(header: str) -> None:
+    # A review of 1dfd6c7 found each rejected, the dump's header lost.
+    tables = _tables(header, "June 7, 2024 · source: wotc", MANA)
+    assert tables["dumps"]["header_text"].to_list() == [header]
+    assert tables["rejects"].is_empty()
+
+
+@pytest.mark.parametrize(
+    "ruling",
+    [
+        "Reconfigure · see: WotC article for details.",
+        "See rule 702.19 - Source: WotC",
+        "Errata: June 7, 2024 · Oracle: now reads 'Flying'",
+    ],
+)
+def test_a_ruling_line_naming_a_source_stays_ruling_text(ruling: str) -> None:
+    tables = _tables("Official rulings.", DATE, MANA, ruling)
+    assert tables["ruling_occurrences"]["text_raw"].to_list() == [f"{MANA}\n{ruling}"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "レオニンの鎧守護兵 gets this bonus too.",
+        "Both of 강박적인 무두질꾼’s abilities can target it.",
+    ],
+)
+def test_an_english_ruling_quoting_a_cjk_card_name_stays_english(line: str) -> None:
+    tables = _tables("Official rulings.", DATE, MANA, line)
+    assert tables["ruling_occurrences"]["text_raw"].to_list() == [f"{MANA}\n{line}"]
+    assert tables["ruling_translations"].is_empty()
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Cards named Razorfield Ripper | 剃刀野の切り裂き魔",
+        "Search for Lightning Bolt / 稲妻の一撃",
+    ],
+)
+def test_a_card_name_after_a_separator_is_no_translation(line: str) -> None:
+    tables = _tables("以下の日本語訳はAIによる自動生成です。", DATE, line)
+    assert tables["ruling_occurrences"]["text_raw"].to_list() == [line]
+    assert tables["ruling_translations"].is_empty()
+
+
+def test_a_second_page_s_header_labelled_with_its_code_still_starts_a_page() -> None:
+    second = "(FR) Clarifications officielles, traduction automatique."
+    tables = _tables(FR_HEADER, DATE, MANA, second, DATE, ENERGY)
+    dump = tables["dumps"].select("header_text", "paste_count", "entry_count").row(0)
+    assert dump == (f"{FR_HEADER}\n{second}", 2, 2)
+    assert tables["ruling_translations"].is_empty()

@@ -4,17 +4,15 @@ langdetect's answers are those of `detect_langs` seeded with 0 (`DetectorFactory
 = 0`), computed for many texts at once (`batch_langdetect`). langdetect is unreliable
 on short strings and names (the seeds' `CMC 2F/E 1/3` and `Regicide can't target
 colorless creatures.` read as Catalan, card names as Danish, pt-BR as Spanish), so a
-Latin or Cyrillic result is weighed by word frequencies (wordfreq): another
-language than English needs clearly more frequent words in it. Each result
-says whether it is reliable; callers settle the rest by the dump's context
-(`language`). CJK is settled by script: Hangul Korean, kana Japanese, Han
-Chinese (Simplified or Traditional by hanzidentifier, "zh" when it cannot tell).
+Latin or Cyrillic result is weighed by word frequencies (wordfreq): another language
+than English needs clearly more frequent words in it. Each result says whether it is
+reliable; callers settle the rest by the dump's context (`language`). CJK is settled
+by script: Hangul ko, kana ja, Han zh (hanzidentifier's script, "zh" when it cannot tell).
 
 A detection has two halves, langdetect (`probe_texts`, most of the CPU) and the
-weighing (`decide_languages`: wordfreq's frequencies of every word of a batch
-at once, `word_scores`, from wordfreq's lists held as frames, ~76 MB for 22
-languages): a pool runs the first in its workers, the caller the second,
-holding the lists once (`processes.pools.probe_in_workers`).
+weighing (`decide_languages`: wordfreq's frequencies of every word of a batch at once,
+`word_scores`, from wordfreq's lists held as frames, ~76 MB for 22 languages): a pool
+runs the first in its workers, the caller the second (`processes.pools.probe_in_workers`).
 """
 
 from __future__ import annotations
@@ -261,15 +259,18 @@ def _fold_capitals(text: str) -> str:
 
 
 def _language_by_script(text: str) -> str | None:
-    """ko, ja or zh-* when CJK letters are a third of the text's letters or more, else None:
-    a card's English name has 2.3 letters per character of its ja and ko names, 3.25 of
-    its zh ones (medians, 66,000 real printings), so `Razorfield Ripperの能力は…` is ja.
-    Han text hanzidentifier finds in both scripts gives CHINESE ("zh"). (An English
-    ruling quoting the card name 牙長獣の仔 stays English.)"""
+    """ko, ja or zh-* when CJK letters are half the text's letters or more, or a third
+    when its last letter is one (a sentence ends in its language's words): a card's
+    English name has 2.3 letters per character of its ja and ko names, 3.25 of its zh
+    ones (medians, 66,000 real printings), so `Razorfield Ripperの能力は…数える。` is ja,
+    `牙長獣の仔 can't block.` English. Han text hanzidentifier finds in both scripts
+    gives CHINESE ("zh")."""
     if max(text, default="") < "\u1100":  # no Hangul, kana or Han (most texts)
         return None
     hangul, kana, han = (len(p.findall(text)) for p in (_HANGUL, _KANA, HAN_CHARACTER))
-    if 3 * (hangul + kana + han) < len(_NOT_LETTERS.sub("", text)):
+    letters = _NOT_LETTERS.sub("", text)
+    cjk = hangul + kana + han
+    if 2 * cjk < len(letters) and (3 * cjk < len(letters) or letters[-1] < "\u1100"):
         return None
     if hangul:
         return "ko"

@@ -73,6 +73,9 @@ REAL_WORD_ZIPF = 2.5
 SIMILAR_ZIPF = 1.5
 #: Endings that make an inflection of a word (creature/creatures, has/had is a swap).
 INFLECTIONS = ("s", "es", "ed", "'s")
+#: ... when the inflection is at most this much rarer (Zipf): permanent/permanents 2.99
+#: apart (wordfreq's `permanents` is rare), the/thes 5.21, this/thiss 5.31 (typos).
+INFLECTION_ZIPF_GAP = 4.0
 #: Shortest word (letters) `changes_word` compares: typos make short common words
 #: of short ones (the/he, it/i, and/an), too often to tell from a changed word.
 _MIN_CHANGED_WORD = 3
@@ -238,7 +241,8 @@ def changes_word(a: str, b: str) -> bool:
     letters are aligned with difflib (replaced one by one). Similar: both at least
     REAL_WORD_ZIPF and less than SIMILAR_ZIPF apart (wordfreq, English); an
     inflection: the other word plus one of INFLECTIONS, the shorter at least
-    REAL_WORD_ZIPF and the longer a word wordfreq knows. A dropped apostrophe
+    REAL_WORD_ZIPF and the longer a word wordfreq knows, less than INFLECTION_ZIPF_GAP
+    rarer. A dropped apostrophe
     (its/it's, attackers/attacker's) or hyphen is a typo. Measured on the real
     rulings (`python -m bench eval dedup`, docs/benchmarks.md).
     """
@@ -260,7 +264,8 @@ def _changed(x: str, y: str) -> bool:
         return "'" in x and "'" in y
     short, long = sorted((x, y), key=len)
     if any(long == short + ending for ending in INFLECTIONS):
-        return _zipf(short) >= REAL_WORD_ZIPF and _zipf(long) > 0
+        gap = _zipf(short) - _zipf(long)
+        return _zipf(short) >= REAL_WORD_ZIPF and _zipf(long) > 0 and gap < INFLECTION_ZIPF_GAP
     zipf_x, zipf_y = _zipf(x), _zipf(y)
     return min(zipf_x, zipf_y) >= REAL_WORD_ZIPF and abs(zipf_x - zipf_y) < SIMILAR_ZIPF
 

@@ -19,7 +19,7 @@ import polars as pl
 from flows.stages.date_formats import day_first_languages
 from flows.stages.decode import decode_dumps, split_lines
 from flows.stages.pastes import mark_repeated_headers, paste_text_shapes
-from flows.stages.shapes import INNER_HEAD_PATTERN, by_distinct_text, shape_texts, stub_number
+from flows.stages.shapes import by_distinct_text, holds_inner_head, shape_texts, stub_number
 
 logger = logging.getLogger(__name__)
 
@@ -129,7 +129,7 @@ def _text_reason(max_line_chars: int) -> pl.Expr:
         .when(pl.col("line").str.contains("\ufffd"))
         .then(pl.format("line has {} undecodable byte sequences (shown as U+FFFD)",
                         pl.col("line").str.count_matches("\ufffd")))
-        .when(pl.col("line").str.contains(INNER_HEAD_PATTERN))
+        .when(holds_inner_head(pl.col("line")))
         .then(pl.lit("line holds a date·source line and more text: entries pasted on one "
                      "line are not read"))
     )  # fmt: skip

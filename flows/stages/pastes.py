@@ -55,10 +55,12 @@ def mark_repeated_headers(dated: pl.DataFrame) -> pl.DataFrame:
 
 
 #: A line whose code labels its text: `(FR) Les marqueurs…`, `Traduction FR : …`,
-#: `DE-Übersetzung: …` (a translation line, not a header naming its translation).
+#: `DE-Übersetzung: …` (a translation line, not a header naming its translation), the
+#: text (group 1) naming no translation (`(FR) Clarifications, traduction automatique.`
+#: is a header).
 TRANSLATION_LABEL = (
     rf"^\s*(?:[(（\[【]\s*(?:{CODES})\s*[)）\]】]|(?i:{TRANSLATION_WORDS})\s+(?:{CODES})\s*[:：]"
-    rf"|(?:{CODES})\s*[-‐]?\s*(?i:{TRANSLATION_WORDS})\s*[:：])\s*\S"
+    rf"|(?:{CODES})\s*[-‐]?\s*(?i:{TRANSLATION_WORDS})\s*[:：])\s*(\S.*)$"
 )
 
 
@@ -70,7 +72,8 @@ def _named_translations(marked: pl.DataFrame) -> pl.DataFrame:
     translation lost into the header."""
     after = (pl.col("line_number") > pl.col("_first_head")).fill_null(False)
     named = after & pl.col("_names_translation")  # rare: the label looked for on these only
-    named = named & pl.when(named).then(pl.col("line")).str.contains(TRANSLATION_LABEL).not_()
+    text = pl.when(named).then(pl.col("line")).str.extract(TRANSLATION_LABEL, 1)
+    named = named & (text.is_null() | text.str.contains(f"(?i:{TRANSLATION_WORDS})"))
     qualify = marked.filter(named)["dump_id"].unique()
     if qualify.is_empty():  # most runs
         return marked

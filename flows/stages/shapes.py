@@ -2,13 +2,11 @@
 and the translation language a header line claims.
 
 A head is a date of a shape `dates.parse_date` reads (CLDR formats of every
-`date_names.DATE_LOCALES`, era dates), a separator (SEPARATORS), a source
-word, a colon and the source (seed line 2 of every dump); or, in any script,
-a short text with a number, a separator, a source word, a colon and a known
-source (`14 Ιουνίου 2024 · πηγή: wotc`: ANY_SCRIPT_HEAD_PATTERN). Decoding
-(which code page reads the most heads), line splitting (a bullet before a
-head) and parsing (`parse.classify_lines`) recognize heads with these
-patterns, so a line is a head to all of them alike.
+`date_names.DATE_LOCALES`, era dates), a separator (SEPARATORS), a source word, a
+colon and the source (seed line 2 of every dump); or, in any script, a short text with
+a number, a separator, a source word, a colon and a known source (`14 Ιουνίου 2024 ·
+πηγή: wotc`: ANY_SCRIPT_HEAD_PATTERN). Decoding, line splitting (a bullet before a
+head) and parsing (`parse.classify_lines`) recognize heads with these patterns alike.
 A header claims its translation's language with a code in a translation context
 (`La traduction FR`, `(ES)`, `TW翻譯`: `claimed_language`).
 """
@@ -48,19 +46,25 @@ _SOURCE_PART = rf"\s*[{SEPARATORS}]\s*{_SOURCE_LABEL}\s*[:：]\s*(?P<source>\S+)
 #: The sources of Scryfall's ruling objects (`"source": "wotc"` or `"scryfall"`).
 KNOWN_SOURCES = ("wotc", "scryfall")
 
-#: A head's source part with more text after it: a line holding an entry inside it
-#: (`… June 7, 2024 · source: wotc Energy counters…`, a page pasted as one line), whose
-#: entries are not read. No real line holds one (478,859).
-INNER_HEAD_PATTERN = rf"[{SEPARATORS}]\s*{_LABEL}\s*[:：]\s*(?i:{'|'.join(KNOWN_SOURCES)})\s+\S"
+#: A year, then a head's source part with more text after it: an entry inside a line (a
+#: page pasted as one line: `… June 7, 2024 · source: wotc Energy counters…`; no real
+#: line of 478,859; `Official rulings · Source: WotC (Gatherer)` is a header line).
+_INNER_SOURCE = rf"[{SEPARATORS}]\s*{_LABEL}\s*[:：]\s*(?i:{'|'.join(KNOWN_SOURCES)})\s+\S"
+INNER_HEAD_PATTERN = rf"\d{{4}}[^{SEPARATORS}]*{_INNER_SOURCE}"
 
-#: A head in any script: a short text holding a number (a digit of any script
-#: or a Chinese numeral) and no separator or colon, a separator, a source
-#: label, a colon, a known source. `14 Ιουνίου 2024 · πηγή: wotc`, `١٤ يونيو ٢٠٢٤ · المصدر: wotc`,
-#: `二〇二四年六月七日・来源：wotc`: its date is read or rejected with its body.
-#: With a four-digit year (`2024`) and no CJK, any source of Latin letters
-#: (`14 Ιουνίου 2024 · πηγή: gatherer`). No line of 650,531 real texts (card
-#: texts in ten languages, rulings, the Chinese release notes) matches either.
-#: (Unbounded: `{0,40}` of a Unicode class cost 0.6 s of CPU per million lines.)
+
+def holds_inner_head(line: pl.Expr) -> pl.Expr:
+    """`line` matches INNER_HEAD_PATTERN (Boolean), looked for where its source part is."""
+    sourced = line.str.contains(_INNER_SOURCE)  # cheap, rare: the year looked for there
+    return sourced & pl.when(sourced).then(line).str.contains(INNER_HEAD_PATTERN)
+
+
+#: A head in any script: a short text holding a number (a digit of any script or a
+#: Chinese numeral) and no separator or colon, a separator, a source label, a colon, a
+#: known source (`١٤ يونيو ٢٠٢٤ · المصدر: wotc`, `二〇二四年六月七日・来源：wotc`: its date is
+#: read or rejected with its body); with a four-digit year and no CJK, any source of Latin
+#: letters (`14 Ιουνίου 2024 · πηγή: gatherer`). No line of 650,531 real texts matches
+#: either. (Unbounded: `{0,40}` of a Unicode class cost 0.6 s of CPU per million lines.)
 _NOT_SEPARATOR = rf"[^{SEPARATORS}:：]"
 #: (CJK dates are read by their CLDR shapes: `2024年版・セット：MH3` is card text.)
 _NOT_SEPARATOR_OR_CJK = rf"[^{SEPARATORS}:：\p{{Han}}\p{{Hiragana}}\p{{Katakana}}\p{{Hangul}}]"
@@ -128,27 +132,24 @@ DATE_LIKE_SOURCE_PATTERN = (
 #: Splits a head into date text and source (the date text is all before `·`).
 HEAD_PARTS = rf"^\s*(?P<date_text>[^{SEPARATORS}]*?)" + _SOURCE_PART
 
-#: A stat line's mana value label: `CMC` (seed 004, line 30), `MV`, the initials sites use
-#: for it (`VM`, `MW`) and the words of the printed rules for "mana value" in the
-#: site languages (fr, de, es, it, pt, ja, zh, ko), in any case, then `:` or `=` or nothing.
+#: A stat line's mana value label: `CMC` (seed 004, line 30), `MV`, `VM`, `MW`, the printed
+#: rules' words for it in the site languages, in any case, then `:` or `=` or nothing.
 _MANA_VALUE_LABEL = (
     r"(?i:cmc|mv|vm|mw|mana\s+value|valeur\s+de\s+mana|manabetrag|manawert"
     r"|valor\s+de\s+man[aá]|valore\s+di\s+mana|マナ総量|法术力值|法術力值|마나\s*값)\s*[:：=]?"
 )
 #: A power or toughness as printed: `2`, `*`, `1+*`, `X`, `-1`, `½`, `2.5` (never a final `.`).
 _POWER = r"[0-9Xx*+½-]+(?:\.\d+)?"
-#: `CMC 2F/E 1/3`: mana value, then optionally power/toughness, after its localized
-#: initials (`F/E`, `P/T`), a comma, dot or dash, or a space (`CMC 3 2/2`), then an
-#: optional `.` (seed 004, line 30; the stubs sites paste). Starts a card stub.
+#: `CMC 2F/E 1/3`: mana value, then optionally power/toughness after its initials (`F/E`),
+#: a comma, dot, dash or space (`CMC 3 2/2`), then an optional `.`. Starts a card stub.
 STAT_LINE_PATTERN = (
     rf"^\s*{_MANA_VALUE_LABEL}\s*(?P<mana_value>\d+(?:\.\d+)?|[Xx])(?:(?:\s*(?:[,·—–]|-\s)?\s*"
     rf"(?P<pt_label>\p{{L}}\s*/\s*\p{{L}})\s*|\s*[,·—–]\s*|\s+-\s+|\s+)"
     rf"(?P<power>{_POWER})\s*/\s*(?P<toughness>{_POWER}))?\s*\.?\s*$"
 )
 
-#: A line that starts with a date in one of the shapes `dates` reads, its month
-#: a CLDR month name; one that is not a whole date·source line is a malformed
-#: entry head.
+#: A line that starts with a date in one of the shapes `dates` reads, its month a CLDR
+#: month name; one that is not a whole date·source line is a malformed entry head.
 DATED_LINE_PATTERN = dated_line_pattern()
 
 
@@ -173,21 +174,20 @@ _OTHER_LETTER = (
 _ANY_SEPARATOR = rf"(?:[{SEPARATORS}\]]|\s[\-–—|]\s)"
 #: A source of one to four words, not a sentence (no final `.`, `!`, `?`, `…`).
 _SOURCE_WORDS = r"(?:\S+\s+){0,3}\S*[^\s.!?…。]"
-#: Lines shaped like a head that no head pattern reads (three patterns), each a malformed head,
-#: rejected with its body, never glued to the entry before: with a letter of
-#: another script, a four-digit year (a time allowed) then a separator, a
-#: label, a colon and a source of up to four words, no sentence (`Παρασκευή, 3 Μαρτίου 2023, 15:30 ·
-#: πηγή: wotc`, `[14 Ιουνίου 2024] πηγή: wotc`, `… · المصدر: ويزاردز`), or a
-#: day and a word first with no year (`3 Μαρτίου · πηγή: gatherer`); in any
-#: script, the source first, a dot and a year last (`source: gatherer · June 14,
-#: 2024`), a number and a known source last (`Published June 14, 2024 - source:
-#: wotc`, `Updated: June 7 · source: wotc`), or a label and a colon before a date
-#: (`Updated: June 7, 2024 · source: gatherer`: a site's label before its date is
-#: not read; LABELED_DATE_PATTERN; `Source: Wizards 2024 · Traduction : FR` is a
-#: header line). No line of 650,531 real texts (card texts in ten
-#: languages, rulings, the Chinese release notes) has one of these shapes, nor
-#: ordinary lines such as `10 damage - Result: you lose.` or `Selon WotC - les
-#: 2 capacités…` (tests/stages/test_parse.py).
+#: Lines shaped like a head that no head pattern reads (three patterns), each a malformed
+#: head, rejected with its body, never glued to the entry before: with a letter of another
+#: script, a four-digit year (a time allowed) then a separator, a label, a colon and a
+#: source of up to four words, no sentence (`Παρασκευή, 3 Μαρτίου 2023, 15:30 · πηγή:
+#: wotc`, `[14 Ιουνίου 2024] πηγή: wotc`, `… · المصدر: ويزاردز`), or a day and a word
+#: first with no year (`3 Μαρτίου · πηγή: gatherer`); in any script, the source first, a
+#: dot and a year last (`source: gatherer · June 14, 2024`), a year and a known source
+#: last, a label before them or not (`Published June 14, 2024 - source: wotc`, `Updated:
+#: June 7, 2024 · source: wotc`), or a label and a colon before a date and a one-word
+#: source, not a translation's (LABELED_DATE_PATTERN: `Updated: June 7, 2024 · source:
+#: gatherer`; a site's label before its date is not read). No line of 650,531 real texts
+#: (card texts in ten languages, rulings, the Chinese release notes) has one of these
+#: shapes, nor ordinary lines such as `10 damage - Result: you lose.`, `Selon WotC - les 2
+#: capacités…` (tests/stages/test_parse.py) or `Source: Wizards 2024 · Traduction : FR`.
 OTHER_SCRIPT_DATED_PATTERN = (
     rf"^(?:[^:：]|\d:\d){{0,60}}\d{{4}}(?:[^:：]|\d:\d){{0,30}}{_ANY_SEPARATOR}\s*{_LABEL}"
     rf"\s*[:：]\s*{_SOURCE_WORDS}\s*$"
@@ -196,14 +196,14 @@ OTHER_SCRIPT_DATED_PATTERN = (
 )
 ANY_SCRIPT_DATED_PATTERN = (
     rf"^\s*{_LABEL}\s*[:：]\s*{_SOURCE_WORDS}\s*[{SEPARATORS}]\s*[^:：]{{0,40}}\d{{4}}\s*$"
-    rf"|\d.*{_ANY_SEPARATOR}\s*{_LABEL}\s*[:：]\s*(?i:{'|'.join(KNOWN_SOURCES)})\s*$"
+    rf"|^(?:\s*{_LABEL}\s*[:：])?[^:：]{{0,60}}\d{{4}}[^:：]{{0,30}}{_ANY_SEPARATOR}\s*{_LABEL}"
+    rf"\s*[:：]\s*(?i:{'|'.join(KNOWN_SOURCES)})\s*$"
 )
-#: A label and a colon first, a separator, a label and a colon after (LABELED_DATE_PATTERN's
-#: shape, cheap: that pattern runs on these lines only).
+#: LABELED_DATE_PATTERN's shape, cheap (that pattern runs on these lines only).
 _LABEL_FIRST = rf"^\s*{_LABEL}\s*[:：].*{_ANY_SEPARATOR}\s*{_LABEL}\s*[:：]"
 LABELED_DATE_PATTERN = (
     rf"^\s*{_LABEL}\s*[:：]\s*{date_pattern()}(?:[^:：]|\d:\d){{0,30}}"
-    rf"{_ANY_SEPARATOR}\s*{_LABEL}\s*[:：]\s*{_SOURCE_WORDS}\s*$"
+    rf"{_ANY_SEPARATOR}\s*{_LABEL}\s*[:：]\s*\S+\s*$"
 )
 
 
@@ -214,7 +214,12 @@ def is_malformed_head(line: pl.Expr, head: pl.Expr) -> pl.Expr:
     shaped = line.str.contains(OTHER_SCRIPT_DATED_PATTERN)  # rare: the letters looked for there
     other_script = shaped & pl.when(shaped).then(line).str.contains(_OTHER_LETTER)
     labeled = line.str.contains(_LABEL_FIRST)  # rare: the dates looked for there
-    labeled_date = labeled & pl.when(labeled).then(line).str.contains(LABELED_DATE_PATTERN)
+    labeled_line = pl.when(labeled).then(line)
+    labeled_date = (
+        labeled
+        & labeled_line.str.contains(LABELED_DATE_PATTERN)
+        & ~labeled_line.str.contains(_TRANSLATION_SOURCE)
+    )
     dated = (
         line.str.contains(DATED_LINE_PATTERN)
         | other_script
@@ -345,6 +350,9 @@ LANGUAGE_NAMES = {
     "ZH": r"(?:中文|汉语|漢語|简体|簡體|繁體|繁体)(?:中文)?(?:翻译|翻譯|译文|譯文)",
     "KO": rf"한국어(?:{_S})?번역",
 }
+#: A translation's label after a head's separator (`Last updated: June 7, 2024 ·
+#: Translation: FR` is a header line, no LABELED_DATE_PATTERN).
+_TRANSLATION_SOURCE = rf"[{SEPARATORS}]\s*(?i:{TRANSLATION_WORDS})\s*[:：]"
 #: The cheap test before LANGUAGE_NAMES: a word of translating in the text.
 _TRANSLATING = "tradu[cçz]|übersetz|перевод|訳|译|譯|번역"
 

@@ -489,10 +489,13 @@ def test_two_dumps_a_word_apart_publish_two_rulings() -> None:
         (COUNTERS, COUNTERS.replace("battlefield", "battle-field")),  # a hyphen added
         (ZERO, ZERO.replace("positive", "posituve")),
         (COPIED_X, COPIED_X.replace("is considered", "is consdered")),
+        (GOLD, GOLD.replace("Sacrifice this", "Sacrifice thiss")),  # an s typed twice
+        (COUNTERS, COUNTERS.replace(" the ", " thes ", 1)),
     ],
     ids=[
         "theme-them", "spellas", "remanis", "straight-quotes", "soft-hyphen", "wont",
-        "its-it's", "players-player's", "battle-field", "posituve", "consdered",
+        "its-it's", "players-player's", "battle-field", "posituve", "consdered", "thiss",
+        "thes",
     ],
 )  # fmt: skip
 def test_typos_and_variants_still_merge(a: str, b: str) -> None:

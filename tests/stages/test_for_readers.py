@@ -18,10 +18,11 @@ DEMON_RULING = (
     "dies for any reason, not just due to the first triggered ability."
 )
 REVOLT_RULING = "Energy counters aren’t permanents. Paying {E} won’t satisfy a revolt ability."
-#: ... and with a typo that is a real word ("died", "permanent"), as most dumps carry them;
-#: the one right copy writes straight apostrophes (the same variant as the catalog's).
-DEMON_TYPO = DEMON_RULING.replace("creature dies", "creature died")
-REVOLT_TYPO = "Energy counters aren't permanent. Paying {E} won't satisfy a revolt ability."
+#: ... and with a typo ("deis", "permanants"), as most dumps carry them (a typo that makes
+#: a real word of like frequency, died for dies, is another ruling: merge rules v5); the
+#: one right copy writes straight apostrophes (the same variant as the catalog's).
+DEMON_TYPO = DEMON_RULING.replace("creature dies", "creature deis")
+REVOLT_TYPO = "Energy counters aren't permanants. Paying {E} won't satisfy a revolt ability."
 REVOLT_RIGHT = "Energy counters aren't permanents. Paying {E} won't satisfy a revolt ability."
 #: Not in the catalog: published as its dumps write it most.
 OWN_RULING = "This site's own note is not a catalog ruling at all, it stays as written."
