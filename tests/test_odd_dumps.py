@@ -419,3 +419,13 @@ def test_a_line_that_is_only_a_comment_is_blank_not_ruling_text() -> None:
 def test_a_less_than_sign_or_an_ampersand_in_a_ruling_eats_no_words(ruling: str) -> None:
     text = run_contents({"a.txt": content_of(HEAD, ruling)}).tables["ruling_occurrences"]
     assert text["text_raw"].to_list() == [ruling.replace("&amp;", "&")]
+
+
+def test_a_stub_without_its_stat_line_is_a_stub() -> None:
+    cut = "Au début du combat pendant votre tour, vous pouvez payer"
+    tables = _tables(FR_HEADER, DATE, MANA, ".", cut)
+    assert tables["ruling_occurrences"]["text_raw"].to_list() == [MANA]  # was MANA + "\n."
+    assert tables["ruling_translations"].is_empty()  # the cut text was an fr translation
+    stub = tables["card_stubs"].select("line_number", "mana_value", "text", "language")
+    assert stub.rows() == [(4, None, cut, "fr")]
+    assert tables["dumps"]["stub_count"].to_list() == [1]
