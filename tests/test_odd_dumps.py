@@ -481,3 +481,13 @@ def test_a_second_page_s_header_labelled_with_its_code_still_starts_a_page() -> 
     dump = tables["dumps"].select("header_text", "paste_count", "entry_count").row(0)
     assert dump == (f"{FR_HEADER}\n{second}", 2, 2)
     assert tables["ruling_translations"].is_empty()
+
+
+def test_a_stub_without_its_stat_line_is_a_stub() -> None:
+    cut = "Au début du combat pendant votre tour, vous pouvez payer"
+    tables = _tables(FR_HEADER, DATE, MANA, ".", cut)
+    assert tables["ruling_occurrences"]["text_raw"].to_list() == [MANA]  # was MANA + "\n."
+    assert tables["ruling_translations"].is_empty()  # the cut text was an fr translation
+    stub = tables["card_stubs"].select("line_number", "mana_value", "text", "language")
+    assert stub.rows() == [(4, None, cut, "fr")]
+    assert tables["dumps"]["stub_count"].to_list() == [1]

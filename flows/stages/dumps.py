@@ -31,7 +31,7 @@ from flows.stages.language import (
 )
 from flows.stages.parse import LINE_KINDS, ParsedFiles, assemble_entries, resolve_entries
 from flows.stages.pastes import SITE_NAMES, count_pastes
-from flows.stages.shapes import STAT_LINE_PATTERN, claimed_language
+from flows.stages.shapes import claimed_language
 from flows.stages.stubs import parse_card_stubs
 
 
@@ -209,7 +209,12 @@ def build_dump_results(
     date_bound = lines.filter(future).select("dump_id").unique()
     counts = (
         headers.select("dump_id")
-        .join(count_dump_lines(lines), on="dump_id", how="left", maintain_order="left")
+        .join(
+            count_dump_lines(lines, parsed["stubs"]),
+            on="dump_id",
+            how="left",
+            maintain_order="left",
+        )
         .with_columns(
             built_on=pl.lit(today, pl.Date),
             depends_on_date=pl.col("dump_id").is_in(date_bound["dump_id"].implode()),
@@ -356,12 +361,13 @@ def build_card_stubs(
     )  # fmt: skip
 
 
-def count_dump_lines(lines: pl.DataFrame) -> pl.DataFrame:
+def count_dump_lines(lines: pl.DataFrame, stubs: pl.DataFrame) -> pl.DataFrame:
     """Each dump's line counts, as the `dumps` table publishes them, and per line kind.
 
     Needs:
         lines: dump_id, line_number, kind, line, control_char_count,
             format_char_count, markup_count (one row per line).
+        stubs: dump_id, one row per card stub (`stubs.parse_card_stubs`).
 
     Returns:
         dump_id (String), DUMP_COUNT_COLUMNS (Int64) and `kind_<kind>` (UInt32:
@@ -379,14 +385,13 @@ def count_dump_lines(lines: pl.DataFrame) -> pl.DataFrame:
             translation_count=(
                 (kind == "translation").sum() + pl.col("translation_text").count()
             ).cast(pl.Int64),
-            stub_count=(pl.col("line").str.contains(STAT_LINE_PATTERN) & (kind == "stub"))
-            .sum()
-            .cast(pl.Int64),
             rejected_line_count=(kind == "rejected").sum().cast(pl.Int64),
             control_char_count=pl.col("control_char_count").sum().cast(pl.Int64),
             format_char_count=pl.col("format_char_count").sum().cast(pl.Int64),
             markup_count=pl.col("markup_count").sum().cast(pl.Int64),
         )
         .join(count_pastes(lines), on="dump_id", how="left")
-        .with_columns(pl.col("paste_count").fill_null(1))
-    )
+        .join(stubs.group_by("dump_id").agg(stub_count=pl.len().cast(pl.Int64)), on="dump_id",
+              how="left")
+        .with_columns(pl.col("paste_count").fill_null(1), pl.col("stub_count").fill_null(0))
+    )  # fmt: skip

@@ -20,6 +20,7 @@ from flows.stages.date_formats import day_first_languages
 from flows.stages.decode import decode_dumps, split_lines
 from flows.stages.pastes import mark_repeated_headers, paste_text_shapes
 from flows.stages.shapes import by_distinct_text, holds_inner_head, shape_texts, stub_number
+from flows.stages.stubs import with_dot_stubs
 
 logger = logging.getLogger(__name__)
 
@@ -94,7 +95,7 @@ def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) ->
     first_head = pl.when(pl.col("_is_date") | pl.col("_looks_dated")).then(pl.col("line_number"))
     shape = partial(_shape_texts, max_line_chars=max_line_chars)
     dated = by_distinct_text(lines, "line", shape)  # each distinct text shaped once
-    dated = dated.with_columns(_first_head=first_head.min().over("dump_id"))
+    dated = with_dot_stubs(dated.with_columns(_first_head=first_head.min().over("dump_id")))
     in_stub, in_repeat = _stub_and_repeat()
     shaped = (
         mark_repeated_headers(dated)

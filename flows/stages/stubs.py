@@ -2,14 +2,53 @@
 
 A stub (seed 004, lines 30-32) is a stat line `CMC 2F/E 1/3` (mana value 2,
 power/toughness 1/3; `F/E` is the French Force/Endurance), an optional lone
-`.`, then a cut sentence of card text in the site's language.
+`.`, then a cut sentence of card text in the site's language. A stub pasted
+without its stat line starts at its lone `.` (`with_dot_stubs`).
 """
 
 from __future__ import annotations
 
 import polars as pl
 
-from flows.stages.shapes import STAT_LINE_PATTERN
+from flows.stages.shapes import STAT_LINE_PATTERN, stub_number
+
+
+def with_dot_stubs(dated: pl.DataFrame) -> pl.DataFrame:
+    """Mark (`_is_stat`) the lone `.` line that starts a card stub pasted without its stat
+    line: the first `.` after each head (after the dump's first), outside a stub begun by
+    a stat line. Its stub then runs as a stat line's (`shapes.stub_number`): the cut card
+    text after it is no ruling or translation, and the `.` no part of the ruling before
+    it (`X can be zero.\n.` was a ruling, `.` alone one too).
+
+    Needs: dump_id, line_number, line, _is_date, _looks_dated, _is_stat (Boolean),
+    _first_head (Int64). Returns `dated` with _is_stat set on those lines.
+    """
+    line = pl.col("line")
+    dots = (  # rare: the windows below run on their dumps only
+        dated.filter(pl.col("line_number") > pl.col("_first_head"))
+        .filter(line.str.len_bytes() < 16)
+        .filter(line.str.strip_chars() == ".")
+    )
+    if dots.is_empty():
+        return dated
+    is_head = pl.col("_is_date") | pl.col("_looks_dated")
+    by_line = {"order_by": "line_number"}
+    rows = dated.with_row_index("_row").filter(pl.col("dump_id").is_in(dots["dump_id"].implode()))
+    eligible = (
+        (line.str.strip_chars() == ".")
+        & (pl.col("line_number") > pl.col("_first_head"))
+        & (stub_number(is_head) == 0)
+    )
+    starts = (
+        rows.with_columns(_entry=is_head.cum_sum().over("dump_id", **by_line), _ok=eligible)
+        .filter("_ok")
+        .group_by("dump_id", "_entry")
+        .agg(pl.col("_row").min())["_row"]
+    )
+    return dated.with_columns(
+        _is_stat=pl.col("_is_stat") | pl.int_range(pl.len()).is_in(starts.implode())
+    )
+
 
 #: A complete sentence ends with one of these (after trailing spaces).
 _SENTENCE_END = r"[.!?…。！？»\"”)）]$"
@@ -18,28 +57,44 @@ _SENTENCE_END = r"[.!?…。！？»\"”)）]$"
 def parse_card_stubs(resolved: pl.DataFrame) -> pl.DataFrame:
     """Read each stub's stat line and text.
 
-    Each stat line starts a stub that runs to the next stat line or the end
-    of the dump; lone `.` lines are separators, other lines are its text.
+    Each stat line starts a stub that runs to the next stat line or the end of its
+    run of stub lines (`parse.classify_lines`), as does the first line of a run without
+    one (`with_dot_stubs`); lone `.` lines are separators, other lines are its text.
 
     Needs:
-        dump_id (String), line_number (Int64), line (String), kind (String).
+        dump_id (String), line_number (Int64), line (String), kind (String),
+        entry_line (Int64: null on stub lines).
 
     Returns:
         One row per stub, sorted by dump_id, line_number:
         dump_id (String), line_number (Int64, of the stat line),
-        mana_value (Float64: the number after CMC; null for `X`),
+        mana_value (Float64: the number after CMC; null for `X` and without a stat line),
         power, toughness (String: as printed, `*` and `X` allowed; null for a
         stat line without power/toughness), text (String: text lines, each
         trimmed, joined by "\\n"; null when there is none),
         is_truncated (Boolean: the text does not end a sentence, or is absent).
     """
-    stub_lines = resolved.filter(pl.col("kind") == "stub").sort("dump_id", "line_number")
+    kind = pl.col("kind")
+    stubbed = resolved.filter(kind == "stub")["dump_id"].unique()
+    in_dumps = resolved.filter(pl.col("dump_id").is_in(stubbed.implode()))
+    # a stub's lines run to a line of an entry, a header or a body (not blank, not a
+    # rejected line of its own text): a run without a stat line starts at its `.`
+    ends = ~kind.is_in(["stub", "blank", "rejected"]) | pl.col("entry_line").is_not_null()
+    stub_lines = (
+        in_dumps.sort("dump_id", "line_number")
+        .with_columns(_run=ends.cum_sum().over("dump_id"))
+        .filter(kind == "stub")
+    )
     stat = pl.col("line").str.extract_groups(STAT_LINE_PATTERN)
     is_stat = pl.col("line").str.contains(STAT_LINE_PATTERN)
     is_text = ~is_stat & (pl.col("line").str.strip_chars() != ".")
+    first = pl.col("line_number") == pl.col("line_number").min().over("dump_id", "_run")
     stubs = (
         stub_lines.with_columns(
-            _stub_line=pl.when(is_stat).then(pl.col("line_number")).forward_fill().over("dump_id"),
+            _stub_line=pl.when(is_stat | first)
+            .then(pl.col("line_number"))
+            .forward_fill()
+            .over("dump_id", "_run"),
             _stat=pl.when(is_stat).then(stat),
         )
         .group_by("dump_id", "_stub_line", maintain_order=True)

@@ -94,3 +94,18 @@ def test_stub_without_text_is_truncated() -> None:
 @pytest.mark.parametrize("line", ["CMC 32/2", "CMC 3 is fine", "MV 3 creatures", "CMC 3-2/2"])
 def test_text_after_a_mana_value_is_no_stat_line(line: str) -> None:
     assert _stubs(DATE, BODY, line, "Vol.").is_empty()
+
+
+def test_a_stub_pasted_without_its_stat_line_starts_at_its_dot() -> None:
+    # The ruling was `{BODY}\n.` and the cut card text a translation.
+    text = "Au début du combat pendant votre tour, vous pouvez payer"
+    stubs = _stubs(DATE, BODY, ".", text, ".")
+    assert stubs.rows() == [(3, None, None, None, text, True)]
+
+
+def test_a_dot_inside_a_stub_or_a_second_one_starts_no_stub() -> None:
+    stubs = _stubs(DATE, BODY, "CMC 2F/E 1/3", ".", "Vol.", ".", DATE, BODY, ".", "", ".", "Vol.")
+    assert stubs.select("line_number", "mana_value", "text").rows() == [
+        (3, 2.0, "Vol."),
+        (9, None, "Vol."),
+    ]
