@@ -491,3 +491,50 @@ def test_a_stub_without_its_stat_line_is_a_stub() -> None:
     stub = tables["card_stubs"].select("line_number", "mana_value", "text", "language")
     assert stub.rows() == [(4, None, cut, "fr")]
     assert tables["dumps"]["stub_count"].to_list() == [1]
+
+
+@pytest.mark.parametrize(
+    ("lines", "rulings"),
+    [
+        ([DATE, ".", MANA, DATE, ENERGY], [MANA, ENERGY]),  # right after a head: its ruling follows
+        ([DATE, MANA, "."], [MANA]),  # no text after it: no stub
+        ([DATE, MANA, ".", DATE, ENERGY], [MANA, ENERGY]),
+    ],
+)
+def test_a_lone_dot_that_starts_no_stub_is_blank(lines: list[str], rulings: list[str]) -> None:
+    # The README helper's finds: the ruling after a `.` became a stub, an empty stub row.
+    tables = _tables(FR_HEADER, *lines)
+    assert tables["ruling_occurrences"]["text_raw"].to_list() == rulings
+    assert tables["card_stubs"].is_empty()
+    assert tables["rejects"].is_empty()
+
+
+def test_a_full_width_dot_starts_a_stub_too() -> None:
+    cut = "このクリーチャーが戦場に出たとき、あなたは"
+    tables = _tables("Official rulings.", DATE, MANA, "。", cut)
+    assert tables["ruling_occurrences"]["text_raw"].to_list() == [MANA]
+    assert tables["card_stubs"].select("text", "language").rows() == [(cut, "ja")]
+
+
+def test_a_cjk_translation_naming_english_cards_is_a_translation() -> None:
+    translation = "Razorfield Ripper和Leonin Shikari都会受到影响。"  # names are no English words
+    tables = _tables("Official rulings.", DATE, MANA, translation)
+    assert tables["ruling_occurrences"]["text_raw"].to_list() == [MANA]
+    assert tables["ruling_translations"].select("language", "text").rows() == [
+        ("zh-cn", translation)
+    ]
+
+
+def test_a_same_line_translation_after_a_half_without_its_period_is_split() -> None:
+    tables = _tables("Traduction FR.", DATE, "X can be zero | X peut valoir zéro.")
+    assert tables["ruling_occurrences"].select("text_raw", "language").rows() == [
+        ("X can be zero", "en")
+    ]
+    assert tables["ruling_translations"]["text"].to_list() == ["X peut valoir zéro."]
+
+
+def test_a_comment_between_words_leaves_one_space() -> None:
+    ruling = "Energy counters aren't mana. <!-- ad --> They don't go away."
+    tables = _tables("Official rulings.", DATE, ruling)
+    expected = "Energy counters aren't mana. They don't go away."
+    assert tables["ruling_occurrences"]["text_raw"].to_list() == [expected]

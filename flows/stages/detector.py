@@ -84,6 +84,7 @@ _LATIN_LETTER = re.compile(r"[^\W\d_\u0250-\U0010ffff]")  # a letter below U+025
 _HANGUL = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
 _KANA = re.compile(r"[\u3040-\u30ff]")
 HAN_CHARACTER = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")  # what `han_script` reads
+_NAME = re.compile(r"\b[A-Z][A-Za-z'’-]*")  # a capitalized Latin word (`_language_by_script`)
 #: A word as written: letters, with inner apostrophes and hyphens.
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 _SYMBOL = re.compile(r"\{[^}]*\}")
@@ -260,15 +261,14 @@ def _fold_capitals(text: str) -> str:
 
 def _language_by_script(text: str) -> str | None:
     """ko, ja or zh-* when CJK letters are half the text's letters or more, or a third
-    when its last letter is one (a sentence ends in its language's words): a card's
-    English name has 2.3 letters per character of its ja and ko names, 3.25 of its zh
-    ones (medians, 66,000 real printings), so `Razorfield Ripperの能力は…数える。` is ja,
-    `牙長獣の仔 can't block.` English. Han text hanzidentifier finds in both scripts
-    gives CHINESE ("zh")."""
+    when its last letter is one (a sentence ends in its language's words), capitalized
+    Latin words (names: `Razorfield Ripper和Leonin Shikari都会…`) not counted: a card's
+    English name has 2.3 letters per character of its ja and ko names, 3.25 of its zh ones
+    (medians, 66,000 real printings): `牙長獣の仔 can't block.` is en. Both scripts: "zh"."""
     if max(text, default="") < "\u1100":  # no Hangul, kana or Han (most texts)
         return None
     hangul, kana, han = (len(p.findall(text)) for p in (_HANGUL, _KANA, HAN_CHARACTER))
-    letters = _NOT_LETTERS.sub("", text)
+    letters = _NOT_LETTERS.sub("", _NAME.sub(" ", text))
     cjk = hangul + kana + han
     if 2 * cjk < len(letters) and (3 * cjk < len(letters) or letters[-1] < "\u1100"):
         return None

@@ -289,12 +289,12 @@ def mark_translations(labelled: pl.DataFrame) -> pl.DataFrame:
 #: the round-3 cases), ` | ` or a tab (table cells); no real ruling holds one (0 of 23,597).
 BILINGUAL_SEPARATOR = r" / | \| |\t"
 
-
 #: Words each half of a split line needs: a sentence, not a rule number or a card
 #: name (`See rule 702.19 / 702.19c.`, `Liliana / Liliana, dernier espoir.` stay whole).
 MIN_HALF_WORDS = 3
 
 
+_END = r"[.!?…)\"”»。！？]$"  # a sentence's end
 #: A word: a run of letters, or one Han or kana character (written without spaces).
 _WORD = r"[\p{Han}\p{Hiragana}\p{Katakana}]|[\p{L}--[\p{Han}\p{Hiragana}\p{Katakana}]]+"
 
@@ -306,8 +306,8 @@ def _words(text: pl.Expr) -> pl.Expr:
 
 def bilingual_halves(resolved: pl.DataFrame) -> pl.DataFrame:
     """The two halves of each body line holding BILINGUAL_SEPARATOR exactly once, each
-    of MIN_HALF_WORDS words or more, the first ending a sentence (`Cards named Razorfield
-    Ripper | 剃刀野の切り裂き魔` stays whole).
+    of MIN_HALF_WORDS words or more, one ending a sentence (`_END`: `Cards named
+    Razorfield Ripper | 剃刀野の切り裂き魔` stays whole, `X can be zero | X vaut zéro.` not).
 
     Needs:
         resolved: dump_id, line_number, line, kind (one row per line).
@@ -327,7 +327,7 @@ def bilingual_halves(resolved: pl.DataFrame) -> pl.DataFrame:
             first=parts.list.first().str.strip_chars(),
             second=parts.list.last().str.strip_chars(),
         )
-        .filter(pl.col("first").str.contains(r"[.!?…)\"”»]$"))  # a sentence, not a name
+        .filter(pl.col("first").str.contains(_END) | pl.col("second").str.contains(_END))
         .filter(_words(pl.col("first")) >= MIN_HALF_WORDS)
         .filter(_words(pl.col("second")) >= MIN_HALF_WORDS)
         .with_columns(first_key=normalize_text(pl.col("first")),

@@ -119,7 +119,8 @@ def strip_markup(text: str, invisible: re.Pattern[str]) -> tuple[str, int]:
     of those it held.
 
     A tag of an inline element (INLINE_ELEMENTS) or a comment leaves nothing; a run of
-    tags of block elements (BLOCK_ELEMENTS), with the spaces around it, one space. An
+    tags of block elements (BLOCK_ELEMENTS), or a comment beside a space, with the
+    spaces around it, one space. An
     entity is decoded once (`&amp;rsquo;` reads `&rsquo;`), `&nbsp;` to a space, one for
     a character `invisible` matches to nothing; an unknown name (`&foo;`) stays, uncounted.
     """
@@ -129,6 +130,10 @@ def strip_markup(text: str, invisible: re.Pattern[str]) -> tuple[str, int]:
         nonlocal count
         count += 1
         name = (match["start"] or match["end"] or "").lower()
+        if not name:  # a comment or doctype: between spaces, one space (`end. <!-- x --> So.`)
+            line, start, end = match.string, match.start(), match.end()
+            before, after = line[start - 1 : start], line[end : end + 1]
+            return _BLOCK if before.isspace() or after.isspace() else ""
         return _BLOCK if name in BLOCK_ELEMENTS else ""
 
     def entity(match: re.Match[str]) -> str:

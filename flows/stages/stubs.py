@@ -12,41 +12,52 @@ import polars as pl
 
 from flows.stages.shapes import STAT_LINE_PATTERN, stub_number
 
+#: A lone dot: a stub's separator (seed 004, line 31), full-width too.
+_DOT = (".", "。")
+
 
 def with_dot_stubs(dated: pl.DataFrame) -> pl.DataFrame:
     """Mark (`_is_stat`) the lone `.` line that starts a card stub pasted without its stat
-    line: the first `.` after each head (after the dump's first), outside a stub begun by
-    a stat line. Its stub then runs as a stat line's (`shapes.stub_number`): the cut card
-    text after it is no ruling or translation, and the `.` no part of the ruling before
-    it (`X can be zero.\n.` was a ruling, `.` alone one too).
+    line, and make blank (`_is_blank`) the other lone `.` lines after the dump's first
+    head outside a stub begun by a stat line: a ruling's text never holds one
+    (`X can be zero.\n.` was a ruling, the cut card text after it a translation).
 
-    Needs: dump_id, line_number, line, _is_date, _looks_dated, _is_stat (Boolean),
-    _first_head (Int64). Returns `dated` with _is_stat set on those lines.
+    A `.` starts a stub when it is its entry's first such, is not the line right after
+    its head, and the next line that is not blank is no head (a text follows). The stub
+    then runs as a stat line's (`shapes.stub_number`).
+
+    Needs: dump_id, line_number, line, _is_date, _looks_dated, _is_stat, _is_blank
+    (Boolean), _first_head (Int64). Returns `dated` with _is_stat and _is_blank set.
     """
     line = pl.col("line")
     dots = (  # rare: the windows below run on their dumps only
         dated.filter(pl.col("line_number") > pl.col("_first_head"))
         .filter(line.str.len_bytes() < 16)
-        .filter(line.str.strip_chars() == ".")
+        .filter(line.str.strip_chars().is_in(_DOT))
     )
     if dots.is_empty():
         return dated
     is_head = pl.col("_is_date") | pl.col("_looks_dated")
     by_line = {"order_by": "line_number"}
-    rows = dated.with_row_index("_row").filter(pl.col("dump_id").is_in(dots["dump_id"].implode()))
-    eligible = (
-        (line.str.strip_chars() == ".")
-        & (pl.col("line_number") > pl.col("_first_head"))
-        & (stub_number(is_head) == 0)
+    rows = (  # the lines that are not blank, of the dumps with a dot
+        dated.with_row_index("_row")
+        .filter(pl.col("dump_id").is_in(dots["dump_id"].implode()) & ~pl.col("_is_blank"))
+        .with_columns(
+            _dot=line.str.strip_chars().is_in(_DOT)
+            & (pl.col("line_number") > pl.col("_first_head"))
+            & (stub_number(is_head) == 0),
+            _entry=is_head.cum_sum().over("dump_id", **by_line),
+            _between=~is_head.shift(1).over("dump_id", **by_line).fill_null(True)
+            & ~is_head.shift(-1).over("dump_id", **by_line).fill_null(True),
+        )
+        .filter("_dot")
     )
-    starts = (
-        rows.with_columns(_entry=is_head.cum_sum().over("dump_id", **by_line), _ok=eligible)
-        .filter("_ok")
-        .group_by("dump_id", "_entry")
-        .agg(pl.col("_row").min())["_row"]
-    )
+    starts = rows.filter("_between").group_by("dump_id", "_entry").agg(pl.col("_row").min())
+    blanks = rows.filter(~pl.col("_row").is_in(starts["_row"].implode()))["_row"]
+    row = pl.int_range(pl.len())
     return dated.with_columns(
-        _is_stat=pl.col("_is_stat") | pl.int_range(pl.len()).is_in(starts.implode())
+        _is_stat=pl.col("_is_stat") | row.is_in(starts["_row"].implode()),
+        _is_blank=pl.col("_is_blank") | row.is_in(blanks.implode()),
     )
 
 
@@ -87,7 +98,7 @@ def parse_card_stubs(resolved: pl.DataFrame) -> pl.DataFrame:
     )
     stat = pl.col("line").str.extract_groups(STAT_LINE_PATTERN)
     is_stat = pl.col("line").str.contains(STAT_LINE_PATTERN)
-    is_text = ~is_stat & (pl.col("line").str.strip_chars() != ".")
+    is_text = ~is_stat & ~pl.col("line").str.strip_chars().is_in(_DOT)
     first = pl.col("line_number") == pl.col("line_number").min().over("dump_id", "_run")
     stubs = (
         stub_lines.with_columns(

@@ -182,7 +182,7 @@ def test_every_html_element_is_markup(written: str, line: str, markup: int) -> N
     ("written", "line", "markup"),
     [
         ("Energy counters stay.<!-- ad -->", "Energy counters stay.", 1),
-        ("Energy <!-- a --> counters<!--b-->stay.", "Energy  countersstay.", 2),
+        ("Energy <!-- a --> counters<!--b-->stay.", "Energy countersstay.", 2),
         ("<!-- ad slot -->", "", 1),  # a line that was only a comment is blank
         ("<!DOCTYPE html>", "", 1),
     ],
