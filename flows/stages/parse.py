@@ -65,21 +65,18 @@ def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) ->
     An entry starts at each date·source line (`shapes.is_head`, heads in any
     script included), and also at a line that starts with a date but lacks
     the `· source : x` part (rejected as malformed, so its body is never
-    glued to the entry before). A card stub starts at each stat line and
-    runs to the next entry, the next repeated header or the end of the dump.
-    A repeated header (`pastes.mark_repeated_headers`: a second paste's
-    header after entries) runs to the next entry or stat line.
+    glued to the entry before). A card stub starts at each stat line and runs to the
+    next entry, the next repeated header or the end of the dump. A repeated header
+    (`pastes.mark_repeated_headers`) runs to the next entry or stat line.
 
-    Shapes (in order): a line in a stub is `stub` (or `blank`); an empty or
-    all-space line is `blank`; a line before the first entry, or in a
-    repeated header, is `header`; an entry's first line is `date_source`;
-    any other is `body`. A line longer
-    than `max_line_chars`, holding U+FFFD (undecodable bytes), a malformed
-    date·source line outside a stub, or a numeric date whose day/month order
-    the dump's language does not fix (`_ambiguous_dates`) is `rejected`; a
-    rejected entry head still starts its entry, whose body `resolve_entries`
-    then rejects. A stub's text lines are rejected the same way (its stat
-    line cannot be: it matched). Dates are not parsed here.
+    Shapes (in order): a line in a stub is `stub` (or `blank`); an empty or all-space
+    line is `blank`; a line before the first entry, or in a repeated header, is
+    `header`; an entry's first line is `date_source`; any other is `body`. A line longer
+    than `max_line_chars`, holding U+FFFD (undecodable bytes), a malformed date·source
+    line outside a stub, or a numeric date whose day/month order the dump's language
+    does not fix (`_ambiguous_dates`) is `rejected`; a rejected entry head still starts
+    its entry, whose body `resolve_entries` then rejects. A stub's text lines are
+    rejected the same way (its stat line cannot be). Dates are not parsed here.
 
     Needs:
         dump_id (String), line_number (Int64), line (String).
@@ -89,6 +86,8 @@ def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) ->
         reject_reason (String): why a `rejected` line was rejected, else null.
         entry_line (Int64): for entry heads and body lines, the line_number of
             the entry's head; else null.
+        stub_line (Int64): for the lines of a card stub, the line_number of its
+            first line (its stat line, or its `.`: `stubs.with_dot_stubs`); else null.
         date_text (String), source (String, lowercased): on date·source lines.
         _shape (String): the kind by shape alone (dropped by `resolve_entries`).
     """
@@ -96,10 +95,10 @@ def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) ->
     shape = partial(_shape_texts, max_line_chars=max_line_chars)
     dated = by_distinct_text(lines, "line", shape)  # each distinct text shaped once
     dated = with_dot_stubs(dated.with_columns(_first_head=first_head.min().over("dump_id")))
-    in_stub, in_repeat = _stub_and_repeat()
+    stub_line, in_repeat = _stub_and_repeat()
     shaped = (
         mark_repeated_headers(dated)
-        .with_columns(_in_stub=in_stub, _in_repeat=in_repeat)  # once, used twice
+        .with_columns(stub_line=stub_line, _in_repeat=in_repeat)  # once, used twice
         .with_columns(  # header lines only
             _claimed=pl.when(pl.col("line_number") < pl.col("_first_head")).then(
                 pl.col("_text_claim")
@@ -108,7 +107,7 @@ def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) ->
         .with_columns(_shape=_shape_by_place(), reject_reason=_line_reason())
     )
     return _with_entry_heads(shaped).drop(
-        *dated.columns[lines.width :], "_in_stub", "_claimed", "_repeats_header", "_in_repeat"
+        *dated.columns[lines.width :], "_claimed", "_repeats_header", "_in_repeat"
     )
 
 
@@ -140,23 +139,25 @@ _BY_LINE = {"order_by": "line_number"}
 
 
 def _stub_and_repeat() -> tuple[pl.Expr, pl.Expr]:
-    """(the line is in a card stub, the line is in a repeated header) over `_is_date`,
-    `_looks_dated` and `_repeats_header`: a stub runs from its stat line, a repeated
-    header from its first line, to the next head, stat line or repeated header."""
+    """(the first line_number of the card stub the line is in, else null; it is in a
+    repeated header) over `_is_date`, `_looks_dated`, `_repeats_header`: a stub runs from
+    its stat line, a repeated header from its first line, to the next head, stat line or
+    repeated header."""
     is_head = pl.col("_is_date") | pl.col("_looks_dated")
     is_stat = pl.col("_is_stat")
     repeats = pl.col("_repeats_header")
-    in_stub = stub_number(is_head | repeats) > 0
+    stub_line = stub_number(is_head | repeats).replace(0, None)
     in_repeat = (
         pl.when(repeats).then(pl.col("line_number")).when(is_head | is_stat).then(0)
         .forward_fill().over("dump_id", **_BY_LINE).fill_null(0) > 0
     )  # fmt: skip
-    return in_stub, in_repeat
+    return stub_line, in_repeat
 
 
 def _shape_by_place() -> pl.Expr:
     """The kind of a line by its shape and place (`classify_lines`), before any reject."""
-    stubbed, head_at, is_blank = pl.col("_in_stub"), pl.col("_first_head"), pl.col("_is_blank")
+    stubbed, head_at = pl.col("stub_line").is_not_null(), pl.col("_first_head")
+    is_blank = pl.col("_is_blank")
     return (
         pl.when(stubbed & is_blank).then(pl.lit("blank"))
         .when(stubbed).then(pl.lit("stub"))
@@ -170,7 +171,7 @@ def _shape_by_place() -> pl.Expr:
 
 def _line_reason() -> pl.Expr:
     """Why a line is rejected on its own (`classify_lines`), else null."""
-    stubbed = pl.col("_in_stub")
+    stubbed = pl.col("stub_line").is_not_null()
     return (
         pl.when(pl.col("_is_stat")).then(None)
         .when(pl.col("_text_reason").is_not_null()).then(pl.col("_text_reason"))

@@ -68,13 +68,12 @@ _SENTENCE_END = r"[.!?…。！？»\"”)）]$"
 def parse_card_stubs(resolved: pl.DataFrame) -> pl.DataFrame:
     """Read each stub's stat line and text.
 
-    Each stat line starts a stub that runs to the next stat line or the end of its
-    run of stub lines (`parse.classify_lines`), as does the first line of a run without
-    one (`with_dot_stubs`); lone `.` lines are separators, other lines are its text.
+    A stub's lines are those `parse.classify_lines` gave its stub_line: its stat line
+    (or its `.`: `with_dot_stubs`), lone `.` lines (separators) and its text.
 
     Needs:
         dump_id (String), line_number (Int64), line (String), kind (String),
-        entry_line (Int64: null on stub lines).
+        stub_line (Int64: `parse.classify_lines`).
 
     Returns:
         One row per stub, sorted by dump_id, line_number:
@@ -85,29 +84,12 @@ def parse_card_stubs(resolved: pl.DataFrame) -> pl.DataFrame:
         trimmed, joined by "\\n"; null when there is none),
         is_truncated (Boolean: the text does not end a sentence, or is absent).
     """
-    kind = pl.col("kind")
-    stubbed = resolved.filter(kind == "stub")["dump_id"].unique()
-    in_dumps = resolved.filter(pl.col("dump_id").is_in(stubbed.implode()))
-    # a stub's lines run to a line of an entry, a header or a body (not blank, not a
-    # rejected line of its own text): a run without a stat line starts at its `.`
-    ends = ~kind.is_in(["stub", "blank", "rejected"]) | pl.col("entry_line").is_not_null()
-    stub_lines = (
-        in_dumps.sort("dump_id", "line_number")
-        .with_columns(_run=ends.cum_sum().over("dump_id"))
-        .filter(kind == "stub")
-    )
+    stub_lines = resolved.filter(pl.col("kind") == "stub").sort("dump_id", "line_number")
     stat = pl.col("line").str.extract_groups(STAT_LINE_PATTERN)
     is_stat = pl.col("line").str.contains(STAT_LINE_PATTERN)
     is_text = ~is_stat & ~pl.col("line").str.strip_chars().is_in(_DOT)
-    first = pl.col("line_number") == pl.col("line_number").min().over("dump_id", "_run")
     stubs = (
-        stub_lines.with_columns(
-            _stub_line=pl.when(is_stat | first)
-            .then(pl.col("line_number"))
-            .forward_fill()
-            .over("dump_id", "_run"),
-            _stat=pl.when(is_stat).then(stat),
-        )
+        stub_lines.with_columns(_stub_line=pl.col("stub_line"), _stat=pl.when(is_stat).then(stat))
         .group_by("dump_id", "_stub_line", maintain_order=True)
         .agg(
             pl.col("_stat").drop_nulls().first(),
