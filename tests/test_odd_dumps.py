@@ -247,7 +247,7 @@ def test_a_head_with_a_time_that_is_not_read_rejects_its_entry(head: str, reason
 
 def test_a_colon_not_of_a_time_makes_no_head() -> None:
     # A head's date may hold a time's colon (`à 25:00`); a label's colon is no time: the
-    # header line keeps its claim. A line ending in a known source is never ruling text.
+    # header line keeps its claim, and the note stays ruling text.
     tables = _tables(
         "Source: Wizards 2024 · Traduction : FR",
         "Clarifications officielles. La traduction FR ci-dessous est automatique.",
@@ -256,10 +256,10 @@ def test_a_colon_not_of_a_time_makes_no_head() -> None:
         "Note: in 2024 the rule changed · see: wotc",
     )
     assert tables["dumps"]["claimed_translation_language"].to_list() == ["fr"]
+    assert tables["rejects"].height == 0
     occurrences = tables["ruling_occurrences"].select("published_on", "text_raw").rows()
-    assert occurrences == [(dt.date(2024, 6, 7), ENERGY)]
-    assert tables["rejects"].select("line_number", "reason").rows() == [
-        (5, "malformed date·source line: expected '<date> · <source word> : <source>'")
+    assert occurrences == [
+        (dt.date(2024, 6, 7), f"{ENERGY}\nNote: in 2024 the rule changed · see: wotc")
     ]
 
 
@@ -427,6 +427,9 @@ def test_a_less_than_sign_or_an_ampersand_in_a_ruling_eats_no_words(ruling: str)
         "Card: Razorfield Ripper (ONE 101) · Source: Scryfall",  # no year
         "Last updated: June 7, 2024 · Translation: FR (AI)",  # a translation's label
         "Last updated: June 7, 2024 · Translation: FR",
+        "© 2024 Wizards of the Coast · Source: WotC Gatherer",
+        "Updated June 7, 2024 · Source: WotC (Gatherer)",
+        "Page generated 2024-06-07 · source: scryfall mirror",
     ],
 )
 def test_a_header_line_naming_its_source_or_date_stays_the_header(header: str) -> None:
@@ -454,6 +457,8 @@ def test_a_ruling_line_naming_a_source_stays_ruling_text(ruling: str) -> None:
     [
         "レオニンの鎧守護兵 gets this bonus too.",
         "Both of 강박적인 무두질꾼’s abilities can target it.",
+        "The 剃刀野の切り裂き魔 token is an Equipment.",
+        "In Korean, Razorfield Ripper is called 면도날들판 찢개.",
     ],
 )
 def test_an_english_ruling_quoting_a_cjk_card_name_stays_english(line: str) -> None:
@@ -466,6 +471,7 @@ def test_an_english_ruling_quoting_a_cjk_card_name_stays_english(line: str) -> N
     "line",
     [
         "Cards named Razorfield Ripper | 剃刀野の切り裂き魔",
+        "Cards named Razorfield Ripper / 剃刀野の切り裂き魔.",
         "Search for Lightning Bolt / 稲妻の一撃",
     ],
 )
@@ -499,6 +505,8 @@ def test_a_stub_without_its_stat_line_is_a_stub() -> None:
         ([DATE, ".", MANA, DATE, ENERGY], [MANA, ENERGY]),  # right after a head: its ruling follows
         ([DATE, MANA, "."], [MANA]),  # no text after it: no stub
         ([DATE, MANA, ".", DATE, ENERGY], [MANA, ENERGY]),
+        ([DATE, ".", ".", MANA, DATE, ENERGY], [MANA, ENERGY]),  # the entry's first is the one
+        ([DATE, MANA, ".", FR_HEADER, DATE, ENERGY], [MANA, ENERGY]),  # a second page's header
     ],
 )
 def test_a_lone_dot_that_starts_no_stub_is_blank(lines: list[str], rulings: list[str]) -> None:
@@ -516,21 +524,38 @@ def test_a_full_width_dot_starts_a_stub_too() -> None:
     assert tables["card_stubs"].select("text", "language").rows() == [(cut, "ja")]
 
 
-def test_a_cjk_translation_naming_english_cards_is_a_translation() -> None:
-    translation = "Razorfield Ripper和Leonin Shikari都会受到影响。"  # names are no English words
+@pytest.mark.parametrize(
+    ("translation", "language"),
+    [
+        ("Razorfield Ripper和Leonin Shikari都会受到影响。", "zh-cn"),  # names are no English words
+        ("如果Aurora Shifter复制了Razorfield Ripper，它就具有Reconfigure。", "zh-cn"),
+        ("이 능력은 Razorfield Ripper와 Leonin Shikari에 적용", "ko"),
+        ("詳しくは次のカードを参照：Razorfield Ripper", "ja"),
+    ],
+)
+def test_a_cjk_translation_naming_english_cards_is_a_translation(
+    translation: str, language: str
+) -> None:
     tables = _tables("Official rulings.", DATE, MANA, translation)
     assert tables["ruling_occurrences"]["text_raw"].to_list() == [MANA]
     assert tables["ruling_translations"].select("language", "text").rows() == [
-        ("zh-cn", translation)
+        (language, translation)
     ]
 
 
-def test_a_same_line_translation_after_a_half_without_its_period_is_split() -> None:
-    tables = _tables("Traduction FR.", DATE, "X can be zero | X peut valoir zéro.")
-    assert tables["ruling_occurrences"].select("text_raw", "language").rows() == [
-        ("X can be zero", "en")
-    ]
-    assert tables["ruling_translations"]["text"].to_list() == ["X peut valoir zéro."]
+@pytest.mark.parametrize(
+    ("line", "english", "french"),
+    [
+        ("X can be zero | X peut valoir zéro.", "X can be zero", "X peut valoir zéro."),
+        (f"{MANA[:-1]} / {FR_MANA[:-1]}", MANA[:-1], FR_MANA[:-1]),  # no period at all
+    ],
+)
+def test_a_same_line_translation_after_a_half_without_its_period_is_split(
+    line: str, english: str, french: str
+) -> None:
+    tables = _tables("Traduction FR.", DATE, line)
+    assert tables["ruling_occurrences"].select("text_raw", "language").rows() == [(english, "en")]
+    assert tables["ruling_translations"]["text"].to_list() == [french]
 
 
 def test_a_comment_between_words_leaves_one_space() -> None:
@@ -538,3 +563,11 @@ def test_a_comment_between_words_leaves_one_space() -> None:
     tables = _tables("Official rulings.", DATE, ruling)
     expected = "Energy counters aren't mana. They don't go away."
     assert tables["ruling_occurrences"]["text_raw"].to_list() == [expected]
+
+
+def test_a_dot_before_a_stat_line_starts_no_empty_stub() -> None:
+    cut = "Au début du combat pendant votre tour, vous pouvez payer"
+    tables = _tables(FR_HEADER, DATE, MANA, ".", "CMC 2F/E 1/3", ".", cut)
+    stubs = tables["card_stubs"].select("line_number", "mana_value", "text")
+    assert stubs.rows() == [(5, 2.0, cut)]
+    assert tables["dumps"]["stub_count"].to_list() == [1]

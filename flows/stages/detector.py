@@ -84,7 +84,7 @@ _LATIN_LETTER = re.compile(r"[^\W\d_\u0250-\U0010ffff]")  # a letter below U+025
 _HANGUL = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
 _KANA = re.compile(r"[\u3040-\u30ff]")
 HAN_CHARACTER = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")  # what `han_script` reads
-_NAME = re.compile(r"\b[A-Z][A-Za-z'’-]*")  # a capitalized Latin word (`_language_by_script`)
+_LOWERCASE_WORD = re.compile(r"(?<![A-Za-z])[a-z][a-z'’]+")  # `_language_by_script`
 #: A word as written: letters, with inner apostrophes and hyphens.
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 _SYMBOL = re.compile(r"\{[^}]*\}")
@@ -260,17 +260,17 @@ def _fold_capitals(text: str) -> str:
 
 
 def _language_by_script(text: str) -> str | None:
-    """ko, ja or zh-* when CJK letters are half the text's letters or more, or a third
-    when its last letter is one (a sentence ends in its language's words), capitalized
-    Latin words (names: `Razorfield Ripper和Leonin Shikari都会…`) not counted: a card's
-    English name has 2.3 letters per character of its ja and ko names, 3.25 of its zh ones
-    (medians, 66,000 real printings): `牙長獣の仔 can't block.` is en. Both scripts: "zh"."""
+    """ko, ja or zh-* when CJK letters are more than half the text's letters, or when its
+    Latin letters are names (capitalized words: one lowercase word at most), else None.
+    `Razorfield Ripper和Leonin Shikari都会受到影响。` is zh; `牙長獣の仔 can't block.` and
+    `The 剃刀野の切り裂き魔 token is an Equipment.` are English (a card's English name has
+    2.3 to 3.25 letters per character of its ja, ko and zh names: 66,000 real printings).
+    Han text hanzidentifier finds in both scripts gives CHINESE ("zh")."""
     if max(text, default="") < "\u1100":  # no Hangul, kana or Han (most texts)
         return None
     hangul, kana, han = (len(p.findall(text)) for p in (_HANGUL, _KANA, HAN_CHARACTER))
-    letters = _NOT_LETTERS.sub("", _NAME.sub(" ", text))
-    cjk = hangul + kana + han
-    if 2 * cjk < len(letters) and (3 * cjk < len(letters) or letters[-1] < "\u1100"):
+    cjk, lowercase = hangul + kana + han, len(_LOWERCASE_WORD.findall(text))
+    if 2 * cjk <= len(_NOT_LETTERS.sub("", text)) and (lowercase >= 2 or not cjk):
         return None
     if hangul:
         return "ko"

@@ -294,7 +294,7 @@ BILINGUAL_SEPARATOR = r" / | \| |\t"
 MIN_HALF_WORDS = 3
 
 
-_END = r"[.!?…)\"”»。！？]$"  # a sentence's end
+_NAME_LAST = r"\p{Lu}[\p{L}'’-]*$"  # a capitalized word (a name) ends the text
 #: A word: a run of letters, or one Han or kana character (written without spaces).
 _WORD = r"[\p{Han}\p{Hiragana}\p{Katakana}]|[\p{L}--[\p{Han}\p{Hiragana}\p{Katakana}]]+"
 
@@ -306,8 +306,8 @@ def _words(text: pl.Expr) -> pl.Expr:
 
 def bilingual_halves(resolved: pl.DataFrame) -> pl.DataFrame:
     """The two halves of each body line holding BILINGUAL_SEPARATOR exactly once, each
-    of MIN_HALF_WORDS words or more, one ending a sentence (`_END`: `Cards named
-    Razorfield Ripper | 剃刀野の切り裂き魔` stays whole, `X can be zero | X vaut zéro.` not).
+    of MIN_HALF_WORDS words or more, the first not ending with a name (`_NAME_LAST`:
+    `Cards named Razorfield Ripper | 剃刀野の切り裂き魔.` stays whole, `X is 0 | X vaut 0` not).
 
     Needs:
         resolved: dump_id, line_number, line, kind (one row per line).
@@ -327,7 +327,7 @@ def bilingual_halves(resolved: pl.DataFrame) -> pl.DataFrame:
             first=parts.list.first().str.strip_chars(),
             second=parts.list.last().str.strip_chars(),
         )
-        .filter(pl.col("first").str.contains(_END) | pl.col("second").str.contains(_END))
+        .filter(~pl.col("first").str.contains(_NAME_LAST))
         .filter(_words(pl.col("first")) >= MIN_HALF_WORDS)
         .filter(_words(pl.col("second")) >= MIN_HALF_WORDS)
         .with_columns(first_key=normalize_text(pl.col("first")),

@@ -73,9 +73,10 @@ REAL_WORD_ZIPF = 2.5
 SIMILAR_ZIPF = 1.5
 #: Endings that make an inflection of a word (creature/creatures, has/had is a swap).
 INFLECTIONS = ("s", "es", "ed", "'s")
-#: ... when the inflection is at most this much rarer (Zipf): permanent/permanents 2.99
-#: apart (wordfreq's `permanents` is rare), the/thes 5.21, this/thiss 5.31 (typos).
-INFLECTION_ZIPF_GAP = 4.0
+#: ... when the inflection is less than this much rarer (Zipf): permanent/permanents 2.99
+#: apart (wordfreq's `permanents` is rare); typos 3.5 and more (control/controled 3.50,
+#: copy/copys 3.55, another/anothers 3.89, the/thes 5.21).
+INFLECTION_ZIPF_GAP = 3.25
 #: Shortest word (letters) `changes_word` compares: typos make short common words
 #: of short ones (the/he, it/i, and/an), too often to tell from a changed word.
 _MIN_CHANGED_WORD = 3

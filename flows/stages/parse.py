@@ -94,10 +94,10 @@ def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) ->
     first_head = pl.when(pl.col("_is_date") | pl.col("_looks_dated")).then(pl.col("line_number"))
     shape = partial(_shape_texts, max_line_chars=max_line_chars)
     dated = by_distinct_text(lines, "line", shape)  # each distinct text shaped once
-    dated = with_dot_stubs(dated.with_columns(_first_head=first_head.min().over("dump_id")))
+    dated = dated.with_columns(_first_head=first_head.min().over("dump_id"))
     stub_line, in_repeat = _stub_and_repeat()
     shaped = (
-        mark_repeated_headers(dated)
+        with_dot_stubs(mark_repeated_headers(dated))
         .with_columns(stub_line=stub_line, _in_repeat=in_repeat)  # once, used twice
         .with_columns(  # header lines only
             _claimed=pl.when(pl.col("line_number") < pl.col("_first_head")).then(

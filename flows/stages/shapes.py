@@ -46,10 +46,12 @@ _SOURCE_PART = rf"\s*[{SEPARATORS}]\s*{_SOURCE_LABEL}\s*[:：]\s*(?P<source>\S+)
 #: The sources of Scryfall's ruling objects (`"source": "wotc"` or `"scryfall"`).
 KNOWN_SOURCES = ("wotc", "scryfall")
 
-#: A year, then a head's source part with more text after it: an entry inside a line (a
+#: A year, then a head's source part and four words or more: an entry inside a line (a
 #: page pasted as one line: `… June 7, 2024 · source: wotc Energy counters…`; no real
-#: line of 478,859; `Official rulings · Source: WotC (Gatherer)` is a header line).
-_INNER_SOURCE = rf"[{SEPARATORS}]\s*{_LABEL}\s*[:：]\s*(?i:{'|'.join(KNOWN_SOURCES)})\s+\S"
+#: line of 478,859; `© 2024 Wizards · Source: WotC Gatherer` is a header line).
+_INNER_SOURCE = (
+    rf"[{SEPARATORS}]\s*{_LABEL}\s*[:：]\s*(?i:{'|'.join(KNOWN_SOURCES)})(?:\s+\S+){{4}}"
+)
 INNER_HEAD_PATTERN = rf"\d{{4}}[^{SEPARATORS}]*{_INNER_SOURCE}"
 
 
@@ -181,10 +183,9 @@ _SOURCE_WORDS = r"(?:\S+\s+){0,3}\S*[^\s.!?…。]"
 #: wotc`, `[14 Ιουνίου 2024] πηγή: wotc`, `… · المصدر: ويزاردز`), or a day and a word
 #: first with no year (`3 Μαρτίου · πηγή: gatherer`); in any script, the source first, a
 #: dot and a year last (`source: gatherer · June 14, 2024`), a year and a known source
-#: last, a label before them or not (`Published June 14, 2024 - source: wotc`, `Updated:
-#: June 7, 2024 · source: wotc`), or a label and a colon before a date and a one-word
-#: source, not a translation's (LABELED_DATE_PATTERN: `Updated: June 7, 2024 · source:
-#: gatherer`; a site's label before its date is not read). No line of 650,531 real texts
+#: last (`Published June 14, 2024 - source: wotc`), or a label and a colon before a date
+#: and a one-word source, not a translation's (LABELED_DATE_PATTERN: `Updated: June 7,
+#: 2024 · source: wotc`; a site's label before its date is not read). No line of 650,531 real texts
 #: (card texts in ten languages, rulings, the Chinese release notes) has one of these
 #: shapes, nor ordinary lines such as `10 damage - Result: you lose.`, `Selon WotC - les 2
 #: capacités…` (tests/stages/test_parse.py) or `Source: Wizards 2024 · Traduction : FR`.
@@ -196,8 +197,8 @@ OTHER_SCRIPT_DATED_PATTERN = (
 )
 ANY_SCRIPT_DATED_PATTERN = (
     rf"^\s*{_LABEL}\s*[:：]\s*{_SOURCE_WORDS}\s*[{SEPARATORS}]\s*[^:：]{{0,40}}\d{{4}}\s*$"
-    rf"|^(?:\s*{_LABEL}\s*[:：])?[^:：]{{0,60}}\d{{4}}[^:：]{{0,30}}{_ANY_SEPARATOR}\s*{_LABEL}"
-    rf"\s*[:：]\s*(?i:{'|'.join(KNOWN_SOURCES)})\s*$"
+    rf"|^[^:：]{{0,60}}\d{{4}}[^:：]{{0,30}}{_ANY_SEPARATOR}\s*{_LABEL}\s*[:：]\s*"
+    rf"(?i:{'|'.join(KNOWN_SOURCES)})\s*$"
 )
 #: LABELED_DATE_PATTERN's shape, cheap (that pattern runs on these lines only).
 _LABEL_FIRST = rf"^\s*{_LABEL}\s*[:：].*{_ANY_SEPARATOR}\s*{_LABEL}\s*[:：]"
@@ -350,8 +351,7 @@ LANGUAGE_NAMES = {
     "ZH": r"(?:中文|汉语|漢語|简体|簡體|繁體|繁体)(?:中文)?(?:翻译|翻譯|译文|譯文)",
     "KO": rf"한국어(?:{_S})?번역",
 }
-#: A translation's label after a head's separator (`Last updated: June 7, 2024 ·
-#: Translation: FR` is a header line, no LABELED_DATE_PATTERN).
+#: A translation's label after a separator (`Last updated: June 7, 2024 · Translation: FR`).
 _TRANSLATION_SOURCE = rf"[{SEPARATORS}]\s*(?i:{TRANSLATION_WORDS})\s*[:：]"
 #: The cheap test before LANGUAGE_NAMES: a word of translating in the text.
 _TRANSLATING = "tradu[cçz]|übersetz|перевод|訳|译|譯|번역"

@@ -23,11 +23,12 @@ def with_dot_stubs(dated: pl.DataFrame) -> pl.DataFrame:
     (`X can be zero.\n.` was a ruling, the cut card text after it a translation).
 
     A `.` starts a stub when it is its entry's first such, is not the line right after
-    its head, and the next line that is not blank is no head (a text follows). The stub
-    then runs as a stat line's (`shapes.stub_number`).
+    its head, and the next line that is not blank is a text (no head, stat line, `.` or
+    repeated header). The stub then runs as a stat line's (`shapes.stub_number`).
 
-    Needs: dump_id, line_number, line, _is_date, _looks_dated, _is_stat, _is_blank
-    (Boolean), _first_head (Int64). Returns `dated` with _is_stat and _is_blank set.
+    Needs: dump_id, line_number, line, _is_date, _looks_dated, _is_stat, _is_blank,
+    _repeats_header (Boolean), _first_head (Int64). Returns `dated` with _is_stat and
+    _is_blank set.
     """
     line = pl.col("line")
     dots = (  # rare: the windows below run on their dumps only
@@ -37,26 +38,28 @@ def with_dot_stubs(dated: pl.DataFrame) -> pl.DataFrame:
     )
     if dots.is_empty():
         return dated
-    is_head = pl.col("_is_date") | pl.col("_looks_dated")
-    by_line = {"order_by": "line_number"}
+    is_head, by_line = pl.col("_is_date") | pl.col("_looks_dated"), {"order_by": "line_number"}
+    is_dot, repeats = line.str.strip_chars().is_in(_DOT), pl.col("_repeats_header")
+    is_text = ~(is_head | pl.col("_is_stat") | is_dot | repeats)
     rows = (  # the lines that are not blank, of the dumps with a dot
         dated.with_row_index("_row")
         .filter(pl.col("dump_id").is_in(dots["dump_id"].implode()) & ~pl.col("_is_blank"))
         .with_columns(
-            _dot=line.str.strip_chars().is_in(_DOT)
+            _dot=is_dot
             & (pl.col("line_number") > pl.col("_first_head"))
-            & (stub_number(is_head) == 0),
+            & (stub_number(is_head | repeats) == 0),
             _entry=is_head.cum_sum().over("dump_id", **by_line),
             _between=~is_head.shift(1).over("dump_id", **by_line).fill_null(True)
-            & ~is_head.shift(-1).over("dump_id", **by_line).fill_null(True),
+            & is_text.shift(-1).over("dump_id", **by_line).fill_null(False),
         )
         .filter("_dot")
     )
-    starts = rows.filter("_between").group_by("dump_id", "_entry").agg(pl.col("_row").min())
-    blanks = rows.filter(~pl.col("_row").is_in(starts["_row"].implode()))["_row"]
+    firsts = rows.group_by("dump_id", "_entry").agg(pl.col("_row").min())["_row"]
+    starts = rows.filter(pl.col("_row").is_in(firsts.implode()) & pl.col("_between"))["_row"]
+    blanks = rows.filter(~pl.col("_row").is_in(starts.implode()))["_row"]
     row = pl.int_range(pl.len())
     return dated.with_columns(
-        _is_stat=pl.col("_is_stat") | row.is_in(starts["_row"].implode()),
+        _is_stat=pl.col("_is_stat") | row.is_in(starts.implode()),
         _is_blank=pl.col("_is_blank") | row.is_in(blanks.implode()),
     )
 

@@ -491,11 +491,13 @@ def test_two_dumps_a_word_apart_publish_two_rulings() -> None:
         (COPIED_X, COPIED_X.replace("is considered", "is consdered")),
         (GOLD, GOLD.replace("Sacrifice this", "Sacrifice thiss")),  # an s typed twice
         (COUNTERS, COUNTERS.replace(" the ", " thes ", 1)),
+        (COUNTERS, COUNTERS.replace("controls", "controled")),  # Zipf 3.5 below `control`
+        (DEMON_SECOND, DEMON_SECOND.replace("another", "anothers")),  # 3.89 below
     ],
     ids=[
         "theme-them", "spellas", "remanis", "straight-quotes", "soft-hyphen", "wont",
         "its-it's", "players-player's", "battle-field", "posituve", "consdered", "thiss",
-        "thes",
+        "thes", "controled", "anothers",
     ],
 )  # fmt: skip
 def test_typos_and_variants_still_merge(a: str, b: str) -> None:
