@@ -430,6 +430,8 @@ def test_a_less_than_sign_or_an_ampersand_in_a_ruling_eats_no_words(ruling: str)
         "© 2024 Wizards of the Coast · Source: WotC Gatherer",
         "Updated June 7, 2024 · Source: WotC (Gatherer)",
         "Page generated 2024-06-07 · source: scryfall mirror",
+        "© 2024 Wizards of the Coast · Source: WotC Gatherer database, all rights reserved",
+        "Rulings 2024 · source: wotc via the Gatherer site",
     ],
 )
 def test_a_header_line_naming_its_source_or_date_stays_the_header(header: str) -> None:
@@ -571,3 +573,54 @@ def test_a_dot_before_a_stat_line_starts_no_empty_stub() -> None:
     stubs = tables["card_stubs"].select("line_number", "mana_value", "text")
     assert stubs.rows() == [(5, 2.0, cut)]
     assert tables["dumps"]["stub_count"].to_list() == [1]
+
+
+def test_a_dot_between_each_ruling_and_its_translation_starts_no_stub() -> None:
+    # Found by a review of 3df860e: every translation was a card stub.
+    tables = _tables(FR_HEADER, DATE, MANA, ".", FR_MANA, DATE, ENERGY, ".", GERMAN)
+    assert tables["ruling_occurrences"]["text_raw"].to_list() == [MANA, ENERGY]
+    assert tables["ruling_translations"]["text"].to_list() == [FR_MANA, GERMAN]
+    assert tables["card_stubs"].is_empty()
+
+
+def test_a_dot_before_another_entry_starts_no_stub() -> None:
+    # A stub ends its page: a ruling's second sentence after a `.` stays in the ruling.
+    second = "If X is 0, the spell still resolves, but no lands are destroyed."
+    tables = _tables(FR_HEADER, DATE, MANA, ".", second, DATE, ENERGY)
+    assert tables["ruling_occurrences"]["text_raw"].to_list() == [f"{MANA}\n{second}", ENERGY]
+    assert tables["card_stubs"].is_empty()
+
+
+@pytest.mark.parametrize(
+    ("header", "line", "english", "translation", "language"),
+    [
+        ("Traduction FR.", "This ability can target Aurora Shifter / Cette capacité peut "
+         "cibler le Métamorphe aurore.", "This ability can target Aurora Shifter",
+         "Cette capacité peut cibler le Métamorphe aurore.", "fr"),
+        ("Traduction FR.", "The spell's cost is X / Le coût du sort est X.",
+         "The spell's cost is X", "Le coût du sort est X.", "fr"),
+        ("아래 한국어 번역은 자동 생성되었습니다.", "This ability can target Aurora Shifter / 이 능력은 "
+         "오로라 변신체를 목표로 할 수 있다.", "This ability can target Aurora Shifter",
+         "이 능력은 오로라 변신체를 목표로 할 수 있다.", "ko"),
+    ],
+)  # fmt: skip
+def test_a_ruling_ending_with_a_name_and_its_translation_are_split(
+    header: str, line: str, english: str, translation: str, language: str
+) -> None:
+    tables = _tables(header, DATE, line)
+    assert tables["ruling_occurrences"].select("text_raw", "language").rows() == [(english, "en")]
+    translations = tables["ruling_translations"].select("language", "text").rows()
+    assert translations == [(language, translation)]
+
+
+def test_an_english_line_of_names_and_one_word_in_a_japanese_dump_is_english() -> None:
+    line = "Cards named Razorfield Ripper / 剃刀野の切り裂き魔."
+    tables = _tables("以下の日本語訳はAIによる自動生成です。", DATE, line)
+    assert tables["ruling_occurrences"].select("text_raw", "language").rows() == [(line, "en")]
+
+
+def test_a_chinese_translation_starting_with_an_english_name_is_a_translation() -> None:
+    translation = "Aegis of the Legion/教团之盾贴附到该异能的来源生物上。"  # half its letters CJK
+    tables = _tables("以下中文译文由人工智能自动生成。", DATE, MANA, translation)
+    assert tables["ruling_occurrences"]["text_raw"].to_list() == [MANA]
+    assert tables["ruling_translations"]["language"].to_list() == ["zh-cn"]

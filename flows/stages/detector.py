@@ -260,8 +260,8 @@ def _fold_capitals(text: str) -> str:
 
 
 def _language_by_script(text: str) -> str | None:
-    """ko, ja or zh-* when CJK letters are more than half the text's letters, or when its
-    Latin letters are names (capitalized words: one lowercase word at most), else None.
+    """ko, ja or zh-* when CJK letters are half the text's letters or more, or when its
+    Latin letters are names (capitalized words, no lowercase word), else None.
     `Razorfield Ripper和Leonin Shikari都会受到影响。` is zh; `牙長獣の仔 can't block.` and
     `The 剃刀野の切り裂き魔 token is an Equipment.` are English (a card's English name has
     2.3 to 3.25 letters per character of its ja, ko and zh names: 66,000 real printings).
@@ -270,7 +270,7 @@ def _language_by_script(text: str) -> str | None:
         return None
     hangul, kana, han = (len(p.findall(text)) for p in (_HANGUL, _KANA, HAN_CHARACTER))
     cjk, lowercase = hangul + kana + han, len(_LOWERCASE_WORD.findall(text))
-    if 2 * cjk <= len(_NOT_LETTERS.sub("", text)) and (lowercase >= 2 or not cjk):
+    if 2 * cjk < len(_NOT_LETTERS.sub("", text)) and (lowercase or not cjk):
         return None
     if hangul:
         return "ko"

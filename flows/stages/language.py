@@ -306,8 +306,8 @@ def _words(text: pl.Expr) -> pl.Expr:
 
 def bilingual_halves(resolved: pl.DataFrame) -> pl.DataFrame:
     """The two halves of each body line holding BILINGUAL_SEPARATOR exactly once, each
-    of MIN_HALF_WORDS words or more, the first not ending with a name (`_NAME_LAST`:
-    `Cards named Razorfield Ripper | 剃刀野の切り裂き魔.` stays whole, `X is 0 | X vaut 0` not).
+    of MIN_HALF_WORDS words or more, and not a name after a name (`_NAME_LAST`, then one
+    word: `Cards named Razorfield Ripper | 剃刀野の切り裂き魔.` stays whole).
 
     Needs:
         resolved: dump_id, line_number, line, kind (one row per line).
@@ -327,7 +327,7 @@ def bilingual_halves(resolved: pl.DataFrame) -> pl.DataFrame:
             first=parts.list.first().str.strip_chars(),
             second=parts.list.last().str.strip_chars(),
         )
-        .filter(~pl.col("first").str.contains(_NAME_LAST))
+        .filter(~pl.col("first").str.contains(_NAME_LAST) | pl.col("second").str.contains(r"\s"))
         .filter(_words(pl.col("first")) >= MIN_HALF_WORDS)
         .filter(_words(pl.col("second")) >= MIN_HALF_WORDS)
         .with_columns(first_key=normalize_text(pl.col("first")),

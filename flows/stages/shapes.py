@@ -46,18 +46,18 @@ _SOURCE_PART = rf"\s*[{SEPARATORS}]\s*{_SOURCE_LABEL}\s*[:：]\s*(?P<source>\S+)
 #: The sources of Scryfall's ruling objects (`"source": "wotc"` or `"scryfall"`).
 KNOWN_SOURCES = ("wotc", "scryfall")
 
-#: A year, then a head's source part and four words or more: an entry inside a line (a
+#: A date, then a head's source part and four words or more: an entry inside a line (a
 #: page pasted as one line: `… June 7, 2024 · source: wotc Energy counters…`; no real
-#: line of 478,859; `© 2024 Wizards · Source: WotC Gatherer` is a header line).
+#: line of 478,859; `© 2024 Wizards · Source: WotC Gatherer database, all…` is a header).
 _INNER_SOURCE = (
     rf"[{SEPARATORS}]\s*{_LABEL}\s*[:：]\s*(?i:{'|'.join(KNOWN_SOURCES)})(?:\s+\S+){{4}}"
 )
-INNER_HEAD_PATTERN = rf"\d{{4}}[^{SEPARATORS}]*{_INNER_SOURCE}"
+INNER_HEAD_PATTERN = rf"{date_pattern()}[^{SEPARATORS}]{{0,40}}{_INNER_SOURCE}"
 
 
 def holds_inner_head(line: pl.Expr) -> pl.Expr:
     """`line` matches INNER_HEAD_PATTERN (Boolean), looked for where its source part is."""
-    sourced = line.str.contains(_INNER_SOURCE)  # cheap, rare: the year looked for there
+    sourced = line.str.contains(_INNER_SOURCE)  # cheap, rare: the date looked for there
     return sourced & pl.when(sourced).then(line).str.contains(INNER_HEAD_PATTERN)
 
 

@@ -22,9 +22,11 @@ def with_dot_stubs(dated: pl.DataFrame) -> pl.DataFrame:
     head outside a stub begun by a stat line: a ruling's text never holds one
     (`X can be zero.\n.` was a ruling, the cut card text after it a translation).
 
-    A `.` starts a stub when it is its entry's first such, is not the line right after
-    its head, and the next line that is not blank is a text (no head, stat line, `.` or
-    repeated header). The stub then runs as a stat line's (`shapes.stub_number`).
+    A `.` starts a stub when it is the only one of its page (a `.` between each ruling
+    and its translation is a separator), after its page's last head (a stub ends a page,
+    seed 004 and r04), not right after that head, and the next line that is not blank is
+    a text (no head, stat line, `.` or second page's header). The stub then runs as a
+    stat line's (`shapes.stub_number`).
 
     Needs: dump_id, line_number, line, _is_date, _looks_dated, _is_stat, _is_blank,
     _repeats_header (Boolean), _first_head (Int64). Returns `dated` with _is_stat and
@@ -41,6 +43,7 @@ def with_dot_stubs(dated: pl.DataFrame) -> pl.DataFrame:
     is_head, by_line = pl.col("_is_date") | pl.col("_looks_dated"), {"order_by": "line_number"}
     is_dot, repeats = line.str.strip_chars().is_in(_DOT), pl.col("_repeats_header")
     is_text = ~(is_head | pl.col("_is_stat") | is_dot | repeats)
+    ahead = pl.when(is_head).then(pl.lit("head")).when(repeats).then(pl.lit("page"))
     rows = (  # the lines that are not blank, of the dumps with a dot
         dated.with_row_index("_row")
         .filter(pl.col("dump_id").is_in(dots["dump_id"].implode()) & ~pl.col("_is_blank"))
@@ -48,15 +51,17 @@ def with_dot_stubs(dated: pl.DataFrame) -> pl.DataFrame:
             _dot=is_dot
             & (pl.col("line_number") > pl.col("_first_head"))
             & (stub_number(is_head | repeats) == 0),
-            _entry=is_head.cum_sum().over("dump_id", **by_line),
+            _page=repeats.cum_sum().over("dump_id", **by_line),
+            _ends_page=ahead.shift(-1).backward_fill().over("dump_id", **by_line).ne("head"),
             _between=~is_head.shift(1).over("dump_id", **by_line).fill_null(True)
             & is_text.shift(-1).over("dump_id", **by_line).fill_null(False),
         )
         .filter("_dot")
     )
-    firsts = rows.group_by("dump_id", "_entry").agg(pl.col("_row").min())["_row"]
-    starts = rows.filter(pl.col("_row").is_in(firsts.implode()) & pl.col("_between"))["_row"]
-    blanks = rows.filter(~pl.col("_row").is_in(starts.implode()))["_row"]
+    alone = pl.len().over("dump_id", "_page") == 1
+    ok = alone & pl.col("_ends_page").fill_null(True) & pl.col("_between")
+    starts = rows.filter(ok)["_row"]
+    blanks = rows.filter(~ok)["_row"]
     row = pl.int_range(pl.len())
     return dated.with_columns(
         _is_stat=pl.col("_is_stat") | row.is_in(starts.implode()),

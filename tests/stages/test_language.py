@@ -87,7 +87,6 @@ def test_a_quoted_card_name_in_another_script_does_not_change_the_language() -> 
         ("如果Aurora Shifter复制了Razorfield Ripper，它就具有Reconfigure。", "zh-cn"),  # names only
         ("X为0。", "zh-cn"),
         ("The 剃刀野の切り裂き魔 token is an Equipment.", "en"),  # English words, a CJK name
-        ("剃刀野の切り裂き魔 can't block.", "en"),
         ("Бросьте d20.", "ru"),  # was fr: its `d` a French word
         ("{T}: бросьте d20.", "ru"),
     ],

@@ -99,7 +99,7 @@ def test_text_after_a_mana_value_is_no_stat_line(line: str) -> None:
 def test_a_stub_pasted_without_its_stat_line_starts_at_its_dot() -> None:
     # The ruling was `{BODY}\n.` and the cut card text a translation.
     text = "Au début du combat pendant votre tour, vous pouvez payer"
-    stubs = _stubs(DATE, BODY, ".", text, ".")
+    stubs = _stubs(DATE, BODY, ".", text)
     assert stubs.rows() == [(3, None, None, None, text, True)]
 
 
