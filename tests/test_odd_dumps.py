@@ -624,3 +624,41 @@ def test_a_chinese_translation_starting_with_an_english_name_is_a_translation() 
     tables = _tables("以下中文译文由人工智能自动生成。", DATE, MANA, translation)
     assert tables["ruling_occurrences"]["text_raw"].to_list() == [MANA]
     assert tables["ruling_translations"]["language"].to_list() == ["zh-cn"]
+
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        [MANA, ".", "If an effect tries to do this, nothing happens."],  # its second sentence
+        [MANA, ".", FR_MANA],  # its translation
+        [MANA, ".", FR_MANA, "CMC 2F/E 1/3", ".", "Au début du combat, vous pouvez payer"],
+    ],
+)
+def test_a_dot_before_a_whole_sentence_in_the_last_entry_starts_no_stub(after: list[str]) -> None:
+    # A fourth review: the sentence after a `.` in the last entry was a stub.
+    tables = _tables(FR_HEADER, DATE, ENERGY, DATE, *after)
+    occurrences = tables["ruling_occurrences"]["text_raw"].to_list()
+    translations = tables["ruling_translations"]["text"].to_list()
+    if after[2] == FR_MANA:
+        assert (occurrences, translations) == ([ENERGY, MANA], [FR_MANA])
+    else:
+        assert (occurrences, translations) == ([ENERGY, f"{MANA}\n{after[2]}"], [])
+    stubs = tables["card_stubs"].select("mana_value", "text").rows()
+    assert stubs == ([(2.0, after[-1])] if len(after) > 3 else [])
+
+
+def test_a_cyrillic_line_quoting_a_cjk_name_is_russian() -> None:
+    translation = (
+        "Если 剃刀野の切り裂き魔 умирает, вы получаете 2 жизни."  # lowercase Cyrillic words
+    )
+    tables = _tables("Перевод RU ниже создан автоматически.", DATE, MANA, translation)
+    assert tables["ruling_translations"].select("language", "text").rows() == [("ru", translation)]
+
+
+def test_a_cjk_sentence_after_a_ruling_ending_with_a_name_is_split() -> None:
+    line = "This ability can target Aurora Shifter / 此异能可以指定极光变形兽为目标。"
+    tables = _tables("以下中文译文由人工智能自动生成。", DATE, line)
+    assert tables["ruling_occurrences"]["text_raw"].to_list() == [
+        "This ability can target Aurora Shifter"
+    ]
+    assert tables["ruling_translations"]["language"].to_list() == ["zh-cn"]

@@ -84,7 +84,6 @@ _LATIN_LETTER = re.compile(r"[^\W\d_\u0250-\U0010ffff]")  # a letter below U+025
 _HANGUL = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
 _KANA = re.compile(r"[\u3040-\u30ff]")
 HAN_CHARACTER = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")  # what `han_script` reads
-_LOWERCASE_WORD = re.compile(r"(?<![A-Za-z])[a-z][a-z'’]+")  # `_language_by_script`
 #: A word as written: letters, with inner apostrophes and hyphens.
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 _SYMBOL = re.compile(r"\{[^}]*\}")
@@ -261,7 +260,7 @@ def _fold_capitals(text: str) -> str:
 
 def _language_by_script(text: str) -> str | None:
     """ko, ja or zh-* when CJK letters are half the text's letters or more, or when its
-    Latin letters are names (capitalized words, no lowercase word), else None.
+    other letters are names (capitalized words, no lowercase word of any script), else None.
     `Razorfield Ripper和Leonin Shikari都会受到影响。` is zh; `牙長獣の仔 can't block.` and
     `The 剃刀野の切り裂き魔 token is an Equipment.` are English (a card's English name has
     2.3 to 3.25 letters per character of its ja, ko and zh names: 66,000 real printings).
@@ -269,7 +268,8 @@ def _language_by_script(text: str) -> str | None:
     if max(text, default="") < "\u1100":  # no Hangul, kana or Han (most texts)
         return None
     hangul, kana, han = (len(p.findall(text)) for p in (_HANGUL, _KANA, HAN_CHARACTER))
-    cjk, lowercase = hangul + kana + han, len(_LOWERCASE_WORD.findall(text))
+    cjk = hangul + kana + han
+    lowercase = sum(len(word) > 1 and word[0].islower() for word in _WORD.findall(text))
     if 2 * cjk < len(_NOT_LETTERS.sub("", text)) and (lowercase or not cjk):
         return None
     if hangul:

@@ -285,16 +285,17 @@ def mark_translations(labelled: pl.DataFrame) -> pl.DataFrame:
     ).drop("_is_foreign")
 
 
-#: What a site writes between a ruling and its translation on one line: ` / ` (r06 of
-#: the round-3 cases), ` | ` or a tab (table cells); no real ruling holds one (0 of 23,597).
+#: Between a ruling and its translation on one line: ` / ` (round-3 case r06), ` | ` or a
+#: tab (table cells). No real ruling holds one (0 of 23,597).
 BILINGUAL_SEPARATOR = r" / | \| |\t"
 
-#: Words each half of a split line needs: a sentence, not a rule number or a card
-#: name (`See rule 702.19 / 702.19c.`, `Liliana / Liliana, dernier espoir.` stay whole).
+#: Words each half of a split line needs: a sentence, not a rule number or a card name
+#: (`See rule 702.19 / 702.19c.`, `Liliana / Liliana, dernier espoir.` stay whole).
 MIN_HALF_WORDS = 3
 
 
-_NAME_LAST = r"\p{Lu}[\p{L}'’-]*$"  # a capitalized word (a name) ends the text
+_NAME = r"\p{Lu}[\p{L}'’-]*$"  # a capitalized word (a name) ends the first half, and the
+_NOT_NAME = r"\s|[。！？]$"  # second is no name: words, or a CJK sentence (`…为目标。`)
 #: A word: a run of letters, or one Han or kana character (written without spaces).
 _WORD = r"[\p{Han}\p{Hiragana}\p{Katakana}]|[\p{L}--[\p{Han}\p{Hiragana}\p{Katakana}]]+"
 
@@ -306,16 +307,15 @@ def _words(text: pl.Expr) -> pl.Expr:
 
 def bilingual_halves(resolved: pl.DataFrame) -> pl.DataFrame:
     """The two halves of each body line holding BILINGUAL_SEPARATOR exactly once, each
-    of MIN_HALF_WORDS words or more, and not a name after a name (`_NAME_LAST`, then one
-    word: `Cards named Razorfield Ripper | 剃刀野の切り裂き魔.` stays whole).
+    of MIN_HALF_WORDS words or more, and not a name after a name (`_NAME`, `_NOT_NAME`:
+    `Cards named Razorfield Ripper | 剃刀野の切り裂き魔.` stays whole).
 
     Needs:
         resolved: dump_id, line_number, line, kind (one row per line).
 
     Returns:
-        dump_id (String), line_number (Int64), first, second (String: as
-        written, trimmed), first_key, second_key (String: `normalize_text`).
-    """
+        dump_id (String), line_number (Int64), first, second (String: as written,
+        trimmed), first_key, second_key (String: `normalize_text`)."""
     line, kind = pl.col("line"), pl.col("kind")
     parts = line.str.replace(BILINGUAL_SEPARATOR, "\n").str.split("\n")  # none in a line
     return (  # counted on the lines that hold it (counting on every line: 0.13 s at 1M lines)
@@ -327,7 +327,7 @@ def bilingual_halves(resolved: pl.DataFrame) -> pl.DataFrame:
             first=parts.list.first().str.strip_chars(),
             second=parts.list.last().str.strip_chars(),
         )
-        .filter(~pl.col("first").str.contains(_NAME_LAST) | pl.col("second").str.contains(r"\s"))
+        .filter(~pl.col("first").str.contains(_NAME) | pl.col("second").str.contains(_NOT_NAME))
         .filter(_words(pl.col("first")) >= MIN_HALF_WORDS)
         .filter(_words(pl.col("second")) >= MIN_HALF_WORDS)
         .with_columns(first_key=normalize_text(pl.col("first")),

@@ -12,6 +12,8 @@ import polars as pl
 
 from flows.stages.shapes import STAT_LINE_PATTERN, stub_number
 
+#: A complete sentence ends with one of these (after trailing spaces).
+_SENTENCE_END = r"[.!?…。！？»\"”)）]$"
 #: A lone dot: a stub's separator (seed 004, line 31), full-width too.
 _DOT = (".", "。")
 
@@ -22,11 +24,11 @@ def with_dot_stubs(dated: pl.DataFrame) -> pl.DataFrame:
     head outside a stub begun by a stat line: a ruling's text never holds one
     (`X can be zero.\n.` was a ruling, the cut card text after it a translation).
 
-    A `.` starts a stub when it is the only one of its page (a `.` between each ruling
-    and its translation is a separator), after its page's last head (a stub ends a page,
-    seed 004 and r04), not right after that head, and the next line that is not blank is
-    a text (no head, stat line, `.` or second page's header). The stub then runs as a
-    stat line's (`shapes.stub_number`).
+    A `.` starts a stub when it comes after its page's last head (a stub ends a page,
+    seed 004 and r04) but not right after it, and the next line that is not blank is a
+    cut text: no head, stat line, `.` or second page's header, and no sentence's end (a
+    `.` between a ruling and its translation, or its second sentence, is a separator).
+    The stub then runs as a stat line's (`shapes.stub_number`).
 
     Needs: dump_id, line_number, line, _is_date, _looks_dated, _is_stat, _is_blank,
     _repeats_header (Boolean), _first_head (Int64). Returns `dated` with _is_stat and
@@ -47,7 +49,8 @@ def with_dot_stubs(dated: pl.DataFrame) -> pl.DataFrame:
         return dated
     is_head, by_line = pl.col("_is_date") | pl.col("_looks_dated"), {"order_by": "line_number"}
     is_dot, repeats = line.str.strip_chars().is_in(_DOT), pl.col("_repeats_header")
-    is_text = ~(is_head | pl.col("_is_stat") | is_dot | repeats)
+    ends = line.str.strip_chars().str.contains(_SENTENCE_END)
+    is_cut = ~(is_head | pl.col("_is_stat") | is_dot | repeats | ends)
     ahead = pl.when(is_head).then(pl.lit("head")).when(repeats).then(pl.lit("page"))
     rows = (  # the lines that are not blank, of the dumps with a dot
         dated.with_row_index("_row")
@@ -56,15 +59,13 @@ def with_dot_stubs(dated: pl.DataFrame) -> pl.DataFrame:
             _dot=is_dot
             & (pl.col("line_number") > pl.col("_first_head"))
             & (stub_number(is_head | repeats) == 0),
-            _page=repeats.cum_sum().over("dump_id", **by_line),
             _ends_page=ahead.shift(-1).backward_fill().over("dump_id", **by_line).ne("head"),
             _between=~is_head.shift(1).over("dump_id", **by_line).fill_null(True)
-            & is_text.shift(-1).over("dump_id", **by_line).fill_null(False),
+            & is_cut.shift(-1).over("dump_id", **by_line).fill_null(False),
         )
         .filter("_dot")
     )
-    alone = pl.len().over("dump_id", "_page") == 1
-    ok = alone & pl.col("_ends_page").fill_null(True) & pl.col("_between")
+    ok = pl.col("_ends_page").fill_null(True) & pl.col("_between")
     starts = rows.filter(ok)["_row"]
     blanks = rows.filter(~ok)["_row"]
     row = pl.int_range(pl.len())
@@ -72,10 +73,6 @@ def with_dot_stubs(dated: pl.DataFrame) -> pl.DataFrame:
         _is_stat=pl.col("_is_stat") | row.is_in(starts.implode()),
         _is_blank=pl.col("_is_blank") | row.is_in(blanks.implode()),
     )
-
-
-#: A complete sentence ends with one of these (after trailing spaces).
-_SENTENCE_END = r"[.!?…。！？»\"”)）]$"
 
 
 def parse_card_stubs(resolved: pl.DataFrame) -> pl.DataFrame:
@@ -90,7 +87,7 @@ def parse_card_stubs(resolved: pl.DataFrame) -> pl.DataFrame:
 
     Returns:
         One row per stub, sorted by dump_id, line_number:
-        dump_id (String), line_number (Int64, of the stat line),
+        dump_id (String), line_number (Int64, of the stat line, or of the `.`),
         mana_value (Float64: the number after CMC; null for `X` and without a stat line),
         power, toughness (String: as printed, `*` and `X` allowed; null for a
         stat line without power/toughness), text (String: text lines, each

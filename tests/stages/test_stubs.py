@@ -104,8 +104,8 @@ def test_a_stub_pasted_without_its_stat_line_starts_at_its_dot() -> None:
 
 
 def test_a_dot_inside_a_stub_or_a_second_one_starts_no_stub() -> None:
-    stubs = _stubs(DATE, BODY, "CMC 2F/E 1/3", ".", "Vol.", ".", DATE, BODY, ".", "", "Vol.")
+    stubs = _stubs(DATE, BODY, "CMC 2F/E 1/3", ".", "Vol.", ".", DATE, BODY, ".", "", "Vol, vi")
     assert stubs.select("line_number", "mana_value", "text").rows() == [
         (3, 2.0, "Vol."),
-        (9, None, "Vol."),
+        (9, None, "Vol, vi"),
     ]
