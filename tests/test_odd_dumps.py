@@ -662,3 +662,19 @@ def test_a_cjk_sentence_after_a_ruling_ending_with_a_name_is_split() -> None:
         "This ability can target Aurora Shifter"
     ]
     assert tables["ruling_translations"]["language"].to_list() == ["zh-cn"]
+
+
+def test_a_dot_stub_of_several_lines_ending_cut_is_a_stub() -> None:
+    # A fifth review: `Vol.` first (a whole sentence) made the stub two translations.
+    cut = "Au début du combat pendant votre tour, vous pouvez payer"
+    tables = _tables(FR_HEADER, DATE, MANA, DATE, ENERGY, ".", "Vol.", cut)
+    assert tables["card_stubs"].select("line_number", "text").rows() == [(6, f"Vol.\n{cut}")]
+    assert tables["ruling_translations"].is_empty()
+
+
+def test_dots_between_rulings_and_translations_before_a_dot_stub() -> None:
+    cut = "Au début du combat pendant votre tour, vous pouvez payer"
+    lines = [DATE, MANA, ".", FR_MANA, DATE, ENERGY, ".", GERMAN, ".", cut]
+    tables = _tables(FR_HEADER, *lines)
+    assert tables["ruling_translations"]["text"].to_list() == [FR_MANA, GERMAN]
+    assert tables["card_stubs"]["text"].to_list() == [cut]

@@ -25,9 +25,10 @@ def with_dot_stubs(dated: pl.DataFrame) -> pl.DataFrame:
     (`X can be zero.\n.` was a ruling, the cut card text after it a translation).
 
     A `.` starts a stub when it comes after its page's last head (a stub ends a page,
-    seed 004 and r04) but not right after it, and the next line that is not blank is a
-    cut text: no head, stat line, `.` or second page's header, and no sentence's end (a
-    `.` between a ruling and its translation, or its second sentence, is a separator).
+    seed 004 and r04) but not right after it, the next line that is not blank is a text
+    (no head, stat line, `.` or second page's header), and the last text before the
+    next such line or `.` is cut: it ends no sentence (a `.` between a ruling and its
+    translation, or its second sentence, is a separator).
     The stub then runs as a stat line's (`shapes.stub_number`).
 
     Needs: dump_id, line_number, line, _is_date, _looks_dated, _is_stat, _is_blank,
@@ -49,8 +50,10 @@ def with_dot_stubs(dated: pl.DataFrame) -> pl.DataFrame:
         return dated
     is_head, by_line = pl.col("_is_date") | pl.col("_looks_dated"), {"order_by": "line_number"}
     is_dot, repeats = line.str.strip_chars().is_in(_DOT), pl.col("_repeats_header")
+    boundary = is_head | pl.col("_is_stat") | repeats  # where a stub ends
+    is_text, by_dump = ~(boundary | is_dot), {"partition_by": "dump_id", **by_line}
+    last_text = is_text & (boundary | is_dot).shift(-1).over(**by_dump).fill_null(True)
     ends = line.str.strip_chars().str.contains(_SENTENCE_END)
-    is_cut = ~(is_head | pl.col("_is_stat") | is_dot | repeats | ends)
     ahead = pl.when(is_head).then(pl.lit("head")).when(repeats).then(pl.lit("page"))
     rows = (  # the lines that are not blank, of the dumps with a dot
         dated.with_row_index("_row")
@@ -61,7 +64,8 @@ def with_dot_stubs(dated: pl.DataFrame) -> pl.DataFrame:
             & (stub_number(is_head | repeats) == 0),
             _ends_page=ahead.shift(-1).backward_fill().over("dump_id", **by_line).ne("head"),
             _between=~is_head.shift(1).over("dump_id", **by_line).fill_null(True)
-            & is_cut.shift(-1).over("dump_id", **by_line).fill_null(False),
+            & is_text.shift(-1).over("dump_id", **by_line).fill_null(False)
+            & pl.when(last_text).then(~ends).backward_fill().over(**by_dump).fill_null(False),
         )
         .filter("_dot")
     )
