@@ -442,28 +442,18 @@ def test_a_header_line_naming_its_source_or_date_stays_the_header(header: str) -
 
 
 @pytest.mark.parametrize(
-    "ruling",
-    [
-        "Reconfigure · see: WotC article for details.",
-        "See rule 702.19 - Source: WotC",
-        "Errata: June 7, 2024 · Oracle: now reads 'Flying'",
-    ],
-)
-def test_a_ruling_line_naming_a_source_stays_ruling_text(ruling: str) -> None:
-    tables = _tables("Official rulings.", DATE, MANA, ruling)
-    assert tables["ruling_occurrences"]["text_raw"].to_list() == [f"{MANA}\n{ruling}"]
-
-
-@pytest.mark.parametrize(
     "line",
     [
-        "レオニンの鎧守護兵 gets this bonus too.",
+        "Reconfigure · see: WotC article for details.",  # naming a source
+        "See rule 702.19 - Source: WotC",
+        "Errata: June 7, 2024 · Oracle: now reads 'Flying'",
+        "レオニンの鎧守護兵 gets this bonus too.",  # quoting a CJK card name
         "Both of 강박적인 무두질꾼’s abilities can target it.",
         "The 剃刀野の切り裂き魔 token is an Equipment.",
         "In Korean, Razorfield Ripper is called 면도날들판 찢개.",
     ],
 )
-def test_an_english_ruling_quoting_a_cjk_card_name_stays_english(line: str) -> None:
+def test_a_ruling_s_second_line_naming_a_source_or_a_cjk_name_stays_in_it(line: str) -> None:
     tables = _tables("Official rulings.", DATE, MANA, line)
     assert tables["ruling_occurrences"]["text_raw"].to_list() == [f"{MANA}\n{line}"]
     assert tables["ruling_translations"].is_empty()
@@ -626,25 +616,26 @@ def test_a_chinese_translation_starting_with_an_english_name_is_a_translation() 
     assert tables["ruling_translations"]["language"].to_list() == ["zh-cn"]
 
 
+SECOND = "If an effect tries to do this, nothing happens."
+CUT = "Au début du combat, vous pouvez payer"
+
+
 @pytest.mark.parametrize(
-    "after",
+    ("after", "rulings", "translations", "stubs"),
     [
-        [MANA, ".", "If an effect tries to do this, nothing happens."],  # its second sentence
-        [MANA, ".", FR_MANA],  # its translation
-        [MANA, ".", FR_MANA, "CMC 2F/E 1/3", ".", "Au début du combat, vous pouvez payer"],
+        ([MANA, ".", SECOND], [ENERGY, f"{MANA}\n{SECOND}"], [], []),  # its second sentence
+        ([MANA, ".", FR_MANA], [ENERGY, MANA], [FR_MANA], []),  # its translation
+        ([MANA, ".", FR_MANA, "CMC 2F/E 1/3", ".", CUT], [ENERGY, MANA], [FR_MANA], [(2.0, CUT)]),
     ],
 )
-def test_a_dot_before_a_whole_sentence_in_the_last_entry_starts_no_stub(after: list[str]) -> None:
+def test_a_dot_before_a_whole_sentence_in_the_last_entry_starts_no_stub(
+    after: list[str], rulings: list[str], translations: list[str], stubs: list[tuple]
+) -> None:
     # A fourth review: the sentence after a `.` in the last entry was a stub.
     tables = _tables(FR_HEADER, DATE, ENERGY, DATE, *after)
-    occurrences = tables["ruling_occurrences"]["text_raw"].to_list()
-    translations = tables["ruling_translations"]["text"].to_list()
-    if after[2] == FR_MANA:
-        assert (occurrences, translations) == ([ENERGY, MANA], [FR_MANA])
-    else:
-        assert (occurrences, translations) == ([ENERGY, f"{MANA}\n{after[2]}"], [])
-    stubs = tables["card_stubs"].select("mana_value", "text").rows()
-    assert stubs == ([(2.0, after[-1])] if len(after) > 3 else [])
+    assert tables["ruling_occurrences"]["text_raw"].to_list() == rulings
+    assert tables["ruling_translations"]["text"].to_list() == translations
+    assert tables["card_stubs"].select("mana_value", "text").rows() == stubs
 
 
 def test_a_cyrillic_line_quoting_a_cjk_name_is_russian() -> None:

@@ -222,7 +222,7 @@ def swaps_word(a: str, b: str) -> bool:
     return any(
         len(x) == len(y) >= _MIN_SWAPPED_WORD
         and _swapped_prefix(x, y)
-        and min(zipf_frequency(x, "en"), zipf_frequency(y, "en")) >= COMMON_WORD_ZIPF
+        and min(_zipf(x), _zipf(y)) >= COMMON_WORD_ZIPF
         for x, y in _replaced_words(a, b, one_for_one=True)
     )
 
@@ -273,6 +273,7 @@ def _changed(x: str, y: str) -> bool:
 
 @functools.lru_cache(maxsize=_PROFILES_KEPT)
 def _zipf(word: str) -> float:
+    """`word`'s Zipf frequency in wordfreq's English list (`swaps_word`, `_changed`)."""
     return zipf_frequency(word, "en")
 
 
