@@ -18,20 +18,20 @@ from typing import TypedDict
 import polars as pl
 
 from flows.stages.attribution import CatalogIndex, attribute_dumps
+from flows.stages.bilingual import bilingual_halves, split_bilingual_lines
+from flows.stages.claims import claimed_language
 from flows.stages.dates import FUTURE_DATE_REASON, parse_published_dates
 from flows.stages.decode import split_readable_dumps
 from flows.stages.dedupe import assign_variants, comparison_keys
 from flows.stages.language import (
-    bilingual_halves,
+    describe_dump_headers,
     label_line_languages,
     mark_translations,
-    split_bilingual_lines,
     with_comparison_key,
     with_language,
 )
 from flows.stages.parse import LINE_KINDS, ParsedFiles, assemble_entries, resolve_entries
 from flows.stages.pastes import SITE_NAMES, count_pastes
-from flows.stages.shapes import claimed_language
 from flows.stages.stubs import parse_card_stubs
 
 
@@ -118,7 +118,7 @@ def with_normalized_bodies(resolved: pl.DataFrame) -> pl.DataFrame:
 
 def collect_texts(parsed: ParsedDumps) -> pl.Series:
     """Every normalized body line (and both halves of a line that may hold its
-    translation: `language.bilingual_halves`), header and stub text whose
+    translation: `bilingual.bilingual_halves`), header and stub text whose
     language is needed (String).
 
     Date·source and stat lines are never sent to language detection.
@@ -202,7 +202,7 @@ def build_dump_results(
         RESULTS_ORDER (counts in its headers' order); their lines: one row per
         line with its final kind and language).
     """
-    headers = describe_dump_headers(parsed["headers"], languages).sort("dump_id")
+    headers = describe_dump_headers(parsed["headers"], languages, parsed["resolved"])
     split = split_bilingual_lines(parsed["resolved"], languages, headers)
     lines = mark_translations(label_line_languages(split, languages, headers))
     future = pl.col("reject_reason").str.contains(FUTURE_DATE_REASON, literal=True)
@@ -228,7 +228,7 @@ def build_dump_results(
     entries = assign_variants(assemble_entries(lines)).sort(*RESULTS_ORDER["entries"])
     card_stubs = build_card_stubs(parsed["stubs"], headers, languages)
     results = DumpResults(
-        headers=headers,
+        headers=headers.drop("framing_script"),
         entries=entries,
         kept_lines=lines.filter(  # rejects and translations (on lines of their own or not)
             pl.col("kind").is_in(["rejected", "translation"])
@@ -288,37 +288,6 @@ def describe_headers(dumps: pl.DataFrame, resolved: pl.DataFrame) -> pl.DataFram
         )
     )
     return texts.join(claims, on="header_text", how="left", maintain_order="left")
-
-
-def describe_dump_headers(headers: pl.DataFrame, languages: pl.DataFrame) -> pl.DataFrame:
-    """Add each header's language, the prior of the dump's short texts.
-
-    Where langdetect is unreliable on the header (a short disclaimer), the
-    language the header names as its translation's is used instead. An
-    all-caps header is read case-folded (`detect_text_language`).
-
-    Needs:
-        headers: dump_id, header_text, claimed_translation_language, header_key
-            (`assemble_dumps`: header_text's comparison key, dropped).
-
-    Adds:
-        header_language (String; "und" for an empty header),
-        header_language_is_inferred (Boolean: taken from the claimed code).
-    """
-    return (
-        with_language(
-            headers,
-            "header_text",
-            languages,
-            prior=pl.col("claimed_translation_language"),
-            key="header_key",
-        )
-        .with_columns(
-            header_language=pl.col("language").fill_null("und"),
-            header_language_is_inferred=pl.col("language_is_inferred").fill_null(False),
-        )
-        .drop("language", "language_probability", "language_is_inferred")
-    )
 
 
 def build_card_stubs(

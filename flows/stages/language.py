@@ -111,46 +111,113 @@ def with_language(
     )
 
 
-def dump_context_languages(resolved: pl.DataFrame, dumps: pl.DataFrame) -> pl.DataFrame:
-    """Each dump's context language: what decides langdetect's close calls there.
+def framing_scripts(resolved: pl.DataFrame, headers: pl.DataFrame) -> pl.DataFrame:
+    """The script of each Chinese dump's framing: its header and date·source lines.
 
-    The language the header claims (a claimed "zh" takes the script of the
-    dump's header and date·source lines: Traditional gives "zh-tw",
-    Simplified "zh-cn"), else the header's language when it is not English.
+    A dump is Chinese here when its header claims "zh" or holds a Han character.
+    The framing's Han characters (those `detector.han_script` reads) decide:
+    `官方裁定` shares its characters with both scripts, its date line's `來源`
+    is Traditional (field case c11: a Traditional dump's translations are zh-tw).
 
     Needs:
         resolved: dump_id, line, kind (one row per line).
-        dumps: dump_id, claimed_translation_language, header_language.
+        headers: dump_id, header_text, claimed_translation_language.
 
     Returns:
-        dump_id (String), context_language (String, null when the dump has none).
+        dump_id (String), framing_script (String: "zh-tw", "zh-cn", or null when
+        the framing's Han characters are of both scripts or none); a row for
+        each Chinese dump.
     """
-    claims_chinese = dumps.filter(pl.col("claimed_translation_language") == CHINESE)["dump_id"]
-    scripts = (
+    chinese = headers.filter(
+        (pl.col("claimed_translation_language") == CHINESE)
+        | pl.col("header_text").str.contains(HAN_CHARACTER.pattern)
+    )["dump_id"]
+    framing = (
         resolved.filter(
             pl.col("kind").is_in(["header", "date_source"])
-            & pl.col("dump_id").is_in(claims_chinese.implode())
+            & pl.col("dump_id").is_in(chinese.implode())
         )
         .group_by("dump_id")  # each dump's framing, as its Han characters (those han_script reads)
         .agg(_chars=pl.col("line").str.join(" ").str.replace_all(_NOT_HAN, ""))
     )
-    read = scripts.select(pl.col("_chars").unique())  # a site's framing repeats: each read once
-    read = read.with_columns(_han=pl.col("_chars").map_elements(han_script, pl.String))
-    scripts = scripts.join(read, on="_chars", how="left", nulls_equal=True)
+    read = framing.select(pl.col("_chars").unique())  # a site's framing repeats: each read once
+    read = read.with_columns(framing_script=pl.col("_chars").map_elements(han_script, pl.String))
+    return framing.join(read, on="_chars", how="left", nulls_equal=True).select(
+        "dump_id", "framing_script"
+    )
+
+
+def dump_context_languages(dumps: pl.DataFrame) -> pl.DataFrame:
+    """Each dump's context language: what decides langdetect's close calls there.
+
+    The language the header claims (a claimed "zh" takes the script of the
+    dump's framing, `framing_scripts`: Traditional gives "zh-tw", Simplified
+    "zh-cn"), else the header's language when it is not English (a Chinese
+    header's, the framing's script when it has one).
+
+    Needs:
+        dumps: dump_id, claimed_translation_language, header_language,
+            framing_script (`describe_dump_headers`).
+
+    Returns:
+        dump_id (String), context_language (String, null when the dump has none).
+    """
     claimed = pl.col("claimed_translation_language")
     header = pl.col("header_language")
+    return dumps.select(
+        "dump_id",
+        context_language=pl.when(claimed == CHINESE)
+        .then(pl.col("framing_script"))
+        .when(claimed.is_not_null())
+        .then(claimed)
+        .when(header.is_in(["zh-cn", "zh-tw"]))
+        .then(pl.coalesce("framing_script", header))
+        .when(~header.is_in([ORIGINAL_LANGUAGE, UNDETERMINED, CHINESE]))
+        .then(header),
+    )
+
+
+def describe_dump_headers(
+    headers: pl.DataFrame, languages: pl.DataFrame, resolved: pl.DataFrame
+) -> pl.DataFrame:
+    """Add each header's language, the prior of the dump's short texts.
+
+    Where langdetect is unreliable on the header (a short disclaimer), the
+    language the header names as its translation's is used instead. An
+    all-caps header is read case-folded (`detect_text_language`). A Chinese
+    header whose characters both scripts share takes its framing's script
+    (`language.framing_scripts`: `官方裁定` over `來源：wotc` is zh-tw).
+
+    Needs:
+        headers: dump_id, header_text, claimed_translation_language, header_key
+            (`assemble_dumps`: header_text's comparison key, dropped).
+        resolved: dump_id, line, kind (one row per line).
+
+    Adds:
+        header_language (String; "und" for an empty header),
+        header_language_is_inferred (Boolean: taken from the claimed code or
+            the framing's script), framing_script (String: `framing_scripts`);
+        rows sorted by dump_id.
+    """
+    claimed = pl.col("claimed_translation_language")
+    framed = headers.join(
+        framing_scripts(resolved, headers), on="dump_id", how="left", maintain_order="left"
+    )
     return (
-        dumps.select("dump_id", "claimed_translation_language", "header_language")
-        .join(scripts.select("dump_id", "_han"), on="dump_id", how="left")
-        .select(
-            "dump_id",
-            context_language=pl.when(claimed == CHINESE)
-            .then(pl.col("_han"))
-            .when(claimed.is_not_null())
-            .then(claimed)
-            .when(~header.is_in([ORIGINAL_LANGUAGE, UNDETERMINED, CHINESE]))
-            .then(header),
+        with_language(
+            framed,
+            "header_text",
+            languages,
+            prior=claimed,
+            context=pl.coalesce("framing_script", claimed),
+            key="header_key",
         )
+        .with_columns(
+            header_language=pl.col("language").fill_null("und"),
+            header_language_is_inferred=pl.col("language_is_inferred").fill_null(False),
+        )
+        .drop("language", "language_probability", "language_is_inferred")
+        .sort("dump_id")
     )
 
 
@@ -194,7 +261,7 @@ def label_line_languages(
     claimed = pl.col("claimed_translation_language")
     not_english = is_body & ~detected.is_in([ORIGINAL_LANGUAGE, UNDETERMINED]).fill_null(True)
     claims = dumps.select("dump_id", "claimed_translation_language")
-    per_dump = dump_context_languages(resolved, dumps).join(claims, on="dump_id", how="left")
+    per_dump = dump_context_languages(dumps).join(claims, on="dump_id", how="left")
     with_detected = (
         resolved.with_columns(_key=pl.when(is_body).then(key))
         .join(lookup, on="_key", how="left")
@@ -245,17 +312,25 @@ def _with_settled_languages(with_detected: pl.DataFrame) -> pl.DataFrame:
 def _with_other_script(lines: pl.DataFrame, candidate: pl.Expr) -> pl.DataFrame:
     """Add _other_script (Boolean): `line` is mostly in another script than Latin.
 
-    Letters inside `{...}` symbols are left out (`{T}` is no Latin evidence).
+    (`mostly_other_script`).
     Counted only on `candidate` lines (null elsewhere): counting every letter
     of every line is the costly part, and only lines detected as neither
     English nor undetermined can be foreign.
     """
-    words = pl.col("line").str.replace_all(r"\{[^}]*\}", " ")
+    numbered = lines.with_row_index("_row")
+    counted = numbered.filter(candidate).select(
+        "_row", _other_script=mostly_other_script(pl.col("line"))
+    )
+    return numbered.join(counted, on="_row", how="left", maintain_order="left").drop("_row")
+
+
+def mostly_other_script(text: pl.Expr) -> pl.Expr:
+    """True where most of `text`'s letters are in another script than Latin (the English
+    originals'); letters inside `{...}` symbols are left out (`{T}` is no Latin evidence)."""
+    words = text.str.replace_all(r"\{[^}]*\}", " ")
     letters = words.str.replace_all(r"\P{L}+", "").str.len_chars()
     other = words.str.replace_all(r"[\P{L}\p{Latin}]+", "").str.len_chars()
-    numbered = lines.with_row_index("_row")
-    counted = numbered.filter(candidate).select("_row", _other_script=other * 2 > letters)
-    return numbered.join(counted, on="_row", how="left", maintain_order="left").drop("_row")
+    return other * 2 > letters
 
 
 def mark_translations(labelled: pl.DataFrame) -> pl.DataFrame:
@@ -283,118 +358,3 @@ def mark_translations(labelled: pl.DataFrame) -> pl.DataFrame:
         .then(pl.lit("translation"))
         .otherwise(pl.col("kind"))
     ).drop("_is_foreign")
-
-
-#: Between a ruling and its translation on one line: ` / ` (round-3 case r06), ` | ` or a
-#: tab (table cells). No real ruling holds one (0 of 23,597).
-BILINGUAL_SEPARATOR = r" / | \| |\t"
-
-#: Words each half of a split line needs: a sentence, not a rule number or a card name
-#: (`See rule 702.19 / 702.19c.`, `Liliana / Liliana, dernier espoir.` stay whole).
-MIN_HALF_WORDS = 3
-
-
-_NAME = r"\p{Lu}[\p{L}'’-]*$"  # a capitalized word (a name) ends the first half, and the
-_NOT_NAME = r"\s|[。！？]$"  # second is no name: words, or a CJK sentence (`…为目标。`)
-#: A word: a run of letters, or one Han or kana character (written without spaces).
-_WORD = r"[\p{Han}\p{Hiragana}\p{Katakana}]|[\p{L}--[\p{Han}\p{Hiragana}\p{Katakana}]]+"
-
-
-def _words(text: pl.Expr) -> pl.Expr:
-    """The words (`_WORD`) of `text` (UInt32)."""
-    return text.str.count_matches(_WORD)
-
-
-def bilingual_halves(resolved: pl.DataFrame) -> pl.DataFrame:
-    """The two halves of each body line holding BILINGUAL_SEPARATOR exactly once, each
-    of MIN_HALF_WORDS words or more, and not a name after a name (`_NAME`, `_NOT_NAME`:
-    `Cards named Razorfield Ripper | 剃刀野の切り裂き魔.` stays whole).
-
-    Needs:
-        resolved: dump_id, line_number, line, kind (one row per line).
-
-    Returns:
-        dump_id (String), line_number (Int64), first, second (String: as written,
-        trimmed), first_key, second_key (String: `normalize_text`)."""
-    line, kind = pl.col("line"), pl.col("kind")
-    parts = line.str.replace(BILINGUAL_SEPARATOR, "\n").str.split("\n")  # none in a line
-    return (  # counted on the lines that hold it (counting on every line: 0.13 s at 1M lines)
-        resolved.filter((kind == "body") & line.str.contains(BILINGUAL_SEPARATOR))
-        .filter(line.str.count_matches(BILINGUAL_SEPARATOR) == 1)
-        .select(
-            "dump_id",
-            "line_number",
-            first=parts.list.first().str.strip_chars(),
-            second=parts.list.last().str.strip_chars(),
-        )
-        .filter(~pl.col("first").str.contains(_NAME) | pl.col("second").str.contains(_NOT_NAME))
-        .filter(_words(pl.col("first")) >= MIN_HALF_WORDS)
-        .filter(_words(pl.col("second")) >= MIN_HALF_WORDS)
-        .with_columns(first_key=normalize_text(pl.col("first")),
-                      second_key=normalize_text(pl.col("second")))
-    )  # fmt: skip
-
-
-def _is_foreign(found: pl.Expr, reliable: pl.Expr, claimed: pl.Expr) -> pl.Expr:
-    """A text detected as `found` is another language than English on positive evidence
-    (reliably, or the language the header claims), as `label_line_languages` decides."""
-    other = ~found.is_in([ORIGINAL_LANGUAGE, UNDETERMINED]).fill_null(True)
-    return other & (reliable.fill_null(False) | (settle_language(found, claimed) == claimed))
-
-
-def split_bilingual_lines(
-    resolved: pl.DataFrame, languages: pl.DataFrame, dumps: pl.DataFrame
-) -> pl.DataFrame:
-    """Split a body line `<original> / <translation>` into its ruling and its translation.
-
-    A line is split only when its first half is English (the entry's
-    original, ORIGINAL_LANGUAGE: no evidence of another language, as
-    `label_line_languages` decides) and its second is in another language on
-    positive evidence (reliably, or the language the header claims);
-    otherwise it is kept whole. The line keeps its kind (body): its text becomes the first half; the
-    second half is its translation, in the language `settle_language` gives
-    in the dump's context.
-
-    Needs:
-        resolved: dump_id, line_number, line, kind, line_normalized.
-        languages: text (normalized), language, is_reliable, for every half of
-            `bilingual_halves` (`dumps.collect_texts`).
-        dumps: dump_id, header_language, claimed_translation_language.
-
-    Adds:
-        translation_text (String), translation_language (String): on split
-        lines, else null.
-    """
-    halves = bilingual_halves(resolved)
-    if halves.is_empty():  # most runs: no line holds ` / `
-        return resolved.with_columns(
-            translation_text=pl.lit(None, pl.String), translation_language=pl.lit(None, pl.String)
-        )
-    lookup = languages.select("text", "language", "is_reliable")
-    first_found = lookup.rename({"text": "first_key", "language": "_first", "is_reliable": "_r1"})
-    second_found = lookup.rename(
-        {"text": "second_key", "language": "_second", "is_reliable": "_r2"}
-    )
-    claimed = pl.col("claimed_translation_language")
-    second = pl.col("_second")
-    split = (
-        halves.join(first_found, on="first_key", how="left")
-        .join(second_found, on="second_key", how="left")
-        .join(dump_context_languages(resolved, dumps), on="dump_id", how="left")
-        .join(dumps.select("dump_id", "claimed_translation_language"), on="dump_id", how="left")
-        .filter(~_is_foreign(pl.col("_first"), pl.col("_r1"), claimed).fill_null(False)
-                & _is_foreign(second, pl.col("_r2"), claimed).fill_null(False))
-        .select(
-            "dump_id", "line_number", "first", "first_key",
-            translation_text="second",
-            translation_language=settle_language(second, pl.col("context_language")),
-        )
-    )  # fmt: skip
-    return (
-        resolved.join(split, on=["dump_id", "line_number"], how="left", maintain_order="left")
-        .with_columns(
-            line=pl.coalesce("first", "line"),
-            line_normalized=pl.coalesce("first_key", "line_normalized"),
-        )
-        .drop("first", "first_key")
-    )

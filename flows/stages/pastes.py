@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from flows.stages.shapes import CODES, TRANSLATION_WORDS, stub_number
+from flows.stages.claims import CODES, TRANSLATION_WORDS
+from flows.stages.shapes import stub_number
 
 
 def paste_text_shapes() -> dict[str, pl.Expr]:
@@ -29,7 +30,7 @@ def mark_repeated_headers(dated: pl.DataFrame) -> pl.DataFrame:
 
     That is a line after the dump's first head that repeats its header (the
     text of one of its header lines, with a letter) or names a translation
-    language as a header does (`shapes.named_code`, `_named_translations`): the
+    language as a header does (`claims.named_code`, `_named_translations`): the
     start of a second paste (`cat` of two pages: r04 of the round-3 cases).
 
     A line of a card stub that names the site's source (SITE_NAMES) starts one

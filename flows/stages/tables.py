@@ -271,7 +271,7 @@ def build_rejects(lines: pl.DataFrame, *more: pl.DataFrame) -> pl.DataFrame:
 def build_translations(marked: pl.DataFrame, occurrences: pl.DataFrame) -> pl.DataFrame:
     """The `ruling_translations` table: each translation line, linked to its ruling.
 
-    A translation on its ruling's line (`language.split_bilingual_lines`) has that line's number.
+    A translation on its ruling's line (`bilingual.split_bilingual_lines`) has that line's number.
 
     Needs:
         marked: the output of `language.mark_translations` (translation_text,

@@ -23,6 +23,7 @@ from flows.stages.detector import (
 )
 from flows.stages.language import (
     dump_context_languages,
+    framing_scripts,
     settle_is_inferred,
     settle_language,
     with_comparison_key,
@@ -184,11 +185,16 @@ def test_a_dumps_framing_is_read_by_its_han_characters_as_han_script_reads_them(
         "line": ["以下為官方裁定", "來源：wotc", "以下为官方裁定", "来源：wotc", "Rulings"],
         "kind": ["header", "date_source", "header", "date_source", "header"],
     })  # fmt: skip
-    dumps = pl.DataFrame({
+    headers = pl.DataFrame({
         "dump_id": ["tw", "cn", "none"], "claimed_translation_language": ["zh", "zh", "zh"],
-        "header_language": ["zh-tw", "zh-cn", "en"],
+        "header_text": ["以下為官方裁定", "以下为官方裁定", "Rulings"],
     })  # fmt: skip
-    assert dump_context_languages(resolved, dumps).rows() == [
+    framing = framing_scripts(resolved, headers)
+    assert framing.sort("dump_id").rows() == [("cn", "zh-cn"), ("none", None), ("tw", "zh-tw")]
+    dumps = headers.join(framing, on="dump_id", maintain_order="left").with_columns(
+        header_language=pl.Series(["zh-tw", "zh-cn", "en"])
+    )
+    assert dump_context_languages(dumps).rows() == [
         ("tw", "zh-tw"), ("cn", "zh-cn"), ("none", None)
     ]  # fmt: skip
 

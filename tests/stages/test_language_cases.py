@@ -5,9 +5,9 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
+from flows.stages.claims import claimed_language
 from flows.stages.detector import detect_text_language
 from flows.stages.language import label_line_languages, mark_translations
-from flows.stages.shapes import claimed_language
 from tests.conftest import CASES_DIR as CASES
 from tests.conftest import content_of, needs_cases, run_contents
 
@@ -106,7 +106,7 @@ def test_c11_shared_han_characters_take_the_dumps_traditional_script() -> None:
         ("CHIARIMENTI UFFICIALI. TRADUZIONE IT GENERATA AUTOMATICAMENTE.", "it"),
         ("OFFIZIELLE ERLÄUTERUNGEN. ÜBERSETZUNG DE AUTOMATISCH ERSTELLT.", "de"),
         # the language named beside its own word for translation, no code
-        # (`shapes.LANGUAGE_NAMES`; c09's kind)
+        # (`claims.LANGUAGE_NAMES`; c09's kind)
         ("La traduction française ci-dessous est automatique.", "fr"),
         ("Traducción al español generada automáticamente.", "es"),
         ("Die deutsche Übersetzung unten wurde automatisch erstellt.", "de"),
@@ -210,8 +210,13 @@ def test_close_calls_without_a_claim_take_the_dumps_most_common_foreign_language
         }
     )
     dumps = pl.DataFrame(
-        {"dump_id": ["d"], "header_language": ["en"], "claimed_translation_language": [None]},
-        schema_overrides={"claimed_translation_language": pl.String},
+        {
+            "dump_id": ["d"],
+            "header_language": ["en"],
+            "claimed_translation_language": [None],
+            "framing_script": [None],
+        },
+        schema_overrides={"claimed_translation_language": pl.String, "framing_script": pl.String},
     )
     labelled = mark_translations(label_line_languages(lines, languages, dumps))
     translations = labelled.filter(pl.col("kind") == "translation")
@@ -227,3 +232,50 @@ def test_close_calls_without_a_claim_take_the_dumps_most_common_foreign_language
     # one pt and one es line tie: no context, each keeps its own language
     tied = label_line_languages(lines.filter(pl.col("line") != "P3"), languages, dumps)
     assert tied.filter(pl.col("line").is_in(["P1", "P2"]))["language"].to_list() == ["pt", "es"]
+
+
+TRADITIONAL = "能量指示物不是法術力。它們不會在步驟、階段和回合結束時消失。"  # 們 會 術 驟 階
+TW_HEAD = "2024年6月7日 · 來源：wotc"  # 來源: Traditional
+
+
+@pytest.mark.parametrize("header", ["官方裁定", "威世智官方裁定", "MTG官方裁定", "官方裁定（中文）"])
+def test_c11_a_header_of_shared_characters_takes_its_date_lines_traditional_script(
+    header: str,
+) -> None:
+    # a probe's find: such a header was zh-cn and turned every translation zh-cn,
+    # Traditional-only characters and all
+    content = f"{header}\n{TW_HEAD}\n{R1}\n{TRADITIONAL}\n{TW_HEAD}\nX can be zero.\n你不能使用地。\n"
+    tables = run_contents({"tw.txt": content.encode()}).tables
+    assert tables["dumps"]["header_language"].to_list() == ["zh-tw"]
+    assert tables["ruling_translations"].select("language", "text").rows() == [
+        ("zh-tw", TRADITIONAL),
+        ("zh-tw", "你不能使用地。"),
+    ]
+
+
+def test_a_simplified_dump_of_shared_header_characters_stays_zh_cn() -> None:
+    content = f"官方裁定\n2024年6月7日 · 来源：wotc\n{R1}\n能量指示物不是法术力。\n"
+    tables = run_contents({"cn.txt": content.encode()}).tables
+    assert tables["dumps"]["header_language"].to_list() == ["zh-cn"]
+    assert tables["ruling_translations"].select("language", "text").rows() == [
+        ("zh-cn", "能量指示物不是法术力。")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("line", "ruling", "translation"),
+    [
+        ("Draw three cards. / 抽三張牌。", "Draw three cards.", ("zh-tw", "抽三張牌。")),
+        ("Does not target. / 不指定目標。", "Does not target.", ("zh-tw", "不指定目標。")),
+        ("X can be zero. | X可以為0。", "X can be zero.", ("zh-tw", "X可以為0。")),
+    ],
+)
+def test_r06_a_short_chinese_half_is_split_under_a_chinese_claim(
+    line: str, ruling: str, translation: tuple[str, str]
+) -> None:
+    # a probe's find: the claim is "zh" and the half zh-tw, so no claim matched it and
+    # the line was one English ruling
+    header = "以下為威世智官方裁定，TW翻譯由人工智慧自動產生。"
+    tables = run_contents({"tw.txt": f"{header}\n{TW_HEAD}\n{line}\n".encode()}).tables
+    assert tables["ruling_occurrences"]["text_raw"].to_list() == [ruling]
+    assert tables["ruling_translations"].select("language", "text").rows() == [translation]
