@@ -11,21 +11,33 @@ import polars as pl
 #: Codes a header may name as its translation's language: ISO 639-1, and the
 #: country codes sites also write (JP, CN, TW, KR, BR).
 CODES = "FR|DE|ES|IT|PT|JA|ZH|KO|RU|JP|CN|TW|KR|BR"
-#: Words for "translation" a code may stand beside (`traduction FR`, `DE-Übersetzung`).
+#: Words for "translation" a code may stand beside (`traduction FR`, `DE-Übersetzung`,
+#: `Traductions FR`).
 TRANSLATION_WORDS = (
-    "traduction|traducción|traduccion|traduzione|tradução|traducao|translation|übersetzung"
-    "|перевод|翻訳|翻译|翻譯|译文|譯文|번역"
+    "traductions?|traducci[oó]n|traducciones|traduzion[ei]|tradu[cç][aã]o|tradu[cç][oõ]es"
+    "|translations?|übersetzung(?:en)?|перевод[ыа]?|翻訳|翻译|翻譯|译文|譯文|번역"
 )
+#: The ISO codes of the languages read, in any case (a region after them: `pt-BR`).
+_ISO_CODES = "(?i:(fr|de|es|it|pt|ja|zh|ko|ru))"
+#: Lowercase codes that are no word after a translation word (`la traduction fr`; not
+#: `de` "of", `es` "is", `it`, German `ja` "yes").
+_LOWERCASE_CODES = "fr|pt|ru|zh|ko"
 #: A code is a language only in such a context, never as an ordinary word
 #: (`OFICIALES DE`, `READ IT`), markup (`<BR>`) or a set code (`[CN2]`):
 #: alone in parentheses (`(ES)`), or joined to a translation word (`DE-Übersetzung`,
 #: `TW翻譯`, `KO 번역`), ...
 CLAIMED_LANGUAGE_PATTERNS = (
     rf"\(\s*({CODES})\s*\)",
+    rf"\(\s*{_ISO_CODES}[-_](?:[A-Z]{{2}}|Han[st])\s*\)",  # a region after it: `(pt-BR)`
     rf"(?:^|[^A-Za-z])({CODES})\s*[-‐]?\s*(?i:{TRANSLATION_WORDS})",
-    # ... or after its own language's word, where it is no word (`TRADUZIONE IT`)
+    # ... or after a translation word and a colon (`Traduction : FR (IA)`, `Übersetzung: DE`)
+    rf"(?i:{TRANSLATION_WORDS})\s*[:：]\s*({CODES})(?:[^A-Za-z]|$)",
+    # ... or after its own language's word, where it is no word (`TRADUZIONE IT`;
+    # `TRADUCCIÓN ES GENERADA`: "is" in a Spanish header that claims Spanish all the same)
     r"(?i:traduzione)\s+(IT)(?:[^A-Za-z]|$)",
     r"(?i:übersetzung)\s+(DE)(?:[^A-Za-z]|$)",
+    r"(?i:traducci[oó]n)\s+(ES)(?:[^A-Za-z]|$)",
+    rf"(?i:{TRANSLATION_WORDS})\s+({_LOWERCASE_CODES})(?:[^A-Za-z]|$)",
 )
 #: ... or after a translation word (`La traduction FR`, `Перевод RU`,
 #: `TRADUÇÃO PT`; see CODES_THAT_ARE_WORDS for all-capitals headers).
@@ -41,23 +53,28 @@ COUNTRY_LANGUAGES = {"JP": "JA", "CN": "ZH", "TW": "ZH", "KR": "KO", "BR": "PT"}
 #: A header written in its translation's language names that language beside its
 #: own word for translation, when it names no code: `La traduction française`,
 #: `Traducción al español`, `Die deutsche Übersetzung`, `Русский перевод`,
-#: `以下の日本語訳`, `한국어 번역`. A name beside another language's word claims
+#: `以下の日本語訳`, `한국어 번역`, or as its participle (`Traduit automatiquement en
+#: français`, `ins Deutsche übersetzt`). A name beside another language's word claims
 #: nothing (`Traducción del italiano`, `translated from French`, `No Spanish
 #: translation`: an English header names none).
 _S = r"[ \t]+"  # spaces in one line: a header's lines are joined by "\n"
 LANGUAGE_NAMES = {
-    "FR": rf"traduction(?:{_S}\w+)?{_S}(?:en{_S})?fran[cç]ais",
-    "ES": rf"traducci[oó]n(?:{_S}\w+)?{_S}(?:al{_S}|en{_S})?(?:espa[nñ]ol|castellano)",
-    "IT": rf"traduzione(?:{_S}\w+)?{_S}(?:in{_S})?italian",
-    "PT": rf"tradu[cç][aã]o(?:{_S}\w+)?{_S}(?:para{_S}o{_S}|em{_S})?(?:portugu[eê]s|brasileir)",
-    "DE": rf"deutsche{_S}übersetzung|übersetzung{_S}(?:ins{_S})?deutsche",
-    "RU": rf"русск\w*{_S}перевод|перевод{_S}на{_S}русск",
+    "FR": rf"tradu(?:ctions?|ite?s?)(?:{_S}\w+)?{_S}(?:en{_S})?fran[cç]ais",
+    "ES": rf"traduc(?:ci[oó]n|ciones|id[oa]s?)(?:{_S}\w+)?{_S}(?:al{_S}|en{_S})?"
+    r"(?:espa[nñ]ol|castellano)",
+    "IT": rf"trad(?:uzion[ei]|ott[oaie])(?:{_S}\w+)?{_S}(?:in{_S})?italian",
+    "PT": rf"tradu(?:[cç][aã]o|[cç][oõ]es|zid[oa]s?)(?:{_S}\w+)?{_S}(?:para{_S}o{_S}|em{_S})?"
+    r"(?:portugu[eê]s|brasileir)",
+    "DE": rf"deutsche{_S}übersetzung|übersetzung{_S}(?:ins{_S})?deutsche"
+    rf"|ins{_S}deutsche{_S}(?:\w+{_S})?übersetzt",
+    "RU": rf"русск\w*{_S}перевод|перевед?\w*(?:{_S}\w+)?{_S}на{_S}русск",
     "JA": r"日本語(?:翻)?訳|日本語の翻訳",
-    "ZH": r"(?:中文|汉语|漢語|简体|簡體|繁體|繁体)(?:中文)?(?:翻译|翻譯|译文|譯文)",
-    "KO": rf"한국어(?:{_S})?번역",
+    "ZH": r"(?:中文|汉语|漢語|简体|簡體|繁體|繁体|繁中|简中|簡中)(?:中文)?(?:翻译|翻譯|译文|譯文)"
+    r"|(?:翻译|翻譯)[ \t]*[:：]?[ \t]*(?:简体|簡體|繁體|繁体)?中文",
+    "KO": rf"한국어(?:{_S})?번역|번역[ \t]*[:：]?[ \t]*한국어",
 }
 #: The cheap test before LANGUAGE_NAMES: a word of translating in the text.
-_TRANSLATING = "tradu[cçz]|übersetz|перевод|訳|译|譯|번역"
+_TRANSLATING = "tradu[cçzit]|tradot|übersetz|перев[ое]д|訳|译|譯|번역"
 
 
 def _claimed_code(header_text: pl.Expr) -> pl.Expr:

@@ -36,17 +36,14 @@ logger = logging.getLogger(__name__)
 
 #: Language code for a text with no letters (ISO 639-2 "undetermined").
 UNDETERMINED = "und"
-
 #: Below this many letters a langdetect result is unreliable ...
 MIN_LETTERS = 20
 #: ... and so is one whose lead over the second guess is below this.
 MIN_MARGIN = 0.2
 #: A language settled by script (CJK) needs this many letters.
 MIN_SCRIPT_LETTERS = 6
-
 #: (language, probability, is_reliable)
 Detection = tuple[str, float | None, bool]
-
 #: Chinese whose characters are all shared by Simplified and Traditional
 #: (hanzidentifier BOTH): the dump's script decides (`language.settle_language`).
 CHINESE = "zh"
@@ -87,6 +84,7 @@ HAN_CHARACTER = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")  # what `han_script`
 #: A word as written: letters, with inner apostrophes and hyphens.
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
 _SYMBOL = re.compile(r"\{[^}]*\}")
+_NUMBERED = re.compile(r"(?<=\d)[^\W\d_]+")  # letters after a digit: `5j`, `2F`, `3rd`
 #: Languages scored by word frequency (CJK ones are settled by script).
 _WORDFREQ_LANGUAGES = frozenset(wordfreq.available_languages()) - {"ja", "ko", "zh"}
 
@@ -247,8 +245,10 @@ def _weigh_words(
 
 
 def _words(text: str) -> list[str]:
-    """Case-folded words of `text` (’ read as '), `{symbols}` and numbers left out."""
-    return list(map(str.casefold, _WORD.findall(_SYMBOL.sub(" ", text).replace("’", "'"))))
+    """Case-folded words of `text` (’ read as '), `{symbols}`, numbers and the letters
+    right after a digit left out (`(704.5j)`, `702.19c`: a rule's number, no French `j`)."""
+    text = _NUMBERED.sub(" ", _SYMBOL.sub(" ", text)).replace("’", "'")
+    return list(map(str.casefold, _WORD.findall(text)))
 
 
 def _fold_capitals(text: str) -> str:

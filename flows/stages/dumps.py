@@ -90,11 +90,16 @@ def assemble_dumps(
     )
 
 
+#: Names no evidence of a header's language: the site's (`pastes.SITE_NAMES`:
+#: `Wizards of the Coast 공식 판정` was English) and the game's (`Magic: The Gathering —
+#: Clarifications officielles (FR)` was English).
+HEADER_NAMES = SITE_NAMES + r"|\bmagic(?::\s*|\s+)the\s+gathering\b|\bmtg\b"
+
+
 def _with_header_key(headers: pl.DataFrame) -> pl.DataFrame:
-    """Add header_key (String): the comparison key of header_text without the site's name
-    (`pastes.SITE_NAMES`, no evidence of a language: `Wizards of the Coast 공식 판정`
-    was English), the text its language is detected on."""
-    words = pl.col("header_text").str.replace_all(SITE_NAMES, " ")
+    """Add header_key (String): the comparison key of header_text without HEADER_NAMES,
+    the text its language is detected on."""
+    words = pl.col("header_text").str.replace_all(HEADER_NAMES, " ")
     keyed = with_comparison_key(headers.with_columns(_words=words), "_words", "header_key")
     return keyed.drop("_words")
 

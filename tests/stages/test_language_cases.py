@@ -128,6 +128,36 @@ def test_c11_shared_han_characters_take_the_dumps_traditional_script() -> None:
         ("Official rulings (French site)\nTranslation by DeepL", None),
         ("Official rulings from Wizards of the Coast, in English.", None),  # no translating
         ("Переверните эту карту.", None),  # `перев` (flip), no language named
+        # forms a probe found unclaimed (c08 and c09's kinds): a region after the code, a
+        # colon before it, a plural, a participle, a lowercase code, `TRADUCCIÓN ES`
+        ("Esclarecimentos oficiais — tradução automática (PT-BR).", "pt"),
+        ("Official rulings, machine translated (pt-BR).", "pt"),
+        ("Aclaraciones oficiales (ES-MX)", "es"),
+        ("Clarifications officielles (fr-FR)", "fr"),
+        ("官方裁定 (zh-TW)", "zh"),
+        ("Traducción: ES", "es"),
+        ("Clarifications officielles de Wizards of the Coast. Traduction : FR (IA).", "fr"),
+        ("Übersetzung: DE (KI)", "de"),
+        ("Перевод: RU", "ru"),
+        ("Translation: FR (machine)", "fr"),
+        ("Traductions FR générées automatiquement.", "fr"),
+        ("Traduzioni IT generate automaticamente.", "it"),
+        ("Traduit automatiquement en français.", "fr"),
+        ("Traducido automáticamente al español.", "es"),
+        ("Automatisch ins Deutsche übersetzt.", "de"),
+        ("Tradotto automaticamente in italiano.", "it"),
+        ("Traduzido automaticamente para o português.", "pt"),
+        ("Переведено автоматически на русский язык.", "ru"),
+        ("La traduction fr ci-dessous est automatique.", "fr"),
+        ("ACLARACIONES OFICIALES DE WIZARDS OF THE COAST. TRADUCCIÓN ES GENERADA.", "es"),
+        ("以下為官方裁定，繁中翻譯由人工智慧產生。", "zh"),
+        ("官方裁定。翻譯：繁體中文", "zh"),
+        ("공식 판정. 번역: 한국어", "ko"),
+        # still none: a code that is a word, a language translated from, no code
+        ("The translation it gives is automatic.", None),
+        ("La traducción es automática.", None),
+        ("Traduit du néerlandais par nos bénévoles.", None),
+        ("Übersetzung: ja, automatisch.", None),
     ],
 )
 def test_a_claimed_language_needs_a_translation_context(header: str, claimed: str | None) -> None:
@@ -238,13 +268,17 @@ TRADITIONAL = "能量指示物不是法術力。它們不會在步驟、階段�
 TW_HEAD = "2024年6月7日 · 來源：wotc"  # 來源: Traditional
 
 
-@pytest.mark.parametrize("header", ["官方裁定", "威世智官方裁定", "MTG官方裁定", "官方裁定（中文）"])
+@pytest.mark.parametrize(
+    "header", ["官方裁定", "威世智官方裁定", "MTG官方裁定", "官方裁定（中文）"]
+)
 def test_c11_a_header_of_shared_characters_takes_its_date_lines_traditional_script(
     header: str,
 ) -> None:
     # a probe's find: such a header was zh-cn and turned every translation zh-cn,
     # Traditional-only characters and all
-    content = f"{header}\n{TW_HEAD}\n{R1}\n{TRADITIONAL}\n{TW_HEAD}\nX can be zero.\n你不能使用地。\n"
+    content = (
+        f"{header}\n{TW_HEAD}\n{R1}\n{TRADITIONAL}\n{TW_HEAD}\nX can be zero.\n你不能使用地。\n"
+    )
     tables = run_contents({"tw.txt": content.encode()}).tables
     assert tables["dumps"]["header_language"].to_list() == ["zh-tw"]
     assert tables["ruling_translations"].select("language", "text").rows() == [
@@ -279,3 +313,37 @@ def test_r06_a_short_chinese_half_is_split_under_a_chinese_claim(
     tables = run_contents({"tw.txt": f"{header}\n{TW_HEAD}\n{line}\n".encode()}).tables
     assert tables["ruling_occurrences"]["text_raw"].to_list() == [ruling]
     assert tables["ruling_translations"].select("language", "text").rows() == [translation]
+
+
+@pytest.mark.parametrize(
+    ("header", "language"),
+    [
+        ("Magic: The Gathering — Clarifications officielles (FR)", "fr"),
+        ("MTG — Chiarimenti ufficiali (IT)", "it"),
+        ("Magic The Gathering: aclaraciones oficiales (ES)", "es"),
+    ],
+)
+def test_c08_the_games_name_is_no_evidence_of_a_headers_language(
+    header: str, language: str
+) -> None:
+    # a probe's find: the game's English name outweighed a short header's own words (en)
+    content = f"{header}\nJune 7, 2024 · source: wotc\n{R1}\n"
+    dumps = run_contents({"h.txt": content.encode()}).tables["dumps"]
+    assert dumps.select("header_language", "claimed_translation_language").row(0) == (
+        language,
+        language,
+    )
+
+
+@needs_cases
+@pytest.mark.parametrize("reference", ["(704.5j)", "(704.5k)", "CR 702.19c"])
+def test_c06_a_rule_reference_line_stays_in_its_english_ruling(reference: str) -> None:
+    # a probe's find: `j` after a digit was a French word, `(704.5k)` reliably Czech
+    header = (CASES / "c07_short_translation.txt").read_text(encoding="utf-8").splitlines()[0]
+    ruling = (
+        "Two or more legendary permanents with the same name are put into their owners’ graveyards."
+    )
+    content = f"{header}\n07 juin 2024 · source : wotc\n{ruling}\n{reference}\n"
+    tables = run_contents({"fr.txt": content.encode()}).tables
+    assert tables["rulings"]["text"].to_list() == [f"{ruling}\n{reference}"]
+    assert tables["ruling_translations"].height == 0
