@@ -125,3 +125,28 @@ def test_ruling_a_is_one_ruling_in_every_dump(round3: Run) -> None:
 def test_readable_heads_are_read(round3: Run, name: str, dates: list[dt.date]) -> None:
     assert _entries(round3, name) == list(zip(dates, [A, B], strict=True))
     assert _of(round3, "rejects", name).height == 0
+
+
+ENGLISH_HEADER = "Official rulings from Wizards of the Coast, as published."
+
+
+@pytest.mark.parametrize(
+    "repeated",
+    [
+        ENGLISH_HEADER.removesuffix("."),  # pasted again without its final period
+        f" {ENGLISH_HEADER}",
+        f"{ENGLISH_HEADER}  ",
+        ENGLISH_HEADER.upper(),
+    ],
+    ids=["no final period", "a space before", "spaces after", "capitals"],
+)
+def test_r04_a_repeated_header_pasted_by_hand_is_a_header(repeated: str) -> None:
+    # a probe's find: each was glued into ruling B, which took a new ruling_id
+    head = "June 7, 2024 · source: wotc"
+    content = f"{ENGLISH_HEADER}\n{head}\n{A}\n{head}\n{B}\n{repeated}\n{head}\n{C}\n"
+    run = run_contents({"two.txt": content.encode()})
+    occurrences = run.tables["ruling_occurrences"]
+    assert occurrences.select("line_number", "text_raw").rows() == [(2, A), (4, B), (7, C)]
+    assert run.tables["dumps"]["paste_count"].to_list() == [2]
+    kinds = run.lines.sort("line_number")["kind"].to_list()
+    assert kinds[5] == "header"  # line 6, the repeated header

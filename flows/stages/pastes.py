@@ -17,20 +17,31 @@ def paste_text_shapes() -> dict[str, pl.Expr]:
     """What `mark_repeated_headers` needs of a line's text alone besides `shapes.shape_texts`
     (`parse.classify_lines` finds it once per distinct text): _has_letter (it holds a
     letter), _names_site (it names the site's source: SITE_NAMES); Boolean, expressions
-    of `line`."""
+    of `line`; _header_key (String: the text as a repeated header is compared,
+    HEADER_KEY)."""
     line = pl.col("line")
     return {
         "_has_letter": line.str.contains(r"\p{L}"),
         "_names_site": line.str.contains(SITE_NAMES),
+        "_header_key": line.str.to_lowercase()
+        .str.replace_all(r"\s+", " ")
+        .str.replace_all("’", "'")
+        .str.strip_chars(HEADER_KEY_STRIPPED),
     }
+
+
+#: What a repeated header may lose or gain around its text and still be the same line
+#: (a page pasted again by hand: `Official rulings … as published` without its final
+#: period, a space before or after it); its case and inner spaces are not compared either.
+HEADER_KEY_STRIPPED = " .。!！:：…"
 
 
 def mark_repeated_headers(dated: pl.DataFrame) -> pl.DataFrame:
     """Add _repeats_header (Boolean): the line starts a repeated header.
 
     That is a line after the dump's first head that repeats its header (the
-    text of one of its header lines, with a letter) or names a translation
-    language as a header does (`claims.named_code`, `_named_translations`): the
+    text of one of its header lines, with a letter, compared by `_header_key`) or
+    names a translation language as a header does (`claims.named_code`, `_named_translations`): the
     start of a second paste (`cat` of two pages: r04 of the round-3 cases).
 
     A line of a card stub that names the site's source (SITE_NAMES) starts one
@@ -47,7 +58,7 @@ def mark_repeated_headers(dated: pl.DataFrame) -> pl.DataFrame:
     # (dump, text) as one 64-bit hash: a set lookup over every line, no join (a
     # join on dump_id and text cost 0.4 s of CPU at a million lines); two
     # different pairs share a hash once in ~10^9 runs of that size.
-    keyed = dated.with_columns(_key=pl.col("line").hash() + pl.col("dump_id").hash())
+    keyed = dated.with_columns(_key=pl.col("_header_key").hash() + pl.col("dump_id").hash())
     header_keys = keyed.filter(before & pl.col("_has_letter"))["_key"]
     marked = keyed.with_columns(
         _repeats_header=after & pl.col("_key").is_in(header_keys.implode())
