@@ -156,8 +156,7 @@ DATED_LINE_PATTERN = dated_line_pattern()
 
 def is_head(line: pl.Expr) -> pl.Expr:
     """`line` is a date·source line (Boolean): `is_date_head`, or it matches
-    DATE_LIKE_SOURCE_PATTERN or ANY_SCRIPT_HEAD_PATTERN.
-    """
+    DATE_LIKE_SOURCE_PATTERN or ANY_SCRIPT_HEAD_PATTERN."""
     return (
         is_date_head(line)
         | line.str.contains(DATE_LIKE_SOURCE_PATTERN)
@@ -270,8 +269,8 @@ def shape_texts(texts: pl.DataFrame) -> pl.DataFrame:
     Adds:
         _is_date, _looks_dated (Boolean: a head `is_head`, a malformed head
         `is_malformed_head`), _is_stat (a stub's stat line), _is_blank (empty or
-        spaces), _numeric (a numeric day/month-first date:
-        `date_formats.NUMERIC_DAY_MONTH_SHAPE`), _names_translation (it names a
+        spaces), _numeric (a head's NFKC form, as `dates.parse_date` reads `06／07／2024`,
+        matches `date_formats.NUMERIC_DAY_MONTH_SHAPE`), _names_translation (it names a
         translation language as a header does: `named_code`); _text_claim (String:
         the language it claims as a header line, `claimed_language`); _head_parts
         (Struct of date_text, source: HEAD_PARTS of a head or a malformed head,
@@ -279,16 +278,17 @@ def shape_texts(texts: pl.DataFrame) -> pl.DataFrame:
     """
     line = pl.col("line")
     code = pl.col("_claimed_code")  # once for both its uses
+    head = pl.when(pl.col("_is_date")).then(line).str.normalize("NFKC")  # as parse_date reads
     return (
         texts.with_columns(
             _is_date=is_head(line),
             _is_stat=line.str.contains(STAT_LINE_PATTERN),
             _is_blank=line.str.strip_chars() == "",
-            _numeric=line.str.contains(NUMERIC_DAY_MONTH_SHAPE),
             _claimed_code=named_code(line),
         )
         .with_columns(
             _looks_dated=is_malformed_head(line, pl.col("_is_date")),
+            _numeric=head.str.contains(NUMERIC_DAY_MONTH_SHAPE).fill_null(False),
             _names_translation=code.is_not_null(),
             _text_claim=claimed_language_of(code, line),
         )

@@ -285,6 +285,29 @@ def test_numeric_day_month_dates_need_a_language_that_fixes_the_order(
         assert _kinds(*lines)[1] == ("rejected", AMBIGUOUS_DATE_REASON)
 
 
+EN_HEADER = "Official rulings from Wizards of the Coast, as published."
+JA_HEADER = "Wizards of the Coastによる公式裁定です。以下のJA翻訳は自動生成です。"
+KO_HEADER = "Wizards of the Coast 공식 판정입니다. 아래 KO 번역은 자동으로 생성되었습니다."
+
+
+@pytest.mark.parametrize(
+    ("header", "head"),
+    [
+        *[(EN_HEADER, f"06{s}07{s}2024 · source: wotc") for s in "／．－﹒﹣\u2024"],
+        (JA_HEADER, "０６／０７／２０２４ · 出典：wotc"),
+        (JA_HEADER, "06／07／2024 · 出典：wotc"),
+        (KO_HEADER, "06．07．2024 · 출처: wotc"),
+    ],
+)
+def test_compatibility_separators_leave_a_numeric_date_ambiguous(header: str, head: str) -> None:
+    # parse_date reads the date's NFKC form (`06/07/2024`): so does the order's check. Main
+    # read each as 2024-07-06 (day first) in a dump whose language does not fix the order.
+    assert _kinds(header, head, ENERGY)[1] == ("rejected", AMBIGUOUS_DATE_REASON)
+    french = "Clarifications officielles. La traduction FR ci-dessous."
+    for fixed in ("07／06／2024 · source : wotc", "０７．０６．２０２４ · source : wotc"):
+        assert _entries(french, fixed, ENERGY) == [(2, JUNE_7, ENERGY)]
+
+
 def test_year_first_numeric_dates_need_no_language() -> None:
     lines = (
         "Official rulings.",
