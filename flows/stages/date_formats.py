@@ -63,12 +63,12 @@ ERAS: tuple[tuple[str, dt.date, str], ...] = (
 )
 
 #: Day suffixes a language writes: English ordinals, French `1er`, `1º` and the
-#: RAE's `1.º` (NFKC: `1o`, `1.o`), Russian `-го`, `-е`. Checked against the day in
-#: `parse_date`.
+#: RAE's `1.º` (NFKC: `1o`, `1.o`), Latin American `1ro`, `1ero` (primero), Russian `-го`,
+#: `-е`. Checked against the day in `parse_date`.
 DAY_SUFFIXES = {
     "en": ("st", "nd", "rd", "th"),
     "fr": ("er",),
-    "es": ("º", "ª", "°", "o", "a", ".º", ".ª", ".o", ".a"),
+    "es": ("º", "ª", "°", "o", "a", ".º", ".ª", ".o", ".a", "ro", "ero"),
     "pt": ("º", "ª", "°", "o", "a", ".º", ".ª", ".o", ".a"),
     "it": ("º", "°", "o"),
     "ru": ("-го", "-е"),  # `7-го июня`, `7-е июня`: any day
@@ -244,15 +244,31 @@ def date_formats() -> tuple[DateFormat, ...]:
 
 
 _ERA_NAMES = "|".join(name for name, _, _ in ERAS)
+_ERA_YEAR = rf"(?:{_ERA_NAMES})\s*(?:\d{{1,3}}|元)\s*年"
 #: `令和6年6月7日`, `平成元年1月8日`, `民國113年6月7日`, `中華民國113年6月7日`,
-#: optionally with the weekday (`金曜日`, `星期五`).
+#: optionally with the weekday (`金曜日`, `金曜`, `星期五`).
 _ERA_SHAPE = (
-    rf"(?:{_ERA_NAMES})\s*(?:\d{{1,3}}|元)\s*年"
-    r"\s*\d{1,2}\s*月\s*\d{1,2}\s*[日号號](?:\s*(?:[日月火水木金土]曜日|星期[一二三四五六日天]))?"
+    rf"{_ERA_YEAR}\s*\d{{1,2}}\s*月"
+    r"\s*\d{1,2}\s*[日号號](?:\s*(?:[日月火水木金土]曜日?|星期[一二三四五六日天]))?"
 )
 ERA_DATE = re.compile(
     rf"^(?P<era>{_ERA_NAMES})\s*(?P<era_year>\d{{1,3}}|元)\s*年"
     r"\s*(?P<month_number>\d{1,2})\s*月\s*(?P<day>\d{1,2})\s*[日号號]\s*(?P<weekday>\S*)$"
+)
+#: A year written both ways, the other in parentheses (`2024年（令和6年）6月7日`,
+#: `令和6年（2024年）6月7日`, as Japanese official documents write it); NFKC. Read as the
+#: era's date with `year` (`dates.parse_date` rejects two years that disagree).
+_ERA_AND_YEAR = rf"(?P<era>{_ERA_NAMES})\s*(?P<era_year>\d{{1,3}}|元)\s*年"
+DUAL_YEARS = tuple(
+    re.compile(rf"{first}\s*\(\s*{second}\s*\)\s*(?P<rest>.+)")
+    for first, second in [
+        (r"(?P<year>\d{4})\s*年", _ERA_AND_YEAR),
+        (_ERA_AND_YEAR, r"(?P<year>\d{4})\s*年"),
+    ]
+)
+_DUAL_YEAR_SHAPE = (
+    rf"(?:\d{{4}}\s*年\s*[(（]\s*{_ERA_YEAR}\s*[)）]|{_ERA_YEAR}\s*[(（]\s*\d{{4}}\s*年\s*[)）])"
+    r"\s*\d{1,2}\s*月\s*\d{1,2}\s*[日号號]"
 )
 _ISO_SHAPE = r"\d{4}-\d{1,2}-\d{1,2}"
 #: A Chinese numeral as dates write it: the digits, 〇 and 零 for zero (and the
@@ -287,14 +303,17 @@ def day_first_languages() -> tuple[str, ...]:
     return tuple(sorted(lang for lang, found in numeric_orders().items() if found == {"dmy"}))
 
 
-#: A word that may be a weekday beside a date (`Fr.`, `sexta-feira`): BESIDE_WEEKDAY.
-_WEEKDAY_WORD = r"[^\W\d_]+(?:-[^\W\d_]+)?\.?"
+#: A word that may be a weekday beside a date (`Fr.`, `sexta-feira`, NFKC `6a feira`):
+#: BESIDE_WEEKDAY.
+_WEEKDAY_WORD = r"(?:\d\.?a[ -]?feira|[^\W\d_]+(?:-[^\W\d_]+)?\.?)"
 
-#: A date whose order depends on the locale: day or month first, month a number,
-#: a weekday before it or not (`Friday, 07/06/2024`), anything but a digit after it
+#: A date whose order depends on the locale (NFKC): day or month first, month a number,
+#: up to two words before it, in parentheses or not (`Friday, 07/06/2024`, `Freitag,
+#: den 07.06.2024`, `(Fri) 07/06/2024`), anything but a digit after it
 #: (`07/06/2024T14:30`, `07.06.2024г.`).
 NUMERIC_DAY_MONTH_SHAPE = (
-    rf"^\s*(?:{_WEEKDAY_WORD}\s*,?\s*)?\d{{1,2}}\s*[./-]\s*\d{{1,2}}\s*[./-]\s*\d{{2,4}}(?:\D|$)"
+    rf"^\s*(?:\(?\s*{_WEEKDAY_WORD}\s*\)?\s*,?\s*){{0,2}}"
+    r"\d{1,2}\s*[./-]\s*\d{1,2}\s*[./-]\s*\d{2,4}(?:\D|$)"
 )
 
 
@@ -306,16 +325,19 @@ def date_pattern(written: bool = True) -> str:
     names (case-insensitive), plus the Japanese era, ISO and Chinese-numeral
     (`二〇二四年六月七日`) shapes, and a weekday in parentheses after any of them
     (`2024年6月14日（周五）`, `(金)`). `written`: with the variants sites write
-    (articles, commas, dashes, `号`, a weekday before or after the date); else
-    CLDR's shapes alone. A time of day after the date is `time_of_day`.
+    (articles, commas, dashes, `号`, a year written both ways `2024年（令和6年）`, a
+    weekday before or after the date, in parentheses or brackets `［金］`, `〔金〕`,
+    `【金】`); else CLDR's shapes alone. A time of day after the date is `time_of_day`.
     """
     forms = date_formats()
     skeletons = dict.fromkeys(f.skeleton if written else f.cldr_skeleton for f in forms)
-    dates = "(?:" + "|".join([*skeletons, _ERA_SHAPE, _ISO_SHAPE, _CHINESE_NUMERAL_SHAPE]) + ")"
+    shapes = [*skeletons, _ERA_SHAPE, _ISO_SHAPE, _CHINESE_NUMERAL_SHAPE]
+    dates = "(?:" + "|".join(shapes + [_DUAL_YEAR_SHAPE] * written) + ")"
     days = all_names("days")
     if not written:
         return rf"{dates}(?:\s*[(（]\s*{days}\s*[)）])?"
-    return rf"(?:{days}\s*,?\s*)?{dates}(?:\s*[(（]\s*{days}\s*[)）]|\s*,?\s*{days})?"
+    after = rf"\s*[(（\[［〔【]\s*{days}\s*[)）\]］〕】]|\s*,?\s*{days}"
+    return rf"(?:[(（]?\s*{days}\s*[)）]?\s*,?\s*)?{dates}(?:{after})?"
 
 
 def dated_line_pattern() -> str:
@@ -329,14 +351,21 @@ def dated_line_pattern() -> str:
     return rf"^\s*{date_pattern(written=False)}(?:$|[^\d.]|\.(?:\D|$))"
 
 
-#: A weekday in parentheses after a date (`2024年6月14日 (周五)`, NFKC): date, weekday.
-PARENTHESIZED_WEEKDAY = re.compile(r"(?P<date>.+?)\s*\(\s*(?P<weekday>[^()]+?)\s*\)")
+#: A weekday in parentheses or brackets after a date (`2024年6月14日 (周五)`, `［金］`,
+#: `〔金〕`, `【金】`, NFKC), or in parentheses before it (`(Fri) June 7, 2024`): date, weekday.
+PARENTHESIZED_WEEKDAY = (
+    re.compile(r"(?P<date>.+?)\s*[(\[〔【]\s*(?P<weekday>[^()\[\]〔〕【】]+?)\s*[)\]〕】]"),
+    re.compile(r"\(\s*(?P<weekday>[^()]+?)\s*\)\s*,?\s*(?P<date>.+)"),
+)
 #: A word before a date that starts with a digit (`Freitag, 07.06.2024`, `sexta-feira,
-#: 07/06/2024`) or after one that ends with a digit (`2024. 6. 7. 금요일`): date,
+#: 07/06/2024`, an article between: `Freitag, den 07.06.2024`), after one that ends with
+#: a digit (`2024. 6. 7. 금요일`) or after a comma (`7 июня 2024 г., пятница`): date,
 #: weekday. Read when no format reads the whole text and the word is a weekday name.
+_ARTICLE = phrases([word for words in ARTICLES.values() for word in words])
 BESIDE_WEEKDAY = (
-    re.compile(rf"(?P<weekday>{_WEEKDAY_WORD})\s*,?\s*(?P<date>\d.*)"),
+    re.compile(rf"(?P<weekday>{_WEEKDAY_WORD})\s*,?\s*(?:{_ARTICLE}\s+)?(?P<date>\d.*)"),
     re.compile(rf"(?P<date>.*\d\.?)\s*,?\s*(?P<weekday>{_WEEKDAY_WORD})"),
+    re.compile(rf"(?P<date>.*\S)\s*,\s*(?P<weekday>{_WEEKDAY_WORD})"),
 )
 
 

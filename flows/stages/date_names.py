@@ -29,7 +29,10 @@ DATE_LOCALES: tuple[str, ...] = (
 
 #: Weekday names written beside CLDR's (0 = Monday): Chinese `礼拜五` / `禮拜五`
 #: and `星期天`, `礼拜天` for Sunday, the colloquial names of the Xiandai Hanyu
-#: Cidian (CLDR zh writes `星期五`, `周五`, `星期日`).
+#: Cidian (CLDR zh writes `星期五`, `周五`, `星期日`), and Taiwan's `拜五` (Monday to
+#: Saturday: the MOE's Dictionary of Frequently-Used Taiwanese, `拜五 pài-gōo`);
+#: Japanese `金曜`, the usual short form (CLDR ja writes `金`, `金曜日`); Brazilian
+#: `6ª feira` (Monday to Friday: `2ª-feira` is `segunda-feira`; NFKC `6a feira`).
 COLLOQUIAL_DAYS = {
     "zh": {
         f"{week}{day}": n
@@ -37,7 +40,18 @@ COLLOQUIAL_DAYS = {
         for n, day in enumerate("一二三四五六日")
     }
     | {f"{week}天": 6 for week in ("礼拜", "禮拜", "星期")}
+    | {f"拜{day}": n for n, day in enumerate("一二三四五六")},
+    "ja": {f"{day}曜": n for n, day in enumerate("月火水木金土日")},
+    "pt": {
+        f"{n + 2}{mark}{joint}feira": n
+        for n in range(5)
+        for mark in ("ª", "a", ".ª", ".a")
+        for joint in (" ", "-")
+    },
 }
+#: Month names written beside CLDR's: Austrian `Feber` beside `Jänner` (CLDR de_AT),
+#: Duden's "österreichisch" February.
+COLLOQUIAL_MONTHS = {"de": {"feber": 2}}
 
 #: German umlauts as written without them (`Maerz`).
 _UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue"})
@@ -65,7 +79,7 @@ def cldr_names(code: str, kind: str) -> dict[str, int]:
     """Lowercased, dot-stripped month (1-12) or weekday (0 = Monday) names of a locale's
     language: those of every `DATE_LOCALES` locale of that language, so en's `MMM d, y`
     reads en_GB's and en_AU's `Sept.` (CLDR en writes `Sep`); a locale of another
-    language (`other_formats`) has its own names. Weekdays: `COLLOQUIAL_DAYS` too.
+    language (`other_formats`) has its own names; `COLLOQUIAL_DAYS` and `COLLOQUIAL_MONTHS` too.
 
     Raises:
         ValueError: CLDR gives one name two numbers in the language.
@@ -81,17 +95,21 @@ def cldr_names(code: str, kind: str) -> dict[str, int]:
                     key = name_key(name)
                     if names.setdefault(key, number) != number:
                         raise ValueError(f"CLDR {kind} name {name!r} ({other}) is ambiguous")
-    return COLLOQUIAL_DAYS.get(language, {}) | names if kind == "days" else names
+    colloquial = COLLOQUIAL_DAYS if kind == "days" else COLLOQUIAL_MONTHS
+    return colloquial.get(language, {}) | names
 
 
 def spellings(key: str) -> set[str]:
     """The spellings written for a name key beside it: without accents (`aout`,
     `fevrier`, `sabado`, Greek capitals `ΙΟΥΝΙΟΥ`), German umlauts as `ae`, `oe`,
-    `ue` (`maerz`), a month number with a leading zero (Korean `06월`). One that two
+    `ue` (`maerz`), a month number with a leading zero (Korean `06월`) or a space before
+    its unit (`6 월`, as in `2024 년 6 월 7 일`). One that two
     names of a language share is read as neither (`locale_names`)."""
     found = {_bare(key), key.translate(_UMLAUTS)}
     if re.fullmatch(r"\d\D+", key):
         found.add(f"0{key}")
+    if number := re.fullmatch(r"(\d+)([^\W\d])", key):  # `6 월`, a space before the unit
+        found |= {f"{digits} {number[2]}" for digits in (number[1], number[1].zfill(2))}
     return found - {key}
 
 

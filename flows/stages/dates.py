@@ -22,6 +22,7 @@ from flows.stages.date_formats import (
     BESIDE_WEEKDAY,
     CHINESE_NUMERAL,
     DAY_SUFFIXES,
+    DUAL_YEARS,
     ERA_DATE,
     ERAS,
     LITERAL_WORDS,
@@ -33,6 +34,7 @@ from flows.stages.date_formats import (
     time_of_day,
 )
 from flows.stages.date_names import (
+    DATE_LOCALES,
     day_numbers,
     day_period_names,
     known_names,
@@ -223,9 +225,9 @@ def _matches(text: str) -> list[dict[str, str | None]]:
     07.06.2024`); a time of day after the date is left out (`date_formats.time_of_day`)."""
     timed = _timed().fullmatch(text)
     text = timed["date"] if timed else text
-    weekday = PARENTHESIZED_WEEKDAY.fullmatch(text)
-    if weekday:
-        return _with_weekday(weekday, parenthesized="1")
+    for shape in PARENTHESIZED_WEEKDAY:
+        if weekday := shape.fullmatch(text):
+            return _with_weekday(weekday, parenthesized="1")
     found = _core_matches(text)
     for shape in () if found else BESIDE_WEEKDAY:
         beside = shape.fullmatch(text)
@@ -242,6 +244,10 @@ def _with_weekday(match: re.Match[str], **extra: str) -> list[dict[str, str | No
 
 
 def _core_matches(text: str) -> list[dict[str, str | None]]:
+    for shape in DUAL_YEARS:  # `2024年(令和6年)6月7日`: the era's date, its year checked
+        if dual := shape.fullmatch(text):
+            era_date = f"{dual['era']}{dual['era_year']}年{dual['rest']}"
+            return [{**p, "dual_year": dual["year"]} for p in _core_matches(era_date)]
     found = []
     era = ERA_DATE.match(text)
     if era:
@@ -305,6 +311,8 @@ def _check(
     day: dt.date, parts: dict[str, str | None], date_text: str, today: dt.date
 ) -> tuple[dt.date | None, str | None]:
     checks = [_check_suffix(day, parts), _check_weekday(day, parts), _check_era(day, parts)]
+    if parts.get("dual_year") and int(parts["dual_year"] or 0) != day.year:
+        checks.append(f"year {parts['dual_year']} is not {parts['era']}{parts['era_year']}年")
     reason = next((r for r in checks if r), None)
     if reason:
         return None, f"{reason} in date {date_text!r}"
@@ -340,9 +348,10 @@ def _check_weekday(day: dt.date, parts: dict[str, str | None]) -> str | None:
         weekday = narrow_day_names(code).get(key)
     if weekday is None and len(day_numbers(key)) == 1:  # beside another language's format
         (weekday,) = day_numbers(key)  # (`Friday, 07.06.2024`)
-    if weekday == day.weekday():
-        return None
-    return f"weekday {written!r} is not that of {day.isoformat()}"
+    narrow = any(key in narrow_day_names(other) for other in DATE_LOCALES)
+    if weekday is None and not day_numbers(key) and not narrow:  # `(updated)`, `(T)`
+        return f"unknown weekday name {written!r}"
+    return None if weekday == day.weekday() else f"weekday {written!r} is not that of {day}"
 
 
 def _check_era(day: dt.date, parts: dict[str, str | None]) -> str | None:

@@ -69,6 +69,49 @@ def test_other_forms(text: str, expected: dt.date) -> None:
         ("29 février 2023", "impossible date '29 février 2023': day is out of range for month"),
         ("7 juin 2027", "date '7 juin 2027' (2027-06-07) is in the future"),
         ("7 brumaire 2024", "unknown month name 'brumaire' in date '7 brumaire 2024'"),
+        # what main's rejects became readable by: a weekday or year that disagrees
+        ("2023年（令和6年）6月7日", "year 2023 is not 令和6年 in date '2023年（令和6年）6月7日'"),
+        ("令和6年（2023年）6月7日", "year 2023 is not 令和6年 in date '令和6年（2023年）6月7日'"),
+        (
+            "2019年（令和元年）4月30日",
+            "2019-04-30 is outside the era 令和 (from 2019-05-01) in date '2019年（令和元年）4月30日'",
+        ),
+        (
+            "2024年6月7日（木曜）",
+            "weekday '木曜' is not that of 2024-06-07 in date '2024年6月7日（木曜）'",
+        ),
+        (
+            "2024年6月7日（拜四）",
+            "weekday '拜四' is not that of 2024-06-07 in date '2024年6月7日（拜四）'",
+        ),
+        (
+            "7 de junho de 2024 (5ª feira)",
+            "weekday '5a feira' is not that of 2024-06-07 in date '7 de junho de 2024 (5ª feira)'",
+        ),
+        (
+            "(Thu) June 7, 2024",
+            "weekday 'Thu' is not that of 2024-06-07 in date '(Thu) June 7, 2024'",
+        ),
+        (
+            "2024年6月7日［木］",
+            "weekday '木' is not that of 2024-06-07 in date '2024年6月7日［木］'",
+        ),
+        (
+            "7 июня 2024 г., четверг",
+            "weekday 'четверг' is not that of 2024-06-07 in date '7 июня 2024 г., четверг'",
+        ),
+        (
+            "Donnerstag, den 07.06.2024",
+            "weekday 'Donnerstag' is not that of 2024-06-07 in date 'Donnerstag, den 07.06.2024'",
+        ),
+        (
+            "2ro de junio de 2024",
+            "ordinal day 2ro (only the 1st takes it) in date '2ro de junio de 2024'",
+        ),
+        (  # main said "weekday 'updated' is not that of 2024-06-07"
+            "June 7, 2024 (updated)",
+            "unknown weekday name 'updated' in date 'June 7, 2024 (updated)'",
+        ),
         (  # only Croatian's format writes `d.`, but Polish writes `listopada` for November
             "11. listopada 2024",
             "ambiguous date '11. listopada 2024': its month name is month 10 in hr, 11 in pl, "
@@ -237,6 +280,29 @@ def test_cldr_forms(text: str, expected: dt.date) -> None:
         ("7-е июня 2024", dt.date(2024, 6, 7)),
         ("7 Mae 2024", dt.date(2024, 5, 7)),  # Breton's May: German `Maerz`'s `mae` is no prefix
         ("07.06.2024 г.", dt.date(2024, 6, 7)),
+        # main rejected these (cases c01, c02, c13-c15, r07): a year written both ways,
+        ("2024年（令和6年）6月7日", dt.date(2024, 6, 7)),
+        ("令和6年（2024年）6月7日", dt.date(2024, 6, 7)),
+        ("２０１９年（令和元年）６月７日（金）", dt.date(2019, 6, 7)),
+        # usual weekdays CLDR does not write (`date_names.COLLOQUIAL_DAYS`)
+        ("2024年6月7日（金曜）", dt.date(2024, 6, 7)),
+        ("令和6年6月7日 金曜", dt.date(2024, 6, 7)),
+        ("2024年6月7日（拜五）", dt.date(2024, 6, 7)),
+        ("7 de junho de 2024 (6ª feira)", dt.date(2024, 6, 7)),
+        ("6ª-feira, 07/06/2024", dt.date(2024, 6, 7)),
+        # a weekday in parentheses first, in brackets after, after `г.`, before `den`
+        ("(Fri) June 7, 2024", dt.date(2024, 6, 7)),
+        ("(ven.) 7 juin 2024", dt.date(2024, 6, 7)),
+        ("2024年6月7日［金］", dt.date(2024, 6, 7)),
+        ("2024年6月7日〔金〕", dt.date(2024, 6, 7)),
+        ("7 июня 2024 г., пятница", dt.date(2024, 6, 7)),
+        ("7 июня 2024 года, пятница", dt.date(2024, 6, 7)),
+        ("Freitag, den 07.06.2024", dt.date(2024, 6, 7)),
+        # Korean spaces before units, Austrian `Feber`, Latin American `1ro`, `1ero`
+        ("2024 년 6 월 7 일", dt.date(2024, 6, 7)),
+        ("7. Feber 2024", dt.date(2024, 2, 7)),
+        ("1ro de junio de 2024", dt.date(2024, 6, 1)),
+        ("1ero de junio de 2024", dt.date(2024, 6, 1)),
         # a time of day after the date (`date_formats.time_of_day`), CLDR's shapes first
         ("7 juin 2024, 14:30:05 TU", dt.date(2024, 6, 7)),
         ("Jun 7, 2024, 2:30:05\u202fPM", dt.date(2024, 6, 7)),
@@ -352,6 +418,49 @@ def test_written_variants_of_cldr_forms(text: str, expected: dt.date) -> None:
             "weekday 'T' is not that of 2024-06-13 in date 'June 13, 2024 (T)'",
         ),
         ("7 brumaire 2024", "unknown month name 'brumaire' in date '7 brumaire 2024'"),
+        # what main's rejects became readable by: a weekday or year that disagrees
+        ("2023年（令和6年）6月7日", "year 2023 is not 令和6年 in date '2023年（令和6年）6月7日'"),
+        ("令和6年（2023年）6月7日", "year 2023 is not 令和6年 in date '令和6年（2023年）6月7日'"),
+        (
+            "2019年（令和元年）4月30日",
+            "2019-04-30 is outside the era 令和 (from 2019-05-01) in date '2019年（令和元年）4月30日'",
+        ),
+        (
+            "2024年6月7日（木曜）",
+            "weekday '木曜' is not that of 2024-06-07 in date '2024年6月7日（木曜）'",
+        ),
+        (
+            "2024年6月7日（拜四）",
+            "weekday '拜四' is not that of 2024-06-07 in date '2024年6月7日（拜四）'",
+        ),
+        (
+            "7 de junho de 2024 (5ª feira)",
+            "weekday '5a feira' is not that of 2024-06-07 in date '7 de junho de 2024 (5ª feira)'",
+        ),
+        (
+            "(Thu) June 7, 2024",
+            "weekday 'Thu' is not that of 2024-06-07 in date '(Thu) June 7, 2024'",
+        ),
+        (
+            "2024年6月7日［木］",
+            "weekday '木' is not that of 2024-06-07 in date '2024年6月7日［木］'",
+        ),
+        (
+            "7 июня 2024 г., четверг",
+            "weekday 'четверг' is not that of 2024-06-07 in date '7 июня 2024 г., четверг'",
+        ),
+        (
+            "Donnerstag, den 07.06.2024",
+            "weekday 'Donnerstag' is not that of 2024-06-07 in date 'Donnerstag, den 07.06.2024'",
+        ),
+        (
+            "2ro de junio de 2024",
+            "ordinal day 2ro (only the 1st takes it) in date '2ro de junio de 2024'",
+        ),
+        (  # main said "weekday 'updated' is not that of 2024-06-07"
+            "June 7, 2024 (updated)",
+            "unknown weekday name 'updated' in date 'June 7, 2024 (updated)'",
+        ),
         (  # only Croatian's format writes `d.`, but Polish writes `listopada` for November
             "11. listopada 2024",
             "ambiguous date '11. listopada 2024': its month name is month 10 in hr, 11 in pl, "

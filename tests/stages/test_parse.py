@@ -308,6 +308,46 @@ def test_compatibility_separators_leave_a_numeric_date_ambiguous(header: str, he
         assert _entries(french, fixed, ENERGY) == [(2, JUNE_7, ENERGY)]
 
 
+@pytest.mark.parametrize(
+    "head",
+    [
+        "(Fri) 06/07/2024 · source: wotc",
+        "Freitag, den 06.07.2024 · source: wotc",
+        "6ª feira, 06/07/2024 · source: wotc",
+        "（金）０６／０７／２０２４ · source: wotc",
+    ],
+)
+def test_a_weekday_read_before_a_numeric_date_leaves_it_ambiguous(head: str) -> None:
+    # parse_date reads these weekdays before a date (main rejected them as unrecognized):
+    # the order's check sees them too, else an English dump would read them day first.
+    assert _kinds(EN_HEADER, head, ENERGY)[1] == ("rejected", AMBIGUOUS_DATE_REASON)
+
+
+def test_usual_forms_cldr_does_not_write_head_their_entries() -> None:
+    """Cases c01, c02, c13, c14, c15, r07: main rejected each head and its body."""
+    heads = [
+        ("2024年（令和6年）6月7日 · 出典：wotc", JUNE_7),
+        ("令和6年（2024年）6月7日 · 出典：wotc", JUNE_7),
+        ("2024年6月7日（金曜） · 出典：wotc", JUNE_7),
+        ("2024年6月7日［金］ · 出典：wotc", JUNE_7),
+        ("2024 년 6 월 7 일 · 출처: wotc", JUNE_7),
+        ("7. Feber 2024 · Quelle: wotc", dt.date(2024, 2, 7)),
+        ("1ro de junio de 2024 · fuente: wotc", dt.date(2024, 6, 1)),
+        ("7 июня 2024 г., пятница · источник: wotc", JUNE_7),
+        ("Freitag, den 07.06.2024 · Quelle: wotc", JUNE_7),
+        ("7 de junho de 2024 (6ª feira) · fonte: wotc", JUNE_7),
+    ]
+    lines = [line for head, _ in heads for line in (head, ENERGY)]
+    expected = [(2 + 2 * i, day, ENERGY) for i, (_, day) in enumerate(heads)]
+    german = "Offizielle Erläuterungen. Die DE-Übersetzung unten."  # fixes `07.06.2024`'s order
+    assert _entries(german, *lines) == expected
+    # both years are read: when they disagree, the entry is rejected
+    assert _kinds("Official rulings.", "2023年（令和6年）6月7日 · 出典：wotc", ENERGY)[1] == (
+        "rejected",
+        "year 2023 is not 令和6年 in date '2023年（令和6年）6月7日'",
+    )
+
+
 def test_year_first_numeric_dates_need_no_language() -> None:
     lines = (
         "Official rulings.",
