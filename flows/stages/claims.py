@@ -118,3 +118,23 @@ def named_code(line: pl.Expr) -> pl.Expr:
     text lines, no line names one."""
     maybe = pl.when(line.str.contains(MAY_CLAIM)).then(line)  # the patterns skip null lines
     return _claimed_code(maybe)  # no code without MAY_CLAIM
+
+
+#: The language of each word for translation (TRANSLATION_WORDS): the language a header
+#: naming its translation with it is written in (`Spanish translation (ES) below` is
+#: English, `Traduction EN ci-dessous` French).
+WORD_LANGUAGES = {
+    "fr": "traductions?", "es": "traducci[oó]n|traducciones", "it": "traduzion[ei]",
+    "pt": "tradu[cç][aã]o|tradu[cç][oõ]es", "en": "translations?", "de": "übersetzung(?:en)?",
+    "ru": "перевод[ыа]?", "ja": "翻訳", "zh": "翻译|翻譯|译文|譯文", "ko": "번역",
+}  # fmt: skip
+
+
+def word_language(header_text: pl.Expr) -> pl.Expr:
+    """The language (ISO code, String) of the first word for translation in
+    `header_text` (WORD_LANGUAGES), else null."""
+    word = header_text.str.extract(f"(?i)({TRANSLATION_WORDS})", 1)
+    return pl.coalesce(
+        pl.when(word.str.contains(f"(?i)^(?:{p})$")).then(pl.lit(code))
+        for code, p in WORD_LANGUAGES.items()
+    )

@@ -48,9 +48,9 @@ MAX_LINE_CHARS = 20_000
 def _ambiguous_dates(is_head: pl.Expr, claimed: pl.Expr) -> pl.Expr:
     """True on a numeric day/month-first head of a dump whose language does not fix the order.
 
-    The dump's language is the first one a header line names (`claimed`, from
-    `claimed_language` on the header lines, null on the others); it fixes the
-    order when it is one of `dates.day_first_languages`. (`claimed` is a column
+    The dump's language is the first a header line gives (`claimed`: `shape_texts`'
+    _order_language on header lines, that of its word for translation, else null); it
+    fixes the order when it is one of `dates.day_first_languages`. (`claimed` is a column
     of its own: a window over the whole `claimed_language` expression is
     evaluated dump by dump, 6 s of CPU at a million lines.)
     """
@@ -101,7 +101,7 @@ def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) ->
         .with_columns(stub_line=stub_line, _in_repeat=in_repeat)  # once, used twice
         .with_columns(  # header lines only
             _claimed=pl.when(pl.col("line_number") < pl.col("_first_head")).then(
-                pl.col("_text_claim")
+                pl.col("_order_language")
             )
         )
         .with_columns(_shape=_shape_by_place(), reject_reason=_line_reason())

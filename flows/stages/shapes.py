@@ -15,7 +15,12 @@ from collections.abc import Callable
 
 import polars as pl
 
-from flows.stages.claims import TRANSLATION_WORDS, claimed_language_of, named_code
+from flows.stages.claims import (
+    TRANSLATION_WORDS,
+    claimed_language_of,
+    named_code,
+    word_language,
+)
 from flows.stages.date_formats import (
     CHINESE_NUMERAL,
     NUMERIC_DAY_MONTH_SHAPE,
@@ -271,13 +276,17 @@ def shape_texts(texts: pl.DataFrame) -> pl.DataFrame:
         `is_malformed_head`), _is_stat (a stub's stat line), _is_blank (empty or
         spaces), _numeric (a head's NFKC form, as `dates.parse_date` reads `06／07／2024`,
         matches `date_formats.NUMERIC_DAY_MONTH_SHAPE`), _names_translation (it names a
-        translation language as a header does: `named_code`); _text_claim (String:
-        the language it claims as a header line, `claimed_language`); _head_parts
+        translation language as a header does: `named_code`); _order_language (String:
+        as a header line, the language that fixes a numeric date's order: when it claims
+        one (`claimed_language`), the language of its word for translation
+        (`claims.word_language`: `Spanish translation (ES)` is en, `Traduction EN` fr),
+        else the claimed one); _head_parts
         (Struct of date_text, source: HEAD_PARTS of a head or a malformed head,
         else null).
     """
     line = pl.col("line")
     code = pl.col("_claimed_code")  # once for both its uses
+    claim = claimed_language_of(code, line)
     head = pl.when(pl.col("_is_date")).then(line).str.normalize("NFKC")  # as parse_date reads
     return (
         texts.with_columns(
@@ -290,7 +299,9 @@ def shape_texts(texts: pl.DataFrame) -> pl.DataFrame:
             _looks_dated=is_malformed_head(line, pl.col("_is_date")),
             _numeric=head.str.contains(NUMERIC_DAY_MONTH_SHAPE).fill_null(False),
             _names_translation=code.is_not_null(),
-            _text_claim=claimed_language_of(code, line),
+            _order_language=pl.when(claim.is_not_null()).then(
+                pl.coalesce(word_language(line), claim)
+            ),
         )
         .drop("_claimed_code")
         .with_columns(

@@ -273,8 +273,23 @@ def test_wrong_weekday_rejects_the_entry_with_its_body() -> None:
         ("Offizielle Erläuterungen. Die DE-Übersetzung unten.", [(2, JUNE_7, ENERGY)]),
         ("Official rulings from Wizards of the Coast, as published.", []),
         ("公式裁定。以下のJP翻訳は自動生成です。", []),
+        # the header's own language, by its word for translation, not the one it claims
+        ("Official rulings from Wizards of the Coast. Spanish translation (ES) below.", []),
+        ("Official Wizards of the Coast rulings with PT translation.", []),
+        (
+            "Aclaraciones oficiales (Puerto Rico). La traducción ES se generó.",
+            [(2, JUNE_7, ENERGY)],
+        ),
     ],
-    ids=["fr fixes day first", "de fixes day first", "en does not", "ja does not"],
+    ids=[
+        "fr fixes day first",
+        "de fixes day first",
+        "en does not",
+        "ja does not",
+        "an English header claiming es does not",
+        "an English header claiming pt does not",
+        "a Spanish header claiming es does",
+    ],
 )
 def test_numeric_day_month_dates_need_a_language_that_fixes_the_order(
     header: str, expected: list[tuple[int, dt.date, str]]
