@@ -37,7 +37,7 @@ LINE_KINDS: tuple[str, ...] = (
 
 #: Why a numeric day/month-first date is rejected in a dump whose language does not fix the order.
 AMBIGUOUS_DATE_REASON = (
-    "ambiguous numeric date: day/month order depends on the locale, and the header names "
+    "ambiguous numeric date: day/month order depends on the locale, and the header is in "
     f"no language that fixes it ({', '.join(day_first_languages())})"
 )
 
