@@ -150,3 +150,16 @@ def test_r04_a_repeated_header_pasted_by_hand_is_a_header(repeated: str) -> None
     assert run.tables["dumps"]["paste_count"].to_list() == [2]
     kinds = run.lines.sort("line_number")["kind"].to_list()
     assert kinds[5] == "header"  # line 6, the repeated header
+
+
+@pytest.mark.parametrize(
+    ("header", "line"),
+    [("Official rulings", "OFFICIAL RULINGS."), ("Rulings…", "Rulings"), ("Energy", "Energy.")],
+)
+def test_a_ruling_like_a_short_header_line_stays_a_ruling(header: str, line: str) -> None:
+    # a review's find: compared loosely, such a line started a second page and its
+    # entry's head was rejected without a body
+    head = "June 7, 2024 · source: wotc"
+    content = f"{header}\n{head}\n{A}\n{head}\n{line}\n{B}\n"
+    occurrences = run_contents({"short.txt": content.encode()}).tables["ruling_occurrences"]
+    assert occurrences.select("line_number", "text_raw").rows() == [(2, A), (4, f"{line}\n{B}")]

@@ -19,9 +19,6 @@ TRANSLATION_WORDS = (
 )
 #: The ISO codes of the languages read, in any case (a region after them: `pt-BR`).
 _ISO_CODES = "(?i:(fr|de|es|it|pt|ja|zh|ko|ru))"
-#: Lowercase codes that are no word after a translation word (`la traduction fr`; not
-#: `de` "of", `es` "is", `it`, German `ja` "yes").
-_LOWERCASE_CODES = "fr|pt|ru|zh|ko"
 #: A code is a language only in such a context, never as an ordinary word
 #: (`OFICIALES DE`, `READ IT`), markup (`<BR>`) or a set code (`[CN2]`):
 #: alone in parentheses (`(ES)`), or joined to a translation word (`DE-Übersetzung`,
@@ -37,7 +34,6 @@ CLAIMED_LANGUAGE_PATTERNS = (
     r"(?i:traduzione)\s+(IT)(?:[^A-Za-z]|$)",
     r"(?i:übersetzung)\s+(DE)(?:[^A-Za-z]|$)",
     r"(?i:traducci[oó]n)\s+(ES)(?:[^A-Za-z]|$)",
-    rf"(?i:{TRANSLATION_WORDS})\s+({_LOWERCASE_CODES})(?:[^A-Za-z]|$)",
 )
 #: ... or after a translation word (`La traduction FR`, `Перевод RU`,
 #: `TRADUÇÃO PT`; see CODES_THAT_ARE_WORDS for all-capitals headers).

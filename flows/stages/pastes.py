@@ -18,15 +18,19 @@ def paste_text_shapes() -> dict[str, pl.Expr]:
     (`parse.classify_lines` finds it once per distinct text): _has_letter (it holds a
     letter), _names_site (it names the site's source: SITE_NAMES); Boolean, expressions
     of `line`; _header_key (String: the text as a repeated header is compared,
-    HEADER_KEY)."""
+    HEADER_KEY_STRIPPED, LOOSE_HEADER_CHARS)."""
     line = pl.col("line")
     return {
         "_has_letter": line.str.contains(r"\p{L}"),
         "_names_site": line.str.contains(SITE_NAMES),
-        "_header_key": line.str.to_lowercase()
-        .str.replace_all(r"\s+", " ")
-        .str.replace_all("’", "'")
-        .str.strip_chars(HEADER_KEY_STRIPPED),
+        "_header_key": pl.when(line.str.len_chars() >= LOOSE_HEADER_CHARS)
+        .then(
+            line.str.to_lowercase()
+            .str.replace_all(r"\s+", " ")
+            .str.replace_all("’", "'")
+            .str.strip_chars(HEADER_KEY_STRIPPED)
+        )
+        .otherwise(line),
     }
 
 
@@ -34,6 +38,10 @@ def paste_text_shapes() -> dict[str, pl.Expr]:
 #: (a page pasted again by hand: `Official rulings … as published` without its final
 #: period, a space before or after it); its case and inner spaces are not compared either.
 HEADER_KEY_STRIPPED = " .。!！:：…"
+#: ... when it is a sentence at least this long: a short header line (`Official rulings`,
+#: a card's name) is only repeated exactly (a review's find: a ruling `OFFICIAL RULINGS.`
+#: or a stub's `lightning bolt` under such a header line was taken for a second page).
+LOOSE_HEADER_CHARS = 30
 
 
 def mark_repeated_headers(dated: pl.DataFrame) -> pl.DataFrame:

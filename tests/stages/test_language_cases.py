@@ -129,7 +129,7 @@ def test_c11_shared_han_characters_take_the_dumps_traditional_script() -> None:
         ("Official rulings from Wizards of the Coast, in English.", None),  # no translating
         ("Переверните эту карту.", None),  # `перев` (flip), no language named
         # forms a probe found unclaimed (c08 and c09's kinds): a region after the code, a
-        # colon before it, a plural, a participle, a lowercase code, `TRADUCCIÓN ES`
+        # colon before it, a plural, a participle, `TRADUCCIÓN ES`
         ("Esclarecimentos oficiais — tradução automática (PT-BR).", "pt"),
         ("Official rulings, machine translated (pt-BR).", "pt"),
         ("Aclaraciones oficiales (ES-MX)", "es"),
@@ -148,12 +148,15 @@ def test_c11_shared_han_characters_take_the_dumps_traditional_script() -> None:
         ("Tradotto automaticamente in italiano.", "it"),
         ("Traduzido automaticamente para o português.", "pt"),
         ("Переведено автоматически на русский язык.", "ru"),
-        ("La traduction fr ci-dessous est automatique.", "fr"),
         ("ACLARACIONES OFICIALES DE WIZARDS OF THE COAST. TRADUCCIÓN ES GENERADA.", "es"),
         ("以下為官方裁定，繁中翻譯由人工智慧產生。", "zh"),
         ("官方裁定。翻譯：繁體中文", "zh"),
         ("공식 판정. 번역: 한국어", "ko"),
-        # still none: a code that is a word, a language translated from, no code
+        # still none: a code that is a word, a language translated from, no code, a
+        # lowercase code (a review's finds: `translation ko-fi link`, `Translation pt-BR
+        # coming soon` claimed ko and pt)
+        ("La traduction fr ci-dessous est automatique.", None),
+        ("Community translation ko-fi link below.", None),
         ("The translation it gives is automatic.", None),
         ("La traducción es automática.", None),
         ("Traduit du néerlandais par nos bénévoles.", None),
