@@ -275,7 +275,8 @@ def shape_texts(texts: pl.DataFrame) -> pl.DataFrame:
         _is_date, _looks_dated (Boolean: a head `is_head`, a malformed head
         `is_malformed_head`), _is_stat (a stub's stat line), _is_blank (empty or
         spaces), _numeric (a head's NFKC form, as `dates.parse_date` reads `06／07／2024`,
-        matches `date_formats.NUMERIC_DAY_MONTH_SHAPE`), _names_translation (it names a
+        matches `date_formats.NUMERIC_DAY_MONTH_SHAPE`, and its own source word is no
+        DAY_FIRST_LABEL), _names_translation (it names a
         translation language as a header does: `named_code`); _order_language (String:
         as a header line, the language that fixes a numeric date's order: when it claims
         one (`claimed_language`), the language of its word for translation
@@ -297,7 +298,9 @@ def shape_texts(texts: pl.DataFrame) -> pl.DataFrame:
         )
         .with_columns(
             _looks_dated=is_malformed_head(line, pl.col("_is_date")),
-            _numeric=head.str.contains(NUMERIC_DAY_MONTH_SHAPE).fill_null(False),
+            _numeric=(
+                head.str.contains(NUMERIC_DAY_MONTH_SHAPE) & ~line.str.contains(DAY_FIRST_LABEL)
+            ).fill_null(False),
             _names_translation=code.is_not_null(),
             _order_language=pl.when(claim.is_not_null()).then(
                 pl.coalesce(word_language(line), claim)
@@ -310,6 +313,13 @@ def shape_texts(texts: pl.DataFrame) -> pl.DataFrame:
             .str.extract_groups(HEAD_PARTS)
         )
     )
+
+
+#: A head's source word in a language all of whose CLDR numeric dates put the day first
+#: (de, es, it, pt, ru: `date_formats.day_first_languages`): `07.06.2024 · Quelle: wotc`
+#: fixes its own order, whatever its header (a German page whose header line says `DE
+#: translation below` in English). `source` (en, fr) and the CJK words fix none.
+DAY_FIRST_LABEL = rf"[{SEPARATORS}]\s*(?i:quelle|fuente|fonte|источник)\s*[:：]"
 
 
 def starts_with_date(line: pl.Expr) -> pl.Expr:

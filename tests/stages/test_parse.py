@@ -300,6 +300,23 @@ def test_numeric_day_month_dates_need_a_language_that_fixes_the_order(
         assert _kinds(*lines)[1] == ("rejected", AMBIGUOUS_DATE_REASON)
 
 
+@pytest.mark.parametrize(
+    "head",
+    ["07.06.2024 · Quelle: wotc", "07/06/2024 · fuente: wotc", "07/06/2024 · Источник: wotc"],
+)
+def test_a_heads_own_source_word_of_a_day_first_language_fixes_its_order(head: str) -> None:
+    # a review's find: a German page whose second header line says `DE translation below`
+    # in English had its numeric dates rejected (the header's word for translation is en)
+    header = ("Offizielle Regelklarstellungen von Wizards of the Coast.",
+              "DE translation below, generated automatically.")  # fmt: skip
+    assert _entries(*header, head, ENERGY) == [(3, JUNE_7, ENERGY)]
+    english = "Official rulings from Wizards of the Coast. Spanish translation (ES) below."
+    assert _kinds(english, "07/06/2024 · source: wotc", ENERGY)[1] == (
+        "rejected",
+        AMBIGUOUS_DATE_REASON,
+    )
+
+
 EN_HEADER = "Official rulings from Wizards of the Coast, as published."
 JA_HEADER = "Wizards of the Coastによる公式裁定です。以下のJA翻訳は自動生成です。"
 KO_HEADER = "Wizards of the Coast 공식 판정입니다. 아래 KO 번역은 자동으로 생성되었습니다."
