@@ -24,6 +24,7 @@ from flows.stages.mojibake import (
     TRIGGER_CLASS,
 )
 from flows.stages.shapes import (
+    KNOWN_SOURCES,
     SEPARATORS,
     by_distinct_text,
     is_date_head,
@@ -358,3 +359,24 @@ def _remove_markup(lines: pl.DataFrame) -> pl.DataFrame:
         )
         .drop("_row", "_debulleted")
     )
+
+
+#: An entry head whose letters were not decoded: a four-digit year in the first 40
+#: characters, then up to 30 characters (the date's rest and a source label) holding two
+#: words of ASCII letters or fewer (`is_undecoded_head`), then a known source (the colon
+#: may be lost with them: `2024�N6��7�� �E �o�T�Fwotc`, Shift_JIS read as UTF-8) or a
+#: colon and one word, no sentence's end (`7 ������� 2024 �. � ��������: wotc`, KOI8-R).
+UNDECODED_HEAD = (
+    r"^.{0,40}?\d{4}(?P<rest>.{0,30}?)"
+    rf"(?:[:：]\s*[\p{{L}}\d](?:[\w.\-]{{0,28}}\w)?|(?i:{'|'.join(KNOWN_SOURCES)}))\s*$"
+)
+
+
+def is_undecoded_head(line: pl.Expr) -> pl.Expr:
+    """`line` holds undecodable bytes (U+FFFD) and has the shape of an entry head
+    (UNDECODED_HEAD): it is rejected with its body like a head with a damaged byte
+    (`June 7, 2024\ufffd · source: wotc`), never glued to the entry before. Not a line
+    with more words between its year and its source (`© 2024 Wizards of the Coast ·
+    Source: wotc`). Boolean, false on a null line."""
+    rest = pl.when(line.str.contains("\ufffd")).then(line).str.extract(UNDECODED_HEAD, 1)
+    return rest.str.count_matches("[A-Za-z]{2,}").le(2).fill_null(False)

@@ -17,7 +17,7 @@ from typing import TypedDict
 import polars as pl
 
 from flows.stages.date_formats import day_first_languages
-from flows.stages.decode import decode_dumps, split_lines
+from flows.stages.decode import decode_dumps, is_undecoded_head, split_lines
 from flows.stages.pastes import mark_repeated_headers, paste_text_shapes
 from flows.stages.shapes import by_distinct_text, holds_inner_head, shape_texts, stub_number
 from flows.stages.stubs import with_dot_stubs
@@ -74,9 +74,10 @@ def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) ->
     `header`; an entry's first line is `date_source`; any other is `body`. A line longer
     than `max_line_chars`, holding U+FFFD (undecodable bytes), a malformed date·source
     line outside a stub, or a numeric date whose day/month order the dump's language
-    does not fix (`_ambiguous_dates`) is `rejected`; a rejected entry head still starts
-    its entry, whose body `resolve_entries` then rejects. A stub's text lines are
-    rejected the same way (its stat line cannot be). Dates are not parsed here.
+    does not fix (`_ambiguous_dates`) is `rejected`; a rejected entry head (one whose
+    letters were not decoded too: `decode.is_undecoded_head`) still starts its entry,
+    whose body `resolve_entries` then rejects. A stub's text lines are rejected the
+    same way (its stat line cannot be). Dates are not parsed here.
 
     Needs:
         dump_id (String), line_number (Int64), line (String).
@@ -112,9 +113,11 @@ def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) ->
 
 
 def _shape_texts(texts: pl.DataFrame, max_line_chars: int) -> pl.DataFrame:
-    """`shapes.shape_texts`, `pastes.paste_text_shapes` and _text_reason (String) of `line`."""
+    """`shapes.shape_texts`, `pastes.paste_text_shapes` and _text_reason (String) of `line`;
+    a head whose letters were not decoded (`decode.is_undecoded_head`) looks dated."""
+    looks_dated = pl.col("_looks_dated") | ~pl.col("_is_date") & is_undecoded_head(pl.col("line"))
     return shape_texts(texts).with_columns(
-        _text_reason=_text_reason(max_line_chars), **paste_text_shapes()
+        _text_reason=_text_reason(max_line_chars), _looks_dated=looks_dated, **paste_text_shapes()
     )
 
 
@@ -292,12 +295,9 @@ def _reject_entries(with_dates: pl.DataFrame) -> pl.DataFrame:
 
 
 #: `ParsedFiles.dumps`: each distinct dump's decoding (`decode.decode_dumps` without text).
-PARSED_DUMP_SCHEMA = {
-    "dump_id": pl.String,
-    "encoding": pl.String,
-    "encoding_repair": pl.String,
-    "reject_reason": pl.String,
-}
+PARSED_DUMP_SCHEMA = dict.fromkeys(
+    ("dump_id", "encoding", "encoding_repair", "reject_reason"), pl.String
+)
 
 
 class ParsedFiles(TypedDict):
