@@ -321,3 +321,23 @@ def test_ascii_is_never_read_as_ebcdic() -> None:
     ]
     dump = _run(content)["dumps"].row(0, named=True)
     assert (dump["encoding"], dump["line_count"], dump["header_text"]) == ("cp1252", 1, "%€")
+
+
+@pytest.mark.parametrize(
+    "escaped", ["&lt;br&gt;", "&lt;br /&gt;", "\\n", "\\r\\n"], ids=["br", "br /", "\\n", "\\r\\n"]
+)
+def test_an_escaped_line_break_keeps_the_ruling_of_its_clean_twin(escaped: str) -> None:
+    # A probe (case r05's kind): `may have.&lt;br&gt;They're` and a JSON paste's `\n` were
+    # published as written, a ruling of their own beside the clean text's.
+    clean = (
+        "Energy counters are a kind of counter that a player may have. "
+        "They're not associated with any specific permanents."
+    )
+    head = "June 7, 2024 · source: wotc"
+    twin = clean.replace(" They're", f"{escaped}They're")
+    tables = _run(content_of(head, clean), content_of(head, twin))
+    occurrences = tables["ruling_occurrences"]
+    assert occurrences["text_raw"].to_list() == [clean, clean]
+    assert occurrences["ruling_id"].n_unique() == 1
+    assert tables["rulings"]["text"].to_list() == [clean]
+

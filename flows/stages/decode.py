@@ -261,7 +261,8 @@ def split_lines(decoded: pl.DataFrame) -> pl.DataFrame:
     (CONTROL_CHARACTERS; VT and FF to a space) and invisible format characters
     (FORMAT_CHARACTERS) are removed and counted; HTML tags and comments are removed
     and entities decoded (`markup.strip_markup`: a run of block or break tags leaves
-    one space, an entity for an invisible character none, `&nbsp;` a space); a bullet
+    one space, as an escaped `br` tag or line break does, an entity for an invisible
+    character none, `&nbsp;` a space); a bullet
     (BULLET) is removed when what follows it starts with a date
     (`shapes.starts_with_date`) or is a head (`shapes.is_date_head`),
     and Markdown (MARKDOWN) when what is left is a head, from a line that is

@@ -80,6 +80,20 @@ _TAG_RE = re.compile(TAG, re.DOTALL)
 ENTITY = r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});"
 _ENTITY_RE = re.compile(ENTITY)
 
+#: A `br` tag escaped once (`may have.&lt;br&gt;They're`, `&lt;br /&gt;`: a page's HTML
+#: shown as text): a line break, as `<br>` is. Any other escaped `<` stays a `<` (a
+#: ruling may write `&lt;sad trombone noises&gt;`).
+ESCAPED_BR = r"(?i)&lt;\s*/?\s*br\s*/?\s*&gt;"
+_ESCAPED_BR_RE = re.compile(ESCAPED_BR)
+#: A line break escaped as JSON or C write it (`\n`, `\r\n`, backslash and letter),
+#: between a sentence's end (and its closing quote) and the next word: a paste of a JSON
+#: string. Only there: no real ruling or card text (`derived/` of the real data) writes
+#: a backslash before an `n`.
+ESCAPED_NEWLINE = r"""(?<=[.!?…。])(?P<quote>["'’”»)]?)\s*(?:(?:\\r)?\\n\s*)+(?=["'‘“«(\[{]?\w)"""
+_ESCAPED_NEWLINE_RE = re.compile(ESCAPED_NEWLINE)
+#: What an entity may decode to that ends a line: a line break inside the line, as `<br>`.
+_LINE_BREAKS = frozenset("\n\r\u2028\u2029")
+
 #: The working character a block tag is replaced by (NUL never reaches this step).
 _BLOCK = "\x00"
 _BLOCK_RUN_RE = re.compile(rf"\s*{_BLOCK}[\s{_BLOCK}]*")
@@ -89,7 +103,8 @@ _NO_BREAK_SPACE = "\u00a0"
 def remove_markup(lines: pl.Series, invisible: str) -> pl.DataFrame:
     """Remove the tags and comments of each line and decode its entities (`strip_markup`).
 
-    Only lines holding `<` or `&` are read (in Python; a few in a thousand real lines).
+    Only lines holding `<`, `&` or `\\` are read (in Python; a few in a thousand real
+    lines).
 
     Args:
         lines: String Series, the lines (null stays null).
@@ -99,7 +114,7 @@ def remove_markup(lines: pl.Series, invisible: str) -> pl.DataFrame:
         line (String: `lines` without markup), markup_count (Int64: tags, comments and
         entities removed), one row per line.
     """
-    marked = lines.str.contains("[<&]").fill_null(False).arg_true()
+    marked = lines.str.contains(r"[<&\\]").fill_null(False).arg_true()
     invisible_re = re.compile(invisible)
     stripped = [strip_markup(text, invisible_re) for text in lines.gather(marked)]
     counts = pl.repeat(0, lines.len(), dtype=pl.Int64, eager=True)
@@ -115,14 +130,17 @@ def remove_markup(lines: pl.Series, invisible: str) -> pl.DataFrame:
 
 
 def strip_markup(text: str, invisible: re.Pattern[str]) -> tuple[str, int]:
-    """`text` without its HTML (TAG) and with its entities (ENTITY) decoded, and how many
-    of those it held.
+    """`text` without its HTML (TAG) and with its entities (ENTITY) and escaped line
+    breaks decoded, and how many of those it held.
 
     A tag of an inline element (INLINE_ELEMENTS) or a comment leaves nothing; a run of
     tags of block elements (BLOCK_ELEMENTS), or a comment beside a space, with the
     spaces around it, one space. An
     entity is decoded once (`&amp;rsquo;` reads `&rsquo;`), `&nbsp;` to a space, one for
-    a character `invisible` matches to nothing; an unknown name (`&foo;`) stays, uncounted.
+    a character `invisible` matches to nothing, one for a line break (`&#10;`) a space as
+    a `br` tag's; an unknown name (`&foo;`) stays, uncounted. An escaped `br` tag
+    (ESCAPED_BR) and an escaped line break after a sentence (ESCAPED_NEWLINE) are one
+    space with the spaces around them, as a `br` tag.
     """
     count = 0
 
@@ -136,6 +154,19 @@ def strip_markup(text: str, invisible: re.Pattern[str]) -> tuple[str, int]:
             return _BLOCK if before.isspace() or after.isspace() else ""
         return _BLOCK if name in BLOCK_ELEMENTS else ""
 
+    if "<" in text:
+        text = _TAG_RE.sub(tag, text)
+        if _BLOCK in text:
+            text = _BLOCK_RUN_RE.sub(" ", text)
+    text, escapes = _decode_escapes(text, invisible)
+    return text, count + escapes
+
+
+def _decode_escapes(text: str, invisible: re.Pattern[str]) -> tuple[str, int]:
+    """`strip_markup`'s decoding of entities and escaped line breaks: the text, and how
+    many were decoded."""
+    count = 0
+
     def entity(match: re.Match[str]) -> str:
         nonlocal count
         written = match[0]
@@ -143,12 +174,19 @@ def strip_markup(text: str, invisible: re.Pattern[str]) -> tuple[str, int]:
         if decoded is None:
             return written
         count += 1
+        if decoded in _LINE_BREAKS:
+            return _BLOCK
         return " " if decoded == _NO_BREAK_SPACE else invisible.sub("", decoded)
 
-    if "<" in text:
-        text = _TAG_RE.sub(tag, text)
-        if _BLOCK in text:
-            text = _BLOCK_RUN_RE.sub(" ", text)
+    def escaped_break(match: re.Match[str]) -> str:  # a `br` or `\\n` escaped: a break
+        nonlocal count
+        count += 1
+        return f"{match.groupdict().get('quote') or ''}{_BLOCK}"
+
     if "&" in text:
-        text = _ENTITY_RE.sub(entity, text)
+        text = _ENTITY_RE.sub(entity, _ESCAPED_BR_RE.sub(escaped_break, text))
+    if "\\" in text:
+        text = _ESCAPED_NEWLINE_RE.sub(escaped_break, text)
+    if _BLOCK in text:  # escaped breaks, line breaks of entities: one space
+        text = _BLOCK_RUN_RE.sub(" ", text)
     return text, count

@@ -244,3 +244,27 @@ def test_what_reads_as_text_stays_text(written: str, line: str) -> None:
     no element stay, and an entity's result is not read again (`&lt;I&gt;` stays `<I>`,
     `&amp;rsquo;` stays `&rsquo;`)."""
     assert lines_of(dump_of(written))["line"].to_list() == [line]
+
+
+@pytest.mark.parametrize(
+    ("written", "line", "markup"),
+    [
+        ("may have.&lt;br&gt;They're not", "may have. They're not", 1),
+        ("may have.&lt;br /&gt;They're not", "may have. They're not", 1),
+        ("may have. &LT;BR/&GT; They're not", "may have. They're not", 1),
+        ("may have.\\nThey're not", "may have. They're not", 1),  # a JSON string's `\n`
+        ("may have.\\r\\nThey're not", "may have. They're not", 1),
+        ('"may have."\\n\\n{E} is not', '"may have." {E} is not', 1),
+        ("may have.&#10;They're not", "may have. They're not", 1),
+        ("may have.&#13;&#10;They're not", "may have. They're not", 2),
+        ("may have.&NewLine;They're not", "may have. They're not", 1),
+        # other escaped tags and backslashes stay text
+        ("&lt;sad trombone noises&gt;", "<sad trombone noises>", 2),
+        ("See C:\\new\\notes.txt.", "See C:\\new\\notes.txt.", 0),
+        ("X\\nY is one word.", "X\\nY is one word.", 0),
+    ],
+)
+def test_escaped_line_breaks_are_spaces(written: str, line: str, markup: int) -> None:
+    # Case r05's kind, escaped: a probe found `may have.&lt;br&gt;They're` and a pasted
+    # JSON string's `\n` published as written, under another ruling id than the clean text.
+    assert lines_of(dump_of(written)).select("line", "markup_count").rows() == [(line, markup)]
