@@ -92,6 +92,14 @@ def is_plausible(char: str) -> bool:
     return name.startswith(("CYRILLIC", "GREEK")) and unicodedata.category(char).startswith("L")
 
 
+def is_site_letter(char: str) -> bool:
+    """`char` is a letter of a site's language: ASCII, `is_plausible` (Western, Cyrillic,
+    Greek), Korean, Japanese or Chinese (full-width Latin and `々` too); not `Ʃ`."""
+    if char.isascii() or is_plausible(char) or _is_cjk(char):
+        return True
+    return unicodedata.name(char, "").startswith(("FULLWIDTH", "IDEOGRAPHIC"))
+
+
 def fits_scripts(text: str, scripts: set[str]) -> bool:
     """`text` (a legacy paste as a code page reads it) is in the scripts of the
     dump's UTF-8 lines (`scripts`, from `other_scripts`), or in another one
@@ -128,6 +136,16 @@ def word_evidence(text: str) -> tuple[int, int]:
         else:
             unknown += 1
     return known, unknown
+
+
+def letter_frequency(text: str) -> float:
+    """The summed Zipf frequencies of `text`'s one-letter words with a non-ASCII letter,
+    each in the one of WORD_LANGUAGES where it is highest (`è` 7.1, Italian; `Ú` 2.9):
+    what tells two readings apart when their longer words do not (`word_evidence`)."""
+    from wordfreq import zipf_frequency
+
+    letters = [w.lower() for w in _WORD.findall(text) if len(w) == 1 and not w.isascii()]
+    return sum(max(zipf_frequency(w, lang) for lang in WORD_LANGUAGES) for w in letters)
 
 
 @functools.lru_cache(maxsize=65_536)

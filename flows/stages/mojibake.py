@@ -16,7 +16,13 @@ import ftfy
 from ftfy import badness
 
 from flows.stages import fast_badness
-from flows.stages.legacy_text import WESTERN, plausible_text
+from flows.stages.legacy_text import (
+    WESTERN,
+    is_site_letter,
+    letter_frequency,
+    plausible_text,
+    word_evidence,
+)
 
 #: UTF-8 read as cp1252 shows a lead character followed by continuation bytes' cp1252
 #: characters: one after a two-byte lead (Â-ß for C2-DF: `Ã©` for é), two after a
@@ -99,6 +105,17 @@ MOJIBAKE_LEFT = "{left} line(s) look like mojibake; ftfy could not repair them"
 #: bytes too).
 UNDONE_VIA = ("sloppy-windows-1252", "macroman", "sloppy-windows-1251")
 
+#: ISO-8859-15 (latin-9) writes eight signs where cp1252 writes them elsewhere
+#: (`€ŠšŽžŒœŸ`): UTF-8 read as latin-9 is mojibake that ftfy reads through cp1252 into
+#: other letters (`cÃŽté` is côté, ô = C3 B4 and latin-9's `Ž` is 0xB4; ftfy gives
+#: `cÎté`, cp1252's `Ž` being 0x8E). Such a line is also undone through latin-9, and
+#: the reading that is clearly right is taken (`_against_latin_9`).
+LATIN_9 = "iso8859_15"
+_LATIN_9_SIGNS = re.compile("[€ŠšŽžŒœŸ]")
+#: One-letter words tell two readings apart by this much Zipf frequency or more
+#: (`letter_frequency`: ten times more frequent).
+LETTER_MARGIN = 1.0
+
 
 def repair_mojibake(text: str) -> tuple[str, str | None]:
     """Repair mojibake line by line with ftfy, and check the result.
@@ -131,7 +148,8 @@ def repair_mojibake(text: str) -> tuple[str, str | None]:
         fixed = ftfy.fix_encoding(line)
         if fixed == line:
             fixed = _undo(line)
-        if fixed != line and not _looks_broken(fixed):
+        fixed = _against_latin_9(line, fixed)
+        if fixed != line and not _looks_broken(fixed) and _reads_as_site_letters(line, fixed):
             out.append(fixed)
             repaired += 1
             continue
@@ -169,6 +187,44 @@ def _undo(line: str) -> str:
         has_word = any(len(w) > 2 for w in _NON_ASCII_WORD.findall(undone))
         return undone if has_word and plausible_text(undone) else line
     return line
+
+
+def _against_latin_9(line: str, fixed: str) -> str:
+    """`fixed` (the line repaired through cp1252, MacRoman or Windows-1251), or the line
+    undone through LATIN_9 when that is text of the languages read
+    (`legacy_text.plausible_text`: not `Elige uno: ⤢ La`, cp1252's `â€¢` for `•`) and
+    reads clearly better (`_clearer`). Only a line with one of latin-9's own signs is
+    undone so; on a tie cp1252's reading stays (`joueurÃ€` is `joueurÀ`: Windows pages
+    are the common ones, as real dumps show)."""
+    if not _LATIN_9_SIGNS.search(line):
+        return fixed
+    try:
+        undone = line.encode(LATIN_9).decode("utf-8")
+    except UnicodeError:
+        return fixed
+    if undone != fixed and plausible_text(undone) and _clearer(fixed, undone) == undone:
+        return undone
+    return fixed
+
+
+def _clearer(one: str, other: str) -> str | None:
+    """Of two readings of a line, the one with fewer unknown words, then more real ones
+    (`legacy_text.word_evidence`: `côté` and `trône`, not `cÎté` and `trÎne`), then
+    whose one-letter words are LETTER_MARGIN more frequent (`è già`, not `Ú già`); None
+    when neither is clearly right."""
+    (known, unknown), (other_known, other_unknown) = word_evidence(one), word_evidence(other)
+    if (unknown, -known) != (other_unknown, -other_known):
+        return one if (unknown, -known) < (other_unknown, -other_known) else other
+    letters, other_letters = letter_frequency(one), letter_frequency(other)
+    if abs(letters - other_letters) < LETTER_MARGIN:
+        return None
+    return one if letters > other_letters else other
+
+
+def _reads_as_site_letters(line: str, fixed: str) -> bool:
+    """The letters a repair brings are letters of the sites' languages
+    (`legacy_text.is_site_letter`): not cp1257's mojibake repaired to `d'Ʃnergie`."""
+    return all(is_site_letter(c) for c in set(fixed) - set(line) if c.isalpha())
 
 
 #: A word (a run of letters) holding a non-ASCII letter.

@@ -77,3 +77,37 @@ def test_a_real_sign_on_a_line_of_its_own_is_no_mojibake_left(sign: str) -> None
         f"Créez un jeton de créature-artefact 1/1 bleue.\nNote {sign}\n",
         REPAIR_MOJIBAKE,
     )
+
+
+#: Real-looking lines of the sites' languages with letters whose UTF-8 latin-9 reads as one
+#: of its own signs (ä: `Ã€`, è: `Ãš`, ô: `ÃŽ`, ü: `ÃŒ`).
+LATIN_9_LINES = [
+    "Une créature avec la vigilance peut être à côté du trône ; elle rôde très près.",
+    "Wählt ein Ziel für die Fähigkeit; über Kreaturen hinweg gilt das für alle Spieler.",
+    "Se la creatura è già tappata, l'abilità non può essere attivata.",
+]
+
+
+@pytest.mark.parametrize("line", LATIN_9_LINES, ids=["fr", "de", "it"])
+def test_mojibake_through_latin_9_is_repaired_to_its_letters(line: str) -> None:
+    # A probe: ftfy read these through cp1252 and published `cÎté`, `WÀhlt`, `Ú già`, with
+    # "mojibake repaired (ftfy)".
+    mojibake = line.encode().decode("iso8859_15")
+    assert repair_mojibake(mojibake + "\n") == (line + "\n", REPAIR_MOJIBAKE)
+
+
+@pytest.mark.parametrize(
+    "line", ["À chaque tour, Über alles.", "Die Straße ist Ürsprünglich.", "ÎLE DE FRANCE"]
+)
+def test_cp1252_mojibake_of_latin_9_signs_stays_cp1252(line: str) -> None:
+    # `Ã€` is À through cp1252 and ä through latin-9: the words say which (`à` and `ä` alone
+    # are one-letter words, far more frequent in one reading).
+    mojibake = line.encode().decode("cp1252")
+    assert repair_mojibake(mojibake + "\n") == (line + "\n", REPAIR_MOJIBAKE)
+
+
+def test_a_repair_into_letters_no_site_writes_is_not_made() -> None:
+    # A probe: UTF-8 read as cp1257 (`dĆ©nergie`) was "repaired" by ftfy to `d'Ʃnergie`.
+    line = "Les marqueurs d'énergie ne sont pas du mana, à la fin des étapes.\n"
+    mojibake = line.encode().decode("cp1257")
+    assert repair_mojibake(mojibake) == (mojibake, None)
