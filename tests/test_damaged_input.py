@@ -341,3 +341,16 @@ def test_an_escaped_line_break_keeps_the_ruling_of_its_clean_twin(escaped: str) 
     assert occurrences["ruling_id"].n_unique() == 1
     assert tables["rulings"]["text"].to_list() == [clean]
 
+
+@pytest.mark.parametrize("byte_order", ["little", "big"])
+def test_utf32_with_a_bom_is_read(byte_order: str) -> None:
+    # A probe: UTF-32 with its BOM was rejected ("file has NUL bytes"); its little-endian
+    # BOM starts with UTF-16's, which read it as `0\x00…`.
+    text = "07 juin 2024 · source : wotc\nEnergy counters aren't mana.\n"
+    codec, bom = {
+        "little": ("utf-32-le", b"\xff\xfe\x00\x00"),
+        "big": ("utf-32-be", b"\x00\x00\xfe\xff"),
+    }[byte_order]
+    tables = _run(bom + text.encode(codec))
+    assert tables["dumps"].select("encoding", "encoding_repair").rows() == [("utf-32", None)]
+    assert tables["ruling_occurrences"]["text_raw"].to_list() == ["Energy counters aren't mana."]

@@ -36,6 +36,8 @@ from flows.stages.mixed_lines import decode_mixed, is_utf8
 from flows.stages.mojibake import repair_mojibake
 
 UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+#: UTF-32's BOMs (its little-endian one starts with UTF-16's: looked for first).
+UTF32_BOMS = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)
 
 _NOISE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffd]")
 _REAL_NON_ASCII = re.compile(r"[^\x00-\x7f\ufffd]")
@@ -92,7 +94,7 @@ def decode_bytes(content: bytes) -> DecodedDump:
     many bytes a damaged spot has); else a legacy code page.
 
     Returns:
-        encoding: "utf-8-sig" (UTF-8 with BOM), "utf-16" (with BOM), "utf-8",
+        encoding: "utf-8-sig" (UTF-8 with BOM), "utf-16" or "utf-32" (with BOM), "utf-8",
         "utf-8+<code page>" (decoded line by line), or the legacy code page
         (see `_legacy`).
         repair: what was done, "; "-joined: REPAIR_REPLACED (the affected
@@ -104,11 +106,13 @@ def decode_bytes(content: bytes) -> DecodedDump:
     """
     if content.startswith(codecs.BOM_UTF8):
         return _utf8(content[3:], "utf-8-sig")
-    if content.startswith(UTF16_BOMS):
-        try:
-            return _checked(content.decode("utf-16"), "utf-16")
-        except UnicodeDecodeError:
-            return _checked(content.decode("utf-16", errors="replace"), "utf-16", REPAIR_REPLACED)
+    for boms, encoding in ((UTF32_BOMS, "utf-32"), (UTF16_BOMS, "utf-16")):
+        if content.startswith(boms):
+            try:
+                return _checked(content.decode(encoding), encoding)
+            except UnicodeDecodeError:
+                replaced = content.decode(encoding, errors="replace")
+                return _checked(replaced, encoding, REPAIR_REPLACED)
     if b"\x00" in content:
         return DecodedDump(None, None, None, "file has NUL bytes: binary, not a text dump")
     try:
