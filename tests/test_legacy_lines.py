@@ -1,5 +1,6 @@
-"""Legacy lines inside a UTF-8 dump in double-byte and Cyrillic code pages, and heads no page
-reads: a line is read in its page, or rejected with its entry, never glued to another."""
+"""Heads no code page reads inside a UTF-8 dump: rejected with their entry, never glued to
+another (a probe's find: such a head's body was glued to the entry before, or the header
+took the first entry)."""
 
 from __future__ import annotations
 
@@ -64,35 +65,6 @@ def _mixed(lines: list[str], legacy: dict[int, str]) -> bytes:
 
 def _tables(content: bytes) -> dict[str, pl.DataFrame]:
     return run_contents({"d.txt": content}).tables
-
-
-@pytest.mark.parametrize(
-    ("dump", "line", "page"),
-    [
-        ("ja", 1, "cp932"), ("ja", 4, "euc_jp"), ("ja", 3, "cp932"), ("ja", 6, "euc_jp"),
-        ("zh", 1, "gbk"), ("zh", 3, "gbk"), ("ko", 4, "cp949"), ("ko", 3, "cp949"),
-        ("ru", 1, "koi8_r"), ("ru", 4, "cp866"), ("ru", 3, "koi8_r"), ("ru", 6, "cp866"),
-    ],
-    ids=[
-        "ja first head sjis", "ja second head euc-jp", "ja translation sjis",
-        "ja translation euc-jp", "zh first head gbk", "zh translation gbk",
-        "ko second head cp949", "ko translation cp949", "ru first head koi8-r",
-        "ru second head cp866", "ru translation koi8-r", "ru translation cp866",
-    ],
-)  # fmt: skip
-def test_a_legacy_line_of_a_double_byte_or_cyrillic_page_is_read(
-    dump: str, line: int, page: str
-) -> None:
-    # A probe: each of these lines was rejected as undecodable; a head's body was glued to
-    # the entry before (a ruling of two rulings) or, the first head, the header took the
-    # first entry; a translation was lost.
-    lines = DUMPS[dump]
-    tables = _tables(_mixed(lines, {line: page}))
-    assert tables["rejects"].height == 0
-    occurrences = tables["ruling_occurrences"].sort("line_number")
-    assert occurrences.select("line_number", "text_raw").rows() == [(2, EN_1), (5, EN_2)]
-    assert tables["ruling_translations"]["text"].sort().to_list() == sorted([lines[3], lines[6]])
-    assert tables["dumps"]["encoding"].item().startswith("utf-8+")
 
 
 @pytest.mark.parametrize(

@@ -7,32 +7,37 @@ Sites save dumps as UTF-8 (with or without BOM), UTF-16 with BOM, or a legacy
 code page (cp1252 on a French or German Windows machine, cp850 on DOS).
 Legacy code pages are identified by charset-normalizer and tried beside it
 (`_pick_code_page`): the one under which the dump's date·source lines parse
-wins (cp850 and cp852 differ in `·`), then the one that reads its words
-(`code_pages`: the candidates). A UTF-8 file with legacy lines in it is decoded
-line by line (`mixed_lines`). The text is then repaired of mojibake
-(`mojibake.repair_mojibake`).
+wins (cp850 and cp852 differ in `·`), then the one that reads its words. A
+file joined from a UTF-8 paste and a legacy one is decoded line by line. The
+text is then repaired of mojibake (`mojibake.repair_mojibake`).
 """
 
 from __future__ import annotations
 
 import codecs
+import functools
 import re
+import string
 from typing import NamedTuple
 
 import charset_normalizer
 
 from flows.stages import fast_badness
-from flows.stages.code_pages import CJK_CODE_PAGES, PREFERRED_CODE_PAGES, ranked_code_pages
 from flows.stages.legacy_text import (
     CJK_MARGIN,
     CJK_TEXT_MIN,
     cjk_score,
+    count_heads,
     count_text_heads,
+    fits_scripts,
+    line_page,
     other_scripts,
+    plausible_legacy,
     plausible_text,
+    read_line,
     word_evidence,
+    word_score,
 )
-from flows.stages.mixed_lines import decode_mixed, is_utf8
 from flows.stages.mojibake import repair_mojibake
 
 UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
@@ -41,9 +46,28 @@ UTF32_BOMS = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)
 
 _NOISE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffd]")
 _REAL_NON_ASCII = re.compile(r"[^\x00-\x7f\ufffd]")
+#: A non-ASCII character that shows a line is UTF-8: any but Armenian to NKo
+#: (U+0530-U+07FF), which legacy bytes make by chance in a file of the languages
+#: read (MacRoman's `’é`, bytes D5 8E, is `Վ`).
+_UTF8_EVIDENCE = re.compile(r"[^\x00-\x7f\ufffd\u0530-\u07ff]")
+
 #: Above this share of control characters or U+FFFD the bytes are no text.
 MAX_NOISE_SHARE = 0.25
 
+#: Code pages preferred, in this order, among those charset-normalizer finds
+#: equally fit (they decode this format's bytes alike): Windows Western, DOS
+#: Western (German DOS dumps), Windows Cyrillic, Mac Western.
+PREFERRED_CODE_PAGES: tuple[str, ...] = ("cp1252", "cp850", "cp1251", "mac_roman")
+#: The code pages of Korean, Japanese, Simplified and Traditional Chinese files, in
+#: this order on a tie (a Korean `2024. 6. 7. · 출처: wotc` parses in GB18030 too).
+CJK_CODE_PAGES = ("cp949", "cp932", "euc_jp", "gb18030", "big5")
+#: The superset of a CJK code page that is read in its place, as browsers do
+#: (WHATWG's Encoding Standard): the same bytes, more characters, and the
+#: mappings of real texts (the real Japanese card texts write `－` 1,916 times and
+#: `−` 38: Shift_JIS's 0x817C). Not Big5's cp950: its 0xA1E3 is the `～` of 1,202
+#: real Traditional Chinese texts, but its 0xA145 and 0xA241 are `‧` and `∕` where
+#: 484 and 481 write `•` and `／`, as Big5 reads them.
+WINDOWS_SUPERSETS = {"euc_kr": "cp949", "shift_jis": "cp932", "gb2312": "gb18030", "gbk": "gb18030"}
 #: The code pages a whole legacy file is always tried in beside charset-normalizer's
 #: guesses (`_pick_code_page`), and first on a tie: PREFERRED_CODE_PAGES, KOI8-R
 #: (Russian Unix), ISO Western with the euro (its `œ` is cp1252's `½`), Windows Greek
@@ -86,10 +110,9 @@ def decode_bytes(content: bytes) -> DecodedDump:
     """Decode one dump's bytes. Never raises.
 
     UTF-8 is tried first. A file that is not valid UTF-8 is, in this order:
-    UTF-8 lines plus legacy lines (two pastes joined, a line saved by another
-    editor: decoded line by line, `mixed_lines.decode_mixed`); UTF-8 with
-    damaged bytes, when the lines whose non-ASCII text is valid UTF-8
-    outnumber the lines with invalid bytes
+    UTF-8 lines plus lines of one legacy code page (two pastes joined:
+    decoded line by line); UTF-8 with damaged bytes, when the lines whose
+    non-ASCII text is valid UTF-8 outnumber the lines with invalid bytes
     (invalid bytes become U+FFFD and their lines are rejected later, however
     many bytes a damaged spot has); else a legacy code page.
 
@@ -133,7 +156,7 @@ def decode_bytes(content: bytes) -> DecodedDump:
 def _is_cut_utf8(content: bytes) -> bool:
     """All but the last 1-3 bytes are valid UTF-8, and those start a multi-byte character."""
     return any(
-        is_utf8(content[:-cut]) and 0xC2 <= content[-cut] <= 0xF4
+        _is_utf8(content[:-cut]) and 0xC2 <= content[-cut] <= 0xF4
         for cut in (1, 2, 3)
         if len(content) > cut
     )
@@ -165,13 +188,72 @@ def _utf8(content: bytes, encoding: str) -> DecodedDump:
 
 
 def _decode_mixed(content: bytes) -> DecodedDump | None:
-    """A UTF-8 paste and legacy lines joined, decoded line by line
-    (`mixed_lines.decode_mixed`); else None."""
-    mixed = decode_mixed(content)
-    if mixed is None:
+    """A UTF-8 paste and a single-byte legacy paste joined, decoded line by line; else None.
+
+    Needs UTF-8 lines with non-ASCII letters, and other lines that hold no
+    valid multi-byte UTF-8 sequence (but by chance: `_UTF8_EVIDENCE`) and decode
+    to letters and punctuation of the languages read under some code page
+    (`legacy_text.plausible_legacy`).
+    Among those pages (PREFERRED_CODE_PAGES first, then charset-normalizer's
+    guess) the one under which the most date·source lines parse wins, then
+    the one whose words are most often real words (`legacy_text.word_evidence`:
+    `d’énergie` in cp1252, not cp850's `dÆÚnergie`), then the first; a page
+    that reads them in a script the UTF-8 lines do not write needs clearly
+    real words (`legacy_text.fits_scripts`: not `дц ск гщ зл оы` in an
+    English dump). Each legacy line takes the page
+    under which it reads best (the dump's page on a tie: one line may come
+    from another editor). A legacy line that still reads as more unknown
+    words than real ones is decoded with U+FFFD for its non-ASCII bytes:
+    rejected, never published.
+    """
+    lines = content.splitlines(keepends=True)
+    invalid = {i for i, line in enumerate(lines) if not _is_utf8(line) or _by_chance(line)}
+    has_utf8 = any(not line.isascii() for i, line in enumerate(lines) if i not in invalid)
+    legacy_bytes = b"".join(lines[i] for i in sorted(invalid))
+    if not has_utf8 or _UTF8_EVIDENCE.search(legacy_bytes.decode("utf-8", errors="replace")):
         return None
-    text, code_pages = mixed
-    return _checked(text, f"utf-8+{code_pages}", REPAIR_PER_LINE.format(code_page=code_pages))
+    best = charset_normalizer.from_bytes(legacy_bytes).best()
+    guessed = _ranked_code_pages(best)[:1] if best is not None else []
+    scripts = other_scripts("".join(line.decode("utf-8") for line in lines if _is_utf8(line)))
+    candidates = list(dict.fromkeys([*PREFERRED_CODE_PAGES, *guessed]))
+    fitting = {  # per legacy line: the code pages it reads as text in under the dump's scripts
+        i: [p for p in candidates if plausible_legacy(lines[i], p)
+            and fits_scripts(lines[i].decode(p), scripts)]
+        for i in invalid
+    }  # fmt: skip
+    pages = [p for p in candidates if any(p in found for found in fitting.values())]
+    if not pages:
+        return None
+    pages.sort(
+        key=lambda p: (count_heads(legacy_bytes, p), word_score(legacy_bytes, p)), reverse=True
+    )
+    decoded, used = [], {}
+    for i, line in enumerate(lines):
+        if i not in invalid:
+            decoded.append(line.decode("utf-8"))
+        elif not fitting[i]:  # no page reads it as text: U+FFFD, rejected
+            decoded.append(line.decode("utf-8", errors="replace"))
+        else:
+            page = line_page(line, [p for p in pages if p in fitting[i]])
+            used[page] = None
+            decoded.append(read_line(line, page))
+    code_pages = "+".join(used)
+    return _checked(
+        "".join(decoded), f"utf-8+{code_pages}", REPAIR_PER_LINE.format(code_page=code_pages)
+    )
+
+
+def _by_chance(line: bytes) -> bool:
+    """`line` is valid UTF-8 with non-ASCII characters, none of them `_UTF8_EVIDENCE`."""
+    return not line.isascii() and not _UTF8_EVIDENCE.search(line.decode("utf-8"))
+
+
+def _is_utf8(line: bytes) -> bool:
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _legacy(content: bytes, replaced: str) -> DecodedDump:
@@ -185,6 +267,40 @@ def _legacy(content: bytes, replaced: str) -> DecodedDump:
             return _checked(replaced, "utf-8", REPAIR_REPLACED)
         return DecodedDump(None, None, None, "no text encoding fits the bytes: not a text dump")
     return _checked(content.decode(encoding, errors="replace"), encoding)
+
+
+def _ranked_code_pages(match: charset_normalizer.CharsetMatch) -> list[str]:
+    """A match's equivalent code pages that read ASCII as ASCII, PREFERRED_CODE_PAGES first.
+
+    cp1252 comes before latin-1. Code pages under which the format's ASCII
+    (letters, digits, spaces, line breaks, `.,:;!?'"()/-`) reads as other
+    characters are left out: EBCDIC (`cp037`, `cp500`, …), which charset-normalizer
+    may guess for a few bytes (`b"%\\x80"` is `"\\nØ"` in cp037: a line
+    break from a percent sign), and UTF-16 and UTF-32, which are read only
+    with a BOM (a file without NUL bytes is no UTF-16 text: `b"\\n\\x80"` is
+    no `耊`).
+    """
+    names = [
+        WINDOWS_SUPERSETS.get(name, name)
+        for name in dict.fromkeys([match.encoding, *match.could_be_from_charset])
+        if _reads_ascii_as_ascii(name)
+    ]
+    names = list(dict.fromkeys(names))
+    return sorted(
+        names,
+        key=lambda n: PREFERRED_CODE_PAGES.index(n) if n in PREFERRED_CODE_PAGES else 99,
+    )
+
+
+_FORMAT_ASCII = string.ascii_letters + string.digits + " \t\r\n.,:;!?'\"()/-"
+
+
+@functools.cache
+def _reads_ascii_as_ascii(encoding: str) -> bool:
+    try:
+        return _FORMAT_ASCII.encode().decode(encoding) == _FORMAT_ASCII
+    except (UnicodeDecodeError, LookupError):
+        return False
 
 
 def _pick_code_page(content: bytes, matches: charset_normalizer.CharsetMatches) -> str | None:
@@ -211,7 +327,7 @@ def _pick_code_page(content: bytes, matches: charset_normalizer.CharsetMatches) 
        `РЧ АјНФ`; Japanese in EUC-JP, not cp949's `ㅛㅸㅻ못섟`;
     4. else that plausible reading, or the first (`tests/test_legacy_code_pages.py`).
     """
-    guessed = [name for match in matches for name in ranked_code_pages(match)]
+    guessed = [name for match in matches for name in _ranked_code_pages(match)]
     candidates = list(dict.fromkeys([*guessed, *TRIED_CODE_PAGES]))
     sample = content[:_RANKING_BYTES]  # every candidate is a codec Python knows
     readings = {name: sample.decode(name, errors="replace") for name in candidates}

@@ -16,7 +16,6 @@ import functools
 import math
 import re
 import unicodedata
-from collections.abc import Sequence
 
 import polars as pl
 
@@ -288,56 +287,3 @@ def read_line(line: bytes, code_page: str) -> str:
     text = line.decode(code_page)
     known, unknown = word_evidence(text)
     return line.decode("utf-8", errors="replace") if unknown > known else text
-
-
-#: The CJK scripts a reading may be in (`cjk_families`): a Unicode name's start, and its family.
-_FAMILIES = (("HANGUL", "HANGUL"), ("HALFWIDTH HANGUL", "HANGUL"), ("CJK", "HAN"))
-
-
-def cjk_families(text: str) -> set[str]:
-    """The CJK scripts `text`'s letters are written in: "HANGUL" (Korean), "KANA"
-    (hiragana, katakana, `ー`), "HAN" (ideographs)."""
-    families = set()
-    for char in {c for c in text if _is_cjk(c)}:
-        name = unicodedata.name(char, "")
-        families.add(next((f for start, f in _FAMILIES if name.startswith(start)), "KANA"))
-    return families
-
-
-#: A private-use code point: no text (cp932 reads its undefined 0xFD-0xFF so).
-_UNDEFINED = re.compile(r"[\ue000-\uf8ff\U000f0000-\U0010ffff]")
-
-
-def cjk_line_page(line: bytes, pages: Sequence[str], families: set[str]) -> str | None:
-    """The code page of `pages` (CJK pages, in their order on a tie) under which one
-    legacy line inside a UTF-8 dump reads as Korean, Japanese or Chinese text; None
-    when none does.
-
-    A reading counts when the line decodes without error or private-use character
-    (cp932's 0xFF is U+F8F3), its CJK letters read as text (`cjk_score`, at least
-    CJK_TEXT_MIN), and it is a date·source line that parses (`2024年6月7日 ・
-    出典：wotc` in Shift_JIS in an English dump), or its letters are mostly CJK ones
-    of scripts the dump's UTF-8 lines write (`families`, from `cjk_families`: a
-    Japanese translation in EUC-JP, not cp949's Hangul reading of its bytes). Heads
-    first; then the first reading unless another scores CJK_MARGIN more (as a whole
-    file's tie: `encodings._break_tie`).
-    """
-    readings: dict[str, tuple[bool, float]] = {}
-    for page in pages:
-        try:
-            text = line.decode(page)
-        except UnicodeDecodeError:
-            continue
-        score = cjk_score(text)
-        if score is None or score < CJK_TEXT_MIN or _UNDEFINED.search(text):
-            continue
-        letters = [c for c in text if c.isalpha()]
-        cjk = "".join(c for c in letters if _is_cjk(c))
-        head = count_text_heads(text) > 0
-        if head or (2 * len(cjk) >= len(letters) and cjk_families(cjk) <= families):
-            readings[page] = (head, score)
-    best = {p: score for p, (head, score) in readings.items() if head} or {
-        p: score for p, (_, score) in readings.items()
-    }
-    top = max(best.values(), default=None)
-    return None if top is None else next(p for p, s in best.items() if s >= top - CJK_MARGIN)
