@@ -116,21 +116,26 @@ def named_code(line: pl.Expr) -> pl.Expr:
     return _claimed_code(maybe)  # no code without MAY_CLAIM
 
 
-#: The language of each word for translation (TRANSLATION_WORDS): the language a header
-#: naming its translation with it is written in (`Spanish translation (ES) below` is
-#: English, `Traduction EN ci-dessous` French).
+#: The language of each word for translation (TRANSLATION_WORDS, lowercased): the language
+#: a header naming its translation with it is written in (`Spanish translation (ES) below`
+#: is English, `Traduction EN ci-dessous` French).
 WORD_LANGUAGES = {
-    "fr": "traductions?", "es": "traducci[oó]n|traducciones", "it": "traduzion[ei]",
-    "pt": "tradu[cç][aã]o|tradu[cç][oõ]es", "en": "translations?", "de": "übersetzung(?:en)?",
-    "ru": "перевод[ыа]?", "ja": "翻訳", "zh": "翻译|翻譯|译文|譯文", "ko": "번역",
-}  # fmt: skip
+    **dict.fromkeys(["traduction", "traductions"], "fr"),
+    **dict.fromkeys(["traducción", "traduccion", "traducciones"], "es"),
+    **dict.fromkeys(["traduzione", "traduzioni"], "it"),
+    **{f"tradu{c}{a}o": "pt" for c in "cç" for a in "aã"},
+    **{f"tradu{c}{o}es": "pt" for c in "cç" for o in "oõ"},
+    **dict.fromkeys(["translation", "translations"], "en"),
+    **dict.fromkeys(["übersetzung", "übersetzungen"], "de"),
+    **dict.fromkeys(["перевод", "переводы", "перевода"], "ru"),
+    "翻訳": "ja",
+    **dict.fromkeys(["翻译", "翻譯", "译文", "譯文"], "zh"),
+    "번역": "ko",
+}
 
 
 def word_language(header_text: pl.Expr) -> pl.Expr:
     """The language (ISO code, String) of the first word for translation in
     `header_text` (WORD_LANGUAGES), else null."""
-    word = header_text.str.extract(f"(?i)({TRANSLATION_WORDS})", 1)
-    return pl.coalesce(
-        pl.when(word.str.contains(f"(?i)^(?:{p})$")).then(pl.lit(code))
-        for code, p in WORD_LANGUAGES.items()
-    )
+    word = header_text.str.extract(f"(?i)({TRANSLATION_WORDS})", 1).str.to_lowercase()
+    return word.replace_strict(WORD_LANGUAGES, default=None, return_dtype=pl.String)

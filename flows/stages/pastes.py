@@ -23,20 +23,19 @@ def paste_text_shapes() -> dict[str, pl.Expr]:
     return {
         "_has_letter": line.str.contains(r"\p{L}"),
         "_names_site": line.str.contains(SITE_NAMES),
-        "_header_key": pl.when(line.str.len_chars() >= LOOSE_HEADER_CHARS)
-        .then(
-            line.str.to_lowercase()
-            .str.replace_all(r"\s+", " ")
-            .str.replace_all("’", "'")
-            .str.strip_chars(HEADER_KEY_STRIPPED)
-        )
-        .otherwise(line),
+        "_header_key": pl.coalesce(  # the work on the long lines only
+            pl.when(line.str.len_chars() >= LOOSE_HEADER_CHARS)
+            .then(line)
+            .str.to_lowercase()
+            .str.strip_chars(HEADER_KEY_STRIPPED),
+            line,
+        ),
     }
 
 
 #: What a repeated header may lose or gain around its text and still be the same line
 #: (a page pasted again by hand: `Official rulings … as published` without its final
-#: period, a space before or after it); its case and inner spaces are not compared either.
+#: period, a space before or after it); its case is not compared either.
 HEADER_KEY_STRIPPED = " .。!！:：…"
 #: ... when it is a sentence at least this long: a short header line (`Official rulings`,
 #: a card's name) is only repeated exactly (a review's find: a ruling `OFFICIAL RULINGS.`

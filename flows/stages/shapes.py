@@ -287,7 +287,7 @@ def shape_texts(texts: pl.DataFrame) -> pl.DataFrame:
     """
     line = pl.col("line")
     code = pl.col("_claimed_code")  # once for both its uses
-    claim = claimed_language_of(code, line)
+    claim = pl.col("_claim")  # once for both its uses
     head = pl.when(pl.col("_is_date")).then(line).str.normalize("NFKC")  # as parse_date reads
     return (
         texts.with_columns(
@@ -299,19 +299,20 @@ def shape_texts(texts: pl.DataFrame) -> pl.DataFrame:
         .with_columns(
             _looks_dated=is_malformed_head(line, pl.col("_is_date")),
             _numeric=(
-                head.str.contains(NUMERIC_DAY_MONTH_SHAPE) & ~line.str.contains(DAY_FIRST_LABEL)
+                head.str.contains(NUMERIC_DAY_MONTH_SHAPE) & ~head.str.contains(DAY_FIRST_LABEL)
             ).fill_null(False),
             _names_translation=code.is_not_null(),
-            _order_language=pl.when(claim.is_not_null()).then(
-                pl.coalesce(word_language(line), claim)
-            ),
+            _claim=claimed_language_of(code, line),
         )
-        .drop("_claimed_code")
         .with_columns(
+            _order_language=pl.coalesce(  # the words looked for on claiming lines only
+                word_language(pl.when(claim.is_not_null()).then(line)), claim
+            ),
             _head_parts=pl.when(pl.col("_is_date") | pl.col("_looks_dated"))
             .then(line)
-            .str.extract_groups(HEAD_PARTS)
+            .str.extract_groups(HEAD_PARTS),
         )
+        .drop("_claimed_code", "_claim")
     )
 
 
