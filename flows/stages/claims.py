@@ -12,11 +12,24 @@ import polars as pl
 #: country codes sites also write (JP, CN, TW, KR, BR).
 CODES = "FR|DE|ES|IT|PT|JA|ZH|KO|RU|JP|CN|TW|KR|BR"
 #: Words for "translation" a code may stand beside (`traduction FR`, `DE-Übersetzung`,
-#: `Traductions FR`).
-TRANSLATION_WORDS = (
-    "traductions?|traducci[oó]n|traducciones|traduzion[ei]|tradu[cç][aã]o|tradu[cç][oõ]es"
-    "|translations?|übersetzung(?:en)?|перевод[ыа]?|翻訳|翻译|翻譯|译文|譯文|번역"
-)
+#: `Traductions FR`), lowercased, each with its language: the language a header naming
+#: its translation with it is written in (`Spanish translation (ES) below` is English,
+#: `Traduction EN ci-dessous` French).
+WORD_LANGUAGES = {
+    **dict.fromkeys(["traduction", "traductions"], "fr"),
+    **dict.fromkeys(["traducción", "traduccion", "traducciones"], "es"),
+    **dict.fromkeys(["traduzione", "traduzioni"], "it"),
+    **{f"tradu{c}{a}o": "pt" for c in "cç" for a in "aã"},
+    **{f"tradu{c}{o}es": "pt" for c in "cç" for o in "oõ"},
+    **dict.fromkeys(["translation", "translations"], "en"),
+    **dict.fromkeys(["übersetzung", "übersetzungen"], "de"),
+    **dict.fromkeys(["перевод", "переводы", "перевода"], "ru"),
+    "翻訳": "ja",
+    **dict.fromkeys(["翻译", "翻譯", "译文", "譯文"], "zh"),
+    "번역": "ko",
+}
+#: WORD_LANGUAGES' words as a regex (longest first), to use with `(?i)`.
+TRANSLATION_WORDS = "|".join(sorted(WORD_LANGUAGES, key=lambda word: (-len(word), word)))
 #: The ISO codes of the languages read, in any case (a region after them: `pt-BR`).
 _ISO_CODES = "(?i:(fr|de|es|it|pt|ja|zh|ko|ru))"
 #: A code is a language only in such a context, never as an ordinary word
@@ -114,24 +127,6 @@ def named_code(line: pl.Expr) -> pl.Expr:
     text lines, no line names one."""
     maybe = pl.when(line.str.contains(MAY_CLAIM)).then(line)  # the patterns skip null lines
     return _claimed_code(maybe)  # no code without MAY_CLAIM
-
-
-#: The language of each word for translation (TRANSLATION_WORDS, lowercased): the language
-#: a header naming its translation with it is written in (`Spanish translation (ES) below`
-#: is English, `Traduction EN ci-dessous` French).
-WORD_LANGUAGES = {
-    **dict.fromkeys(["traduction", "traductions"], "fr"),
-    **dict.fromkeys(["traducción", "traduccion", "traducciones"], "es"),
-    **dict.fromkeys(["traduzione", "traduzioni"], "it"),
-    **{f"tradu{c}{a}o": "pt" for c in "cç" for a in "aã"},
-    **{f"tradu{c}{o}es": "pt" for c in "cç" for o in "oõ"},
-    **dict.fromkeys(["translation", "translations"], "en"),
-    **dict.fromkeys(["übersetzung", "übersetzungen"], "de"),
-    **dict.fromkeys(["перевод", "переводы", "перевода"], "ru"),
-    "翻訳": "ja",
-    **dict.fromkeys(["翻译", "翻譯", "译文", "譯文"], "zh"),
-    "번역": "ko",
-}
 
 
 def word_language(header_text: pl.Expr) -> pl.Expr:
