@@ -177,6 +177,11 @@ _OTHER_LETTER = (
 #: A separator between date and source: one of SEPARATORS, `]`, or a dash or bar
 #: between spaces.
 _ANY_SEPARATOR = rf"(?:[{SEPARATORS}\]]|\s[\-–—|]\s)"
+#: ... and, in a line that has the rest of a head's shape (OTHER_SCRIPT_DATED_PATTERN,
+#: ANY_SCRIPT_DATED_PATTERN), any space, punctuation mark or symbol: a site's own
+#: separator (`14 Ιουνίου 2024 / πηγή: wotc`, `, `, `｜`, ` -- `, ` :: `, a tab) made the
+#: whole page its header (r01's kind: 56 of 126 probes in nine languages).
+_LOOSE_SEPARATOR = rf"(?:[{SEPARATORS}\]\s\p{{P}}\p{{S}}]|[:：]{{2}})"
 #: A source of one to four words, not a sentence (no final `.`, `!`, `?`, `…`).
 _SOURCE_WORDS = r"(?:\S+\s+){0,3}\S*[^\s.!?…。]"
 #: Lines shaped like a head that no head pattern reads (three patterns), each a malformed
@@ -193,14 +198,14 @@ _SOURCE_WORDS = r"(?:\S+\s+){0,3}\S*[^\s.!?…。]"
 #: shapes, nor ordinary lines such as `10 damage - Result: you lose.`, `Selon WotC - les 2
 #: capacités…` (tests/stages/test_parse.py) or `Source: Wizards 2024 · Traduction : FR`.
 OTHER_SCRIPT_DATED_PATTERN = (
-    rf"^(?:[^:：]|\d:\d){{0,60}}\d{{4}}(?:[^:：]|\d:\d){{0,30}}{_ANY_SEPARATOR}\s*{_LABEL}"
+    rf"^(?:[^:：]|\d:\d){{0,60}}\d{{4}}(?:[^:：]|\d:\d){{0,30}}{_LOOSE_SEPARATOR}\s*{_LABEL}"
     rf"\s*[:：]\s*{_SOURCE_WORDS}\s*$"
     rf"|^\s*(?:{_OTHER_LETTER}+[,،]?\s+){{0,2}}\d{{1,2}}\.?\s+{_OTHER_LETTER}+[^:：]{{0,30}}"
-    rf"{_ANY_SEPARATOR}\s*{_LABEL}\s*[:：]\s*{_SOURCE_WORDS}\s*$"
+    rf"{_LOOSE_SEPARATOR}\s*{_LABEL}\s*[:：]\s*{_SOURCE_WORDS}\s*$"
 )
 ANY_SCRIPT_DATED_PATTERN = (
     rf"^\s*{_LABEL}\s*[:：]\s*{_SOURCE_WORDS}\s*[{SEPARATORS}]\s*[^:：]{{0,40}}\d{{4}}\s*$"
-    rf"|^[^:：]{{0,60}}\d{{4}}[^:：]{{0,30}}{_ANY_SEPARATOR}\s*{_LABEL}\s*[:：]\s*"
+    rf"|^[^:：]{{0,60}}\d{{4}}[^:：]{{0,30}}{_LOOSE_SEPARATOR}\s*{_LABEL}\s*[:：]\s*"
     rf"(?i:{'|'.join(KNOWN_SOURCES)})\s*$"
 )
 #: LABELED_DATE_PATTERN's shape, cheap (that pattern runs on these lines only).
