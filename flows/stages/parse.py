@@ -18,7 +18,7 @@ import polars as pl
 
 from flows.stages.date_formats import day_first_languages
 from flows.stages.decode import decode_dumps, is_undecoded_head, split_lines
-from flows.stages.pastes import mark_repeated_headers, paste_text_shapes
+from flows.stages.pastes import cut_glued_headers, mark_repeated_headers, paste_text_shapes
 from flows.stages.shapes import by_distinct_text, holds_inner_head, shape_texts, stub_number
 from flows.stages.stubs import with_dot_stubs
 
@@ -26,14 +26,8 @@ logger = logging.getLogger(__name__)
 
 #: Line kinds; every raw line gets exactly one (`manifest.json` line_accounting).
 LINE_KINDS: tuple[str, ...] = (
-    "header",
-    "date_source",
-    "body",
-    "translation",
-    "stub",
-    "blank",
-    "rejected",
-)
+    "header", "date_source", "body", "translation", "stub", "blank", "rejected",
+)  # fmt: skip
 
 #: Why a numeric day/month-first date is rejected in a dump whose language does not fix the order.
 AMBIGUOUS_DATE_REASON = (
@@ -62,12 +56,13 @@ def _ambiguous_dates(is_head: pl.Expr, claimed: pl.Expr) -> pl.Expr:
 def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) -> pl.DataFrame:
     """Give each line its kind from its shape and its place in the dump.
 
-    An entry starts at each date·source line (`shapes.is_head`, heads in any
-    script included), and also at a line that starts with a date but lacks
-    the `· source : x` part (rejected as malformed, so its body is never
-    glued to the entry before). A card stub starts at each stat line and runs to the
-    next entry, the next repeated header or the end of the dump. A repeated header
-    (`pastes.mark_repeated_headers`) runs to the next entry or stat line.
+    An entry starts at each date·source line (`shapes.is_head`, heads in any script
+    included), and also at a line that starts with a date but lacks the `· source : x`
+    part (rejected as malformed, so its body is never glued to the entry before). A
+    card stub starts at each stat line and runs to the next entry, the next repeated
+    header or the end of the dump. A repeated header (`pastes.mark_repeated_headers`)
+    runs to the next entry or stat line; one glued to the line before is cut off it
+    (`pastes.cut_glued_headers`).
 
     Shapes (in order): a line in a stub is `stub` (or `blank`); an empty or all-space
     line is `blank`; a line before the first entry, or in a repeated header, is
@@ -95,7 +90,9 @@ def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) ->
     first_head = pl.when(pl.col("_is_date") | pl.col("_looks_dated")).then(pl.col("line_number"))
     shape = partial(_shape_texts, max_line_chars=max_line_chars)
     dated = by_distinct_text(lines, "line", shape)  # each distinct text shaped once
-    dated = dated.with_columns(_first_head=first_head.min().over("dump_id"))
+    dated = cut_glued_headers(
+        dated.with_columns(_first_head=first_head.min().over("dump_id")), shape
+    )
     stub_line, in_repeat = _stub_and_repeat()
     shaped = (
         with_dot_stubs(mark_repeated_headers(dated))

@@ -7,6 +7,8 @@ lines header lines, and `count_pastes` counts the pages (`dumps.paste_count`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import polars as pl
 
 from flows.stages.claims import CODES, TRANSLATION_WORDS
@@ -18,11 +20,16 @@ def paste_text_shapes() -> dict[str, pl.Expr]:
     (`parse.classify_lines` finds it once per distinct text): _has_letter (it holds a
     letter), _names_site (it names the site's source: SITE_NAMES); Boolean, expressions
     of `line`; _header_key (String: the text as a repeated header is compared,
-    HEADER_KEY_STRIPPED, LOOSE_HEADER_CHARS)."""
+    HEADER_KEY_STRIPPED, LOOSE_HEADER_CHARS); _tail_hash (UInt64: the hash of the
+    last LOOSE_HEADER_CHARS characters of a line at least that long, its final spaces
+    left out, else null: where `cut_glued_headers` looks)."""
     line = pl.col("line")
     return {
         "_has_letter": line.str.contains(r"\p{L}"),
         "_names_site": line.str.contains(SITE_NAMES),
+        "_tail_hash": pl.when(line.str.len_chars() >= LOOSE_HEADER_CHARS).then(
+            line.str.strip_chars_end().str.slice(-LOOSE_HEADER_CHARS).hash()
+        ),
         "_header_key": pl.coalesce(  # the work on the long lines only
             pl.when(line.str.len_chars() >= LOOSE_HEADER_CHARS)
             .then(line)
@@ -41,6 +48,59 @@ HEADER_KEY_STRIPPED = " .。!！:：…"
 #: a card's name) is only repeated exactly (a review's find: a ruling `OFFICIAL RULINGS.`
 #: or a stub's `lightning bolt` under such a header line was taken for a second page).
 LOOSE_HEADER_CHARS = 30
+
+
+def cut_glued_headers(
+    dated: pl.DataFrame, shape: Callable[[pl.DataFrame], pl.DataFrame]
+) -> pl.DataFrame:
+    """Cut the dump's header off a line that ends with it: the line keeps only its text
+    before the header, shaped again (`shape`).
+
+    That is a line after the dump's first head whose text, its final spaces left out,
+    ends with one of its header lines (one of LOOSE_HEADER_CHARS characters or more,
+    before the first head) after other text: a page whose last line had no line end,
+    then the next page (`cat` of two pages; r04's kind: `… vous obtenez Clarifications
+    officielles…` had become a header line, the stub's cut sentence lost into the
+    dump's header_text). The header's text is dropped, as a repeated header's is
+    (it is no stub, ruling or translation); a second header line after it repeats
+    the header (`mark_repeated_headers`). `dumps.paste_count` does not count that
+    page.
+
+    Needs:
+        dated: dump_id (String), line_number (Int64), line (String), _first_head
+        (Int64), the columns `shape` adds (`_tail_hash` among them).
+
+    Returns:
+        `dated`, in its order, with those lines' `line` and the columns `shape` adds
+        replaced.
+    """
+    tail = pl.col("_tail_hash")
+    headers = dated.select("dump_id", "line_number", "line", "_first_head", "_tail_hash").filter(
+        (pl.col("line_number") < pl.col("_first_head")) & tail.is_not_null()
+    )
+    if headers.is_empty():  # no long header line
+        return dated
+    after = pl.col("line_number") > pl.col("_first_head")
+    rows = dated.with_row_index("_row")  # the few lines ending as a header does (any dump's)
+    glued = rows.filter(after & tail.is_in(headers["_tail_hash"].unique().implode()))
+    if glued.is_empty():  # most runs
+        return dated
+    line = pl.col("line").str.strip_chars_end()
+    header = pl.col("_header").str.strip_chars_end()
+    cut = (
+        glued.select("_row", "dump_id", "line")
+        .join(headers.select("dump_id", _header="line"), on="dump_id")
+        .filter(line.str.ends_with(header) & (line.str.len_chars() > header.str.len_chars()))
+        .select("_row", line=line.str.strip_suffix(header).str.strip_chars_end())
+        .filter(pl.col("line") != "")
+        .unique("_row", keep="first")
+    )
+    if cut.is_empty():
+        return dated
+    reshaped = shape(cut)  # _row, line and the shape's columns, each replacing its own
+    kept = glued.drop(*(c for c in reshaped.columns if c != "_row")).join(reshaped, on="_row")
+    uncut = rows.filter(~pl.col("_row").is_in(cut["_row"].implode()))
+    return pl.concat([uncut, kept.select(rows.columns)]).sort("_row").drop("_row")
 
 
 def mark_repeated_headers(dated: pl.DataFrame) -> pl.DataFrame:
