@@ -53,6 +53,11 @@ _UTF8_EVIDENCE = re.compile(r"[^\x00-\x7f\ufffd\u0530-\u07ff]")
 
 #: Above this share of control characters or U+FFFD the bytes are no text.
 MAX_NOISE_SHARE = 0.25
+#: Above this share of NUL bytes a file is binary (or UTF-16 or UTF-32 without a BOM:
+#: every ASCII character has NUL bytes); a few NUL bytes in a text (a stray byte, an
+#: editor's padding) are control characters, removed from their lines and counted
+#: (`decode.split_lines`). One NUL byte rejected the whole file before (a probe's find).
+MAX_NUL_SHARE = 0.01
 
 #: Code pages preferred, in this order, among those charset-normalizer finds
 #: equally fit (they decode this format's bytes alike): Windows Western, DOS
@@ -124,8 +129,9 @@ def decode_bytes(content: bytes) -> DecodedDump:
         lines are rejected later), REPAIR_PER_LINE, and one of `mojibake`'s REPAIR_MOJIBAKE,
         MOJIBAKE_PARTIAL, MOJIBAKE_LEFT (see `repair_mojibake`); None when
         the bytes decoded as they are.
-        reject_reason: set (and text None) for a file with NUL bytes, or one
-        that decodes to mostly control characters (an image saved as .txt).
+        reject_reason: set (and text None) for a file with more than MAX_NUL_SHARE
+        of NUL bytes, or one that decodes to mostly control characters (an image
+        saved as .txt).
     """
     if content.startswith(codecs.BOM_UTF8):
         return _utf8(content[3:], "utf-8-sig")
@@ -136,7 +142,7 @@ def decode_bytes(content: bytes) -> DecodedDump:
             except UnicodeDecodeError:
                 replaced = content.decode(encoding, errors="replace")
                 return _checked(replaced, encoding, REPAIR_REPLACED)
-    if b"\x00" in content:
+    if b"\x00" in content and content.count(b"\x00") > MAX_NUL_SHARE * len(content):
         return DecodedDump(None, None, None, "file has NUL bytes: binary, not a text dump")
     try:
         return _checked(content.decode("utf-8"), "utf-8")
