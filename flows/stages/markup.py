@@ -80,10 +80,10 @@ _TAG_RE = re.compile(TAG, re.DOTALL)
 ENTITY = r"&(?:[A-Za-z][A-Za-z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});"
 _ENTITY_RE = re.compile(ENTITY)
 
-#: A `br` tag escaped once (`may have.&lt;br&gt;They're`, `&lt;br /&gt;`: a page's HTML
-#: shown as text): a line break, as `<br>` is. Any other escaped `<` stays a `<` (a
-#: ruling may write `&lt;sad trombone noises&gt;`).
-ESCAPED_BR = r"(?i)&lt;\s*/?\s*br\s*/?\s*&gt;"
+#: A `br` tag escaped once (`may have.&lt;br&gt;They're`, `&lt;br /&gt;`, by number
+#: `&#60;br&#62;`, `&#x3C;br&#x3E;`: a page's HTML shown as text): a line break, as `<br>`
+#: is. Any other escaped `<` stays a `<` (a ruling may write `&lt;sad trombone noises&gt;`).
+ESCAPED_BR = r"(?i)(?:&lt;|&#0*60;|&#x0*3c;)\s*/?\s*br\s*/?\s*(?:&gt;|&#0*62;|&#x0*3e;)"
 _ESCAPED_BR_RE = re.compile(ESCAPED_BR)
 #: A line break escaped as JSON or C write it (`\n`, `\r\n`, backslash and letter),
 #: between a sentence's end (and its closing quote) and the next word: a paste of a JSON
