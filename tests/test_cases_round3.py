@@ -60,6 +60,53 @@ def test_r01_greek_heads_are_entries_and_the_header_is_line_one(round3: Run) -> 
     assert _of(round3, "rejects", name).height == 0
 
 
+#: (header, first head's date, source word, second head's date) of sites whose heads
+#: no CLDR shape of `date_names.DATE_LOCALES` reads.
+OTHER_SITES = {
+    "el": (
+        "Επίσημες διευκρινίσεις της Wizards of the Coast.", "14 Ιουνίου 2024", "πηγή",
+        "3 Μαρτίου 2023",
+    ),
+    "ar": ("توضيحات رسمية من Wizards of the Coast.", "14 يونيو 2024", "المصدر", "3 مارس 2023"),
+    "pl": ("Oficjalne wyjaśnienia Wizards of the Coast.", "14 czerwca 2024", "źródło", "3 marca 2023"),
+}  # fmt: skip
+
+
+SEPARATORS = [" / ", ", ", " ", "｜", " ― ", " -- ", " :: ", "\t"]
+
+
+def _other_site_heads(site: str, separator: str) -> list[str]:
+    _, first, label, second = OTHER_SITES[site]
+    return [f"{first}{separator}{label}: wotc", f"{second}{separator}{label}: wotc"]
+
+
+@pytest.fixture(scope="module")
+def other_sites() -> Run:
+    """One run of a dump per site and separator (`site-N.txt`, N its separator's index)."""
+    dumps = {}
+    for site, (header, *_) in OTHER_SITES.items():
+        for number, separator in enumerate(SEPARATORS):
+            first, second = _other_site_heads(site, separator)
+            dumps[f"{site}-{number}.txt"] = f"{header}\n{first}\n{A}\n{second}\n{B}\n".encode()
+    return run_contents(dumps)
+
+
+@pytest.mark.parametrize("site", sorted(OTHER_SITES))
+@pytest.mark.parametrize("separator", SEPARATORS)
+def test_r01_a_head_with_another_separator_is_never_header(
+    other_sites: Run, site: str, separator: str
+) -> None:
+    # a probe's find: with a separator other than the dots, no line was a head, and the
+    # whole page (both entries) became the dump's header
+    name = f"{site}-{SEPARATORS.index(separator)}.txt"
+    assert _kinds(other_sites, name) == ["header"] + ["rejected"] * 4
+    assert _of(other_sites, "dumps", name)["header_text"].to_list() == [OTHER_SITES[site][0]]
+    rejects = _of(other_sites, "rejects", name).sort("line_number")
+    first, second = _other_site_heads(site, separator)
+    assert rejects["content"].to_list() == [first, A, second, B]
+    assert all("date·source line" in reason for reason in rejects["reason"])
+
+
 def test_r02_chinese_numeral_date_is_an_entry_never_a_translation(round3: Run) -> None:
     name = "r02_zh_numeral_date.txt"
     assert _entries(round3, name) == [(JUNE_14, A), (JUNE_7, B), (MARCH_3, C)]
@@ -163,3 +210,39 @@ def test_a_ruling_like_a_short_header_line_stays_a_ruling(header: str, line: str
     content = f"{header}\n{head}\n{A}\n{head}\n{line}\n{B}\n"
     occurrences = run_contents({"short.txt": content.encode()}).tables["ruling_occurrences"]
     assert occurrences.select("line_number", "text_raw").rows() == [(2, A), (4, f"{line}\n{B}")]
+
+
+FR_HEADER = (ROUND3_DIR / "r04_two_pastes_one_file.txt").read_text("utf-8").splitlines()[0]
+CUT_SENTENCE = "Quand la Sentinelle entre sur le champ de bataille, vous obtenez"
+STUB = f"CMC 3F/E 2/2\n.\n{CUT_SENTENCE}"
+
+
+@pytest.mark.parametrize(
+    ("header", "head", "last"),
+    [
+        (FR_HEADER, "07 juin 2024 · source : wotc", STUB),
+        (FR_HEADER, "07 juin 2024 · source : wotc", f"{STUB} "),
+        (ENGLISH_HEADER, "June 7, 2024 · source: wotc", STUB),
+        (ENGLISH_HEADER, "June 7, 2024 · source: wotc", ""),
+        (f"{ENGLISH_HEADER}\nTranslations are not checked.", "June 7, 2024 · source: wotc", ""),
+    ],
+    ids=["fr header after a stub", "after a space", "en header after a stub",
+         "en header after a ruling", "the first of two header lines"],
+)  # fmt: skip
+def test_r04_a_header_glued_to_the_line_before_is_cut_off(
+    header: str, head: str, last: str
+) -> None:
+    # a probe's find: `cat` of two pages, the first without a final line end, glued the
+    # second page's header to the first page's last line: that line became a header
+    # line (the stub's cut sentence lost into the dump's header_text), or the
+    # disclaimer became part of the stub's text or of ruling B (a new ruling_id)
+    first = f"{header}\n{head}\n{A}\n{head}\n{B}" + (f"\n{last}" if last else "")
+    run = run_contents({"glued.txt": f"{first}{header}\n{head}\n{C}\n".encode()})
+    occurrences = run.tables["ruling_occurrences"].select("text_raw").to_series().to_list()
+    assert occurrences == [A, B, C]
+    [header_text] = run.tables["dumps"]["header_text"].to_list()
+    assert header_text.startswith(header)
+    assert CUT_SENTENCE not in header_text and B not in header_text
+    stubs = run.tables["card_stubs"].select("mana_value", "text").rows()
+    assert stubs == ([(3.0, CUT_SENTENCE)] if last else [])
+    assert run.tables["rejects"].height == 0

@@ -324,7 +324,9 @@ def test_ascii_is_never_read_as_ebcdic() -> None:
 
 
 @pytest.mark.parametrize(
-    "escaped", ["&lt;br&gt;", "&lt;br /&gt;", "\\n", "\\r\\n"], ids=["br", "br /", "\\n", "\\r\\n"]
+    "escaped",
+    ["&lt;br&gt;", "&lt;br /&gt;", "&#60;br&#62;", "\\n", "\\r\\n"],
+    ids=["br", "br /", "br by number", "\\n", "\\r\\n"],
 )
 def test_an_escaped_line_break_keeps_the_ruling_of_its_clean_twin(escaped: str) -> None:
     # A probe (case r05's kind): `may have.&lt;br&gt;They're` and a JSON paste's `\n` were
@@ -354,3 +356,27 @@ def test_utf32_with_a_bom_is_read(byte_order: str) -> None:
     tables = _run(bom + text.encode(codec))
     assert tables["dumps"].select("encoding", "encoding_repair").rows() == [("utf-32", None)]
     assert tables["ruling_occurrences"]["text_raw"].to_list() == ["Energy counters aren't mana."]
+
+
+def test_a_stray_nul_byte_is_a_control_character() -> None:
+    # A probe: one NUL byte in seed 004 rejected the whole file ("file has NUL bytes:
+    # binary, not a text dump"), its 14 entries lost; it is removed from its line now
+    stray = SEED.replace(b"Energy counters are a kind", b"Energy counters are\x00 a kind", 1)
+    tables = _run(SEED, stray)
+    assert tables["rejects"].height == 0
+    dumps = tables["dumps"].sort("path")
+    assert dumps.select("encoding", "entry_count", "control_char_count").rows() == [
+        ("utf-8", 14, 0),
+        ("utf-8", 14, 1),
+    ]
+    occurrences = tables["ruling_occurrences"].sort("dump_id", "line_number")
+    by_dump = occurrences.group_by("dump_id", maintain_order=True).agg("ruling_id")
+    assert by_dump["ruling_id"][0].to_list() == by_dump["ruling_id"][1].to_list()
+
+
+def test_a_file_of_many_nul_bytes_is_binary() -> None:
+    # UTF-16 without its BOM: every ASCII character has a NUL byte
+    tables = _run("07 juin 2024 · source : wotc\nEnergy counters.\n".encode("utf-16-le"))
+    assert tables["rejects"].select("reason").rows() == [
+        ("file has NUL bytes: binary, not a text dump",)
+    ]

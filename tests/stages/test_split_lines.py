@@ -252,6 +252,9 @@ def test_what_reads_as_text_stays_text(written: str, line: str) -> None:
         ("may have.&lt;br&gt;They're not", "may have. They're not", 1),
         ("may have.&lt;br /&gt;They're not", "may have. They're not", 1),
         ("may have. &LT;BR/&GT; They're not", "may have. They're not", 1),
+        ("may have.&#60;br&#62;They're not", "may have. They're not", 1),  # by number
+        ("may have.&#x3C;br /&#x3E;They're not", "may have. They're not", 1),
+        ("may have.&#060;BR&#062;They're not", "may have. They're not", 1),
         ("may have.\\nThey're not", "may have. They're not", 1),  # a JSON string's `\n`
         ("may have.\\r\\nThey're not", "may have. They're not", 1),
         ('"may have."\\n\\n{E} is not', '"may have." {E} is not', 1),
