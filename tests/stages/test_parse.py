@@ -493,6 +493,19 @@ def test_a_head_in_a_script_no_locale_reads_is_rejected_with_its_body() -> None:
         ("Source : Wizards of the Coast · 7 juin 2024", "rejected"),
         ("Published June 14, 2024 - source: wotc", "rejected"),
         ("14 Ιουνίου 2024 \u0387 πηγή: wotc", "date_source"),  # Greek ano teleia
+        # a fourth probe's: the source first in CJK and Cyrillic (the year not last), and
+        # unreadable dates with a source other than wotc or scryfall were glued
+        ("出典：wotc · 2024年6月14日", "rejected"),
+        ("wotc･2024年6月14日", "rejected"),
+        ("출처: wotc · 2024. 6. 14.", "rejected"),
+        ("источник: wotc · 14 июня 2024 года", "rejected"),
+        ("【2024年6月14日】・来源：gatherer", "rejected"),
+        ("令和6（2024）年6月7日 · 出典：mtg-jp.com", "rejected"),
+        ("二〇二四年六月廿七日・来源：公式", "rejected"),
+        ("113/06/14（五）・來源：公式", "rejected"),
+        ("[2024. 6. 14.] · 출처: 公式", "rejected"),
+        ("«7» июня 2024 г. · источник: 公式", "rejected"),
+        ("[June 7th, 2024] · source: 公式", "rejected"),
         ("2024年版のルール・変更点：なし", "body"),  # real Japanese card text
         ("1个由加拉克·鲁斯操控的效果：该效果结束", "body"),  # real Chinese card text
     ],
