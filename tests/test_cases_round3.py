@@ -184,8 +184,26 @@ ENGLISH_HEADER = "Official rulings from Wizards of the Coast, as published."
         f" {ENGLISH_HEADER}",
         f"{ENGLISH_HEADER}  ",
         ENGLISH_HEADER.upper(),
+        # a second probe's: other spaces (40 of 50 such headers glued), Markdown's bold
+        f"\u00a0{ENGLISH_HEADER}",
+        f"{ENGLISH_HEADER}\t",
+        f"\u3000{ENGLISH_HEADER}",
+        ENGLISH_HEADER.replace(" ", "  ", 1),
+        ENGLISH_HEADER.replace(" ", "\u00a0"),
+        f"**{ENGLISH_HEADER}**",
     ],
-    ids=["no final period", "a space before", "spaces after", "capitals"],
+    ids=[
+        "no final period",
+        "a space before",
+        "spaces after",
+        "capitals",
+        "a no-break space",
+        "a tab",
+        "an ideographic space",
+        "two spaces",
+        "no-break spaces",
+        "bold",
+    ],
 )
 def test_r04_a_repeated_header_pasted_by_hand_is_a_header(repeated: str) -> None:
     # a probe's find: each was glued into ruling B, which took a new ruling_id

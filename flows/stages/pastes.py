@@ -19,8 +19,8 @@ def paste_text_shapes() -> dict[str, pl.Expr]:
     """What `mark_repeated_headers` needs of a line's text alone besides `shapes.shape_texts`
     (`parse.classify_lines` finds it once per distinct text): _has_letter (it holds a
     letter), _names_site (it names the site's source: SITE_NAMES); Boolean, expressions
-    of `line`; _header_key (String: the text as a repeated header is compared,
-    HEADER_KEY_STRIPPED, LOOSE_HEADER_CHARS); _tail_hash (UInt64: the hash of the
+    of `line`; _header_key (String: the text as a repeated header is compared: spaces
+    folded, HEADER_KEY_STRIPPED, LOOSE_HEADER_CHARS); _tail_hash (UInt64: the hash of the
     last LOOSE_HEADER_CHARS characters of a line at least that long, its final spaces
     left out, else null: where `cut_glued_headers` looks)."""
     line = pl.col("line")
@@ -34,6 +34,7 @@ def paste_text_shapes() -> dict[str, pl.Expr]:
             pl.when(line.str.len_chars() >= LOOSE_HEADER_CHARS)
             .then(line)
             .str.to_lowercase()
+            .str.replace_all(r"\s+", " ")
             .str.strip_chars(HEADER_KEY_STRIPPED),
             line,
         ),
@@ -42,8 +43,10 @@ def paste_text_shapes() -> dict[str, pl.Expr]:
 
 #: What a repeated header may lose or gain around its text and still be the same line
 #: (a page pasted again by hand: `Official rulings … as published` without its final
-#: period, a space before or after it); its case is not compared either.
-HEADER_KEY_STRIPPED = " .。!！:：…"
+#: period, a space before or after it, Markdown's `**` around it); its case is not
+#: compared either, and a run of spaces of any kind (a tab, a no-break or ideographic
+#: space: a probe's find, 40 of 50 such headers glued into the ruling before) is one space.
+HEADER_KEY_STRIPPED = " .。!！:：…*_"
 #: ... when it is a sentence at least this long: a short header line (`Official rulings`,
 #: a card's name) is only repeated exactly (a review's find: a ruling `OFFICIAL RULINGS.`
 #: or a stub's `lightning bolt` under such a header line was taken for a second page).
