@@ -20,8 +20,14 @@ from flows.stages.language import (
 )
 
 #: Between a ruling and its translation on one line: ` / ` (round-3 case r06), ` | ` or a
-#: tab (table cells). No real ruling holds one (0 of 23,597).
-BILINGUAL_SEPARATOR = r" / | \| |\t"
+#: tab (table cells), ` // `, and the full-width `／` and `｜` CJK pages write (a probe's
+#: find: 0 of 30 such lines split in each language). No real ruling holds one but ` // `
+#: (a split card's name, `Fire // Ice`: both halves English, never split).
+BILINGUAL_SEPARATOR = r" / | // | \| |\t|\s*[／｜]\s*"
+
+#: What a table row may have around its cells (`Energy…end.\tLes marqueurs…\t`, Markdown's
+#: `| Energy… | Les marqueurs… |`): a probe's find, 300 of 300 rows ending with a tab glued.
+_ROW_ENDS = " \t|"
 
 #: Words each half of a split line needs: a sentence, not a rule number or a card name
 #: (`See rule 702.19 / 702.19c.`, `Liliana / Liliana, dernier espoir.` stay whole).
@@ -50,16 +56,17 @@ def bilingual_halves(resolved: pl.DataFrame) -> pl.DataFrame:
     Returns:
         dump_id (String), line_number (Int64), first, second (String: as written,
         trimmed), first_key, second_key (String: `normalize_text`)."""
-    line, kind = pl.col("line"), pl.col("kind")
+    kind = pl.col("kind")
+    line = pl.col("line").str.strip_chars(_ROW_ENDS)  # a table row's last cell ends it
     parts = line.str.replace(BILINGUAL_SEPARATOR, "\n").str.split("\n")  # none in a line
     return (  # counted on the lines that hold it (counting on every line: 0.13 s at 1M lines)
-        resolved.filter((kind == "body") & line.str.contains(BILINGUAL_SEPARATOR))
+        resolved.filter((kind == "body") & pl.col("line").str.contains(BILINGUAL_SEPARATOR))
         .filter(line.str.count_matches(BILINGUAL_SEPARATOR) == 1)
         .select(
             "dump_id",
             "line_number",
-            first=parts.list.first().str.strip_chars(),
-            second=parts.list.last().str.strip_chars(),
+            first=parts.list.first().str.strip_chars(_ROW_ENDS),
+            second=parts.list.last().str.strip_chars(_ROW_ENDS),
         )
         .filter(~pl.col("first").str.contains(_NAME) | pl.col("second").str.contains(_NOT_NAME))
         .filter(_words(pl.col("first")) >= MIN_HALF_WORDS)
@@ -84,13 +91,14 @@ def split_bilingual_lines(
 ) -> pl.DataFrame:
     """Split a body line `<original> / <translation>` into its ruling and its translation.
 
-    A line is split only when its first half is English (the entry's
-    original, ORIGINAL_LANGUAGE: no evidence of another language, as
-    `label_line_languages` decides) and its second is in another language on
-    positive evidence (reliably, or the language the header claims);
-    otherwise it is kept whole. The line keeps its kind (body): its text becomes the first half; the
-    second half is its translation, in the language `settle_language` gives
-    in the dump's context.
+    A line is split only when one half is English (the entry's original,
+    ORIGINAL_LANGUAGE: no evidence of another language, as `label_line_languages`
+    decides) and the other is in another language on positive evidence (reliably,
+    or the language the header claims), in either order (`Les marqueurs… / Energy
+    counters…`: a probe's find, 0 of 300 such lines split); otherwise it is kept
+    whole. The line keeps its kind (body): its text becomes the English half; the
+    other half is its translation, in the language `settle_language` gives in the
+    dump's context.
 
     Needs:
         resolved: dump_id, line_number, line, kind, line_normalized.
@@ -113,19 +121,26 @@ def split_bilingual_lines(
         {"text": "second_key", "language": "_second", "is_reliable": "_r2"}
     )
     claimed = pl.col("claimed_translation_language")
-    second = pl.col("_second")
+    first_foreign = _is_foreign(pl.col("_first"), pl.col("_r1"), claimed, pl.col("first"))
+    second_foreign = _is_foreign(pl.col("_second"), pl.col("_r2"), claimed, pl.col("second"))
+    swapped = pl.col("_swapped")  # the translation first
     split = (
         halves.join(first_found, on="first_key", how="left")
         .join(second_found, on="second_key", how="left")
         .join(dump_context_languages(dumps), on="dump_id", how="left")
         .join(dumps.select("dump_id", "claimed_translation_language"), on="dump_id", how="left")
-        .filter(~_is_foreign(pl.col("_first"), pl.col("_r1"), claimed, pl.col("first"))
-                .fill_null(False)
-                & _is_foreign(second, pl.col("_r2"), claimed, pl.col("second")).fill_null(False))
+        .with_columns(_first_foreign=first_foreign.fill_null(False),
+                      _second_foreign=second_foreign.fill_null(False))
+        .filter(pl.col("_first_foreign") != pl.col("_second_foreign"))
+        .with_columns(_swapped=pl.col("_first_foreign"))
         .select(
-            "dump_id", "line_number", "first", "first_key",
-            translation_text="second",
-            translation_language=settle_language(second, pl.col("context_language")),
+            "dump_id", "line_number",
+            first=pl.when(swapped).then("second").otherwise("first"),
+            first_key=pl.when(swapped).then("second_key").otherwise("first_key"),
+            translation_text=pl.when(swapped).then("first").otherwise("second"),
+            translation_language=settle_language(
+                pl.when(swapped).then("_first").otherwise("_second"), pl.col("context_language")
+            ),
         )
     )  # fmt: skip
     return (

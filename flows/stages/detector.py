@@ -79,7 +79,7 @@ MIN_SHORT_LEXICAL_LEAD = 1.5
 _NOT_LETTERS = re.compile(r"[\W\d_]+")  # a text without them: its letters ([^\W\d_])
 _LATIN_LETTER = re.compile(r"[^\W\d_\u0250-\U0010ffff]")  # a letter below U+0250
 _HANGUL = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
-_KANA = re.compile(r"[\u3040-\u30ff]")
+_KANA = re.compile(r"[\u3040-\u30fa\u30fc-\u30ff]")  # not `・`: `萬智牌・官方裁定` is zh
 HAN_CHARACTER = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")  # what `han_script` reads
 #: A word as written: letters, with inner apostrophes and hyphens.
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")

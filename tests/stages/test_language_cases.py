@@ -152,6 +152,25 @@ def test_c11_shared_han_characters_take_the_dumps_traditional_script() -> None:
         ("以下為官方裁定，繁中翻譯由人工智慧產生。", "zh"),
         ("官方裁定。翻譯：繁體中文", "zh"),
         ("공식 판정. 번역: 한국어", "ko"),
+        # forms a second probe found unclaimed (c08, c09 and c10's kinds): Russian's own
+        # noun (`перевод на русский`), a code in brackets, a colon before the name, words
+        # between (`por IA`), `vers le`, `in lingua`, `auf Deutsch`, `한국어로`, `翻译成`
+        ("Официальные разъяснения. Перевод на русский язык создан автоматически (ИИ).", "ru"),
+        ("Clarifications officielles [FR]", "fr"),
+        ("[ES] traducción automática", "es"),
+        ("【ZH】官方裁定", "zh"),
+        ("Traduction : français", "fr"),
+        ("Übersetzung: Deutsch", "de"),
+        ("Tradução: português", "pt"),
+        ("Перевод: русский", "ru"),
+        ("Traduction automatique vers le français", "fr"),
+        ("Traducido por IA al español", "es"),
+        ("Traduzido automaticamente para português", "pt"),
+        ("Traduzione in lingua italiana", "it"),
+        ("Automatisch auf Deutsch übersetzt", "de"),
+        ("한국어로 번역됨", "ko"),
+        ("翻译成中文", "zh"),
+        ("Clarifications officielles [MB1]", None),  # a set code
         # still none: a code that is a word, a language translated from, no code, a
         # lowercase code (a review's finds: `translation ko-fi link`, `Translation pt-BR
         # coming soon` claimed ko and pt)
@@ -350,3 +369,40 @@ def test_c06_a_rule_reference_line_stays_in_its_english_ruling(reference: str) -
     tables = run_contents({"fr.txt": content.encode()}).tables
     assert tables["rulings"]["text"].to_list() == [f"{ruling}\n{reference}"]
     assert tables["ruling_translations"].height == 0
+
+
+def test_c11_a_katakana_middle_dot_in_a_chinese_header_is_no_japanese() -> None:
+    # a probe's find: `・` (U+30FB) counted as kana, and the header and every translation
+    # of characters both scripts share were ja (9 of 9)
+    content = f"萬智牌・官方裁定\n{TW_HEAD}\n{R1}\n你不能使用地。\n"
+    tables = run_contents({"tw.txt": content.encode()}).tables
+    assert tables["dumps"]["header_language"].to_list() == ["zh-tw"]
+    assert tables["ruling_translations"].select("language", "text").rows() == [
+        ("zh-tw", "你不能使用地。")
+    ]
+
+
+FR_R1 = "Les marqueurs d'énergie ne sont pas du mana."
+FR_HEAD = "07 juin 2024 · source : wotc"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        f"{FR_R1} / {R1}",  # the translation first
+        f"{FR_R1} | {R1}",
+        f"{R1}\t{FR_R1}\t",  # a table row's last tab
+        f"| {R1} | {FR_R1} |",  # Markdown's row
+        f"{R1} // {FR_R1}",
+        f"{R1}／{FR_R1}",
+        f"{R1} ｜ {FR_R1}",
+    ],
+    ids=["translation first", "first, a bar", "a final tab", "Markdown", "//", "／", "｜"],
+)
+def test_r06_a_ruling_and_its_translation_on_one_line_in_other_forms(line: str) -> None:
+    # a probe's find: 0 of 300 lines with the translation first were split (80 published
+    # as a fr ruling, the English one lost), nor any with a final tab, `//`, `／` or `｜`
+    header = "Clarifications officielles de Wizards of the Coast. La traduction FR ci-dessous."
+    tables = run_contents({"fr.txt": f"{header}\n{FR_HEAD}\n{line}\n".encode()}).tables
+    assert tables["ruling_occurrences"].select("text_raw", "language").rows() == [(R1, "en")]
+    assert tables["ruling_translations"].select("language", "text").rows() == [("fr", FR_R1)]
