@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import datetime as dt
 
 import charset_normalizer
@@ -10,7 +11,15 @@ import pytest
 
 from flows.stages.encodings import REPAIR_REPLACED
 from flows.stages.mojibake import REPAIR_MOJIBAKE
-from tests.conftest import CASES_DIR, SEED_DIR, content_of, needs_cases, run_contents
+from tests.conftest import (
+    CASES_DIR,
+    ROUND3_DIR,
+    SEED_DIR,
+    content_of,
+    needs_cases,
+    needs_round3,
+    run_contents,
+)
 
 SEED = (SEED_DIR / "004_304d898eb3c4b8ca.txt").read_bytes()
 
@@ -380,3 +389,19 @@ def test_a_file_of_many_nul_bytes_is_binary() -> None:
     assert tables["rejects"].select("reason").rows() == [
         ("file has NUL bytes: binary, not a text dump",)
     ]
+
+
+@needs_round3
+def test_a_bom_before_a_utf8_file_with_a_cp1252_line() -> None:
+    # A probe (r03 and c03's kinds): Notepad's BOM before case r03 read the file as
+    # UTF-8 with damaged bytes, its cp1252 line (the fr translation) rejected
+    r03 = (ROUND3_DIR / "r03_utf8_with_cp1252_line.txt").read_bytes()
+    tables = _run(r03, codecs.BOM_UTF8 + r03)
+    assert tables["dumps"].sort("path")["encoding"].to_list() == [
+        "utf-8+cp1252",
+        "utf-8-sig+cp1252",
+    ]
+    translations = tables["ruling_translations"].sort("dump_id")
+    assert translations.select("line_number", "language").rows() == [(4, "fr"), (4, "fr")]
+    assert translations["text"].n_unique() == 1
+    assert tables["rejects"].height == 0

@@ -123,8 +123,8 @@ def decode_bytes(content: bytes) -> DecodedDump:
 
     Returns:
         encoding: "utf-8-sig" (UTF-8 with BOM), "utf-16" or "utf-32" (with BOM), "utf-8",
-        "utf-8+<code page>" (decoded line by line), or the legacy code page
-        (see `_legacy`).
+        "utf-8+<code page>" (decoded line by line; "utf-8-sig+<code page>" after a
+        BOM), or the legacy code page (see `_legacy`).
         repair: what was done, "; "-joined: REPAIR_REPLACED (the affected
         lines are rejected later), REPAIR_PER_LINE, and one of `mojibake`'s REPAIR_MOJIBAKE,
         MOJIBAKE_PARTIAL, MOJIBAKE_LEFT (see `repair_mojibake`); None when
@@ -133,8 +133,12 @@ def decode_bytes(content: bytes) -> DecodedDump:
         of NUL bytes, or one that decodes to mostly control characters (an image
         saved as .txt).
     """
-    if content.startswith(codecs.BOM_UTF8):
-        return _utf8(content[3:], "utf-8-sig")
+    if content.startswith(codecs.BOM_UTF8):  # then read as any file is (Notepad's BOM
+        decoded = _decode_unmarked(content[3:])  # on a UTF-8 file with a cp1252 line)
+        encoding = decoded.encoding or ""
+        if encoding == "utf-8" or encoding.startswith("utf-8+"):
+            return decoded._replace(encoding=encoding.replace("utf-8", "utf-8-sig", 1))
+        return decoded
     for boms, encoding in ((UTF32_BOMS, "utf-32"), (UTF16_BOMS, "utf-16")):
         if content.startswith(boms):
             try:
@@ -142,6 +146,11 @@ def decode_bytes(content: bytes) -> DecodedDump:
             except UnicodeDecodeError:
                 replaced = content.decode(encoding, errors="replace")
                 return _checked(replaced, encoding, REPAIR_REPLACED)
+    return _decode_unmarked(content)
+
+
+def _decode_unmarked(content: bytes) -> DecodedDump:
+    """`decode_bytes` of bytes without a BOM (or after a UTF-8 one)."""
     if b"\x00" in content and content.count(b"\x00") > MAX_NUL_SHARE * len(content):
         return DecodedDump(None, None, None, "file has NUL bytes: binary, not a text dump")
     try:
@@ -184,13 +193,6 @@ def _mostly_utf8(replaced: str) -> bool:
     bad = sum("\ufffd" in line for line in lines)
     good = sum("\ufffd" not in line and bool(_REAL_NON_ASCII.search(line)) for line in lines)
     return good >= bad > 0 or good > bad  # a tie rejects the damaged lines, never guesses
-
-
-def _utf8(content: bytes, encoding: str) -> DecodedDump:
-    try:
-        return _checked(content.decode("utf-8"), encoding)
-    except UnicodeDecodeError:
-        return _checked(content.decode("utf-8", errors="replace"), encoding, REPAIR_REPLACED)
 
 
 def _decode_mixed(content: bytes) -> DecodedDump | None:
