@@ -124,7 +124,8 @@ class PublishedOccurrence(pa.DataFrameModel):
     )
     published_on: pl.Date = pa.Field(description="the entry's date")
     source: pl.String = pa.Field(
-        str_matches=r"^\S+$", description="source as written, lowercased: wotc"
+        str_matches=r"^\S+$",
+        description="source as written, NFKC-normalized and lowercased: wotc (`ｗｏｔｃ`, `WotC`)",
     )
     text_raw: pl.String = pa.Field(
         str_length={"min_value": 1}, description="the body as written, lines joined by newline"

@@ -264,3 +264,18 @@ def test_r04_a_header_glued_to_the_line_before_is_cut_off(
     stubs = run.tables["card_stubs"].select("mana_value", "text").rows()
     assert stubs == ([(3.0, CUT_SENTENCE)] if last else [])
     assert run.tables["rejects"].height == 0
+
+
+def test_r09_a_full_width_source_is_the_same_source() -> None:
+    # a probe's find: `出典：ｗｏｔｃ` published source `ｗｏｔｃ` beside `wotc` (a group by
+    # source split one site's entries in two)
+    header = (
+        "Wizards of the Coastによる公式裁定です。以下のJA翻訳はAIによって自動生成されたものです。"
+    )
+    heads = ["2024年6月14日･出典：ｗｏｔｃ", "2023年3月3日･出典：WotC"]
+    content = f"{header}\n{heads[0]}\n{A}\n{heads[1]}\n{B}\n"
+    occurrences = run_contents({"ja.txt": content.encode()}).tables["ruling_occurrences"]
+    assert occurrences.select("published_on", "source").rows() == [
+        (JUNE_14, "wotc"),
+        (MARCH_3, "wotc"),
+    ]

@@ -84,7 +84,8 @@ def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) ->
             the entry's head; else null.
         stub_line (Int64): for the lines of a card stub, the line_number of its
             first line (its stat line, or its `.`: `stubs.with_dot_stubs`); else null.
-        date_text (String), source (String, lowercased): on date·source lines.
+        date_text (String), source (String, NFKC-normalized and lowercased: `ｗｏｔｃ` is
+            wotc): on date·source lines.
         _shape (String): the kind by shape alone (dropped by `resolve_entries`).
     """
     first_head = pl.when(pl.col("_is_date") | pl.col("_looks_dated")).then(pl.col("line_number"))
@@ -199,7 +200,7 @@ def _with_entry_heads(shaped: pl.DataFrame) -> pl.DataFrame:
             pl.col("entry_line")
         ),
         date_text=parts.struct["date_text"],
-        source=parts.struct["source"].str.to_lowercase(),
+        source=parts.struct["source"].str.normalize("NFKC").str.to_lowercase(),
     )
 
 
