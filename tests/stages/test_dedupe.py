@@ -130,8 +130,20 @@ def test_ruling_id_does_not_depend_on_row_order() -> None:
         ("  two\n lines\t here ", "two lines here"),
         ("ｆｕｌｌ　ｗｉｄｔｈ", "full width"),  # NFKC
         ("{E}{E}", "{E}{E}"),
+        # a probe's finds (case c19's kind): French typography and corner brackets
+        ("you « may pay » it", 'you "may pay" it'),
+        ("you «\u202fmay pay\u202f» it", 'you "may pay" it'),
+        ("you 「may pay」 it", 'you "may pay" it'),
     ],
-    ids=["curly-quotes", "whitespace", "nfkc", "symbols-kept"],
+    ids=[
+        "curly-quotes",
+        "whitespace",
+        "nfkc",
+        "symbols-kept",
+        "guillemets",
+        "guillemets-narrow-nbsp",
+        "corner-brackets",
+    ],
 )
 def test_normalize_text(raw: str, normalized: str) -> None:
     assert pl.select(normalize_text(pl.lit(raw))).item() == normalized
