@@ -125,7 +125,7 @@ class PublishedOccurrence(pa.DataFrameModel):
     published_on: pl.Date = pa.Field(description="the entry's date")
     source: pl.String = pa.Field(
         str_matches=r"^\S+$",
-        description="source as written, NFKC-normalized and lowercased: wotc (`ｗｏｔｃ`, `WotC`)",
+        description="source as written, lowercased, full-width letters as ASCII: wotc (`ｗｏｔｃ`)",
     )
     text_raw: pl.String = pa.Field(
         str_length={"min_value": 1}, description="the body as written, lines joined by newline"

@@ -279,3 +279,33 @@ def test_r09_a_full_width_source_is_the_same_source() -> None:
         (JUNE_14, "wotc"),
         (MARCH_3, "wotc"),
     ]
+
+
+@pytest.mark.parametrize("marker", ["> ", "※ ", "Page 2 — ", "# ", "1. ", "Copie : "])
+def test_r04_a_marker_before_a_repeated_header_is_no_glued_text(marker: str) -> None:
+    # a review's find: the marker was cut off as the text of a glued line, and glued
+    # into the ruling before (`…turns end.\n>`: another ruling_id)
+    first = f"{FR_HEADER}\n07 juin 2024 · source : wotc\n{A}\n{FR_A}\n"
+    second = f"{marker}{FR_HEADER}\n08 mars 2024 · source : wotc\n{C}\n"
+    tables = run_contents({"two.txt": (first + second).encode()}).tables
+    assert tables["ruling_occurrences"]["text_raw"].to_list() == [A, C]
+    assert tables["ruling_translations"]["text"].to_list() == [FR_A]
+    assert tables["dumps"]["paste_count"].to_list() == [2]
+
+
+def test_a_line_ending_as_a_second_header_line_does_is_no_glued_page() -> None:
+    # a review's find: each translation ending with the header's second line lost it
+    notice = "(Traduction automatique : l'original anglais fait foi.)"
+    head = "07 juin 2024 · source : wotc"
+    content = f"Clarifications officielles.\n{notice}\n{head}\n{A}\n{FR_A} {notice}\n"
+    tables = run_contents({"notice.txt": content.encode()}).tables
+    assert tables["ruling_translations"]["text"].to_list() == [f"{FR_A} {notice}"]
+
+
+@pytest.mark.parametrize("source", ["wotc´", "WotC™"])
+def test_a_source_keeps_its_accents_and_symbols(source: str) -> None:
+    # a review's find: NFKC made `wotc´` a space and an accent, and the occurrence was
+    # rejected at validation (its source must be one word)
+    content = f"{FR_HEADER}\n07 juin 2024 · source : {source}\n{A}\n"
+    occurrences = run_contents({"s.txt": content.encode()}).tables["ruling_occurrences"]
+    assert occurrences.select("text_raw", "source").rows() == [(A, source.lower())]

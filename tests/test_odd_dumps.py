@@ -66,8 +66,9 @@ def test_a_stub_without_text_has_no_language() -> None:
 
 
 def test_a_line_is_split_at_the_slash_only_into_english_and_another_language() -> None:
-    """`<English> / <German>` is a ruling and its translation (case r06's kind); two English
-    halves, or a foreign first half, stay one line."""
+    """`<English> / <German>` is a ruling and its translation (case r06's kind), and so is
+    `<German> / <English>` (a probe found 0 of 300 such lines split, 80 published as a
+    foreign ruling); two English halves stay one line."""
     english_halves = f"{MANA} / {ENERGY}"
     german_first = f"{GERMAN} / {MANA}"
     tables = _tables(
@@ -77,12 +78,16 @@ def test_a_line_is_split_at_the_slash_only_into_english_and_another_language() -
     assert occurrences.select("line_number", "text_raw").rows() == [
         (2, MANA),
         (4, english_halves),
-        (6, f"{ENERGY}\n{german_first}"),  # whole: its first half is no original
+        (6, f"{ENERGY}\n{MANA}"),  # the English half of line 8
     ]
     translations = tables["ruling_translations"]
-    assert translations.select("line_number", "language", "text").rows() == [(3, "de", GERMAN)]
-    assert translations["ruling_id"].to_list() == occurrences["ruling_id"].head(1).to_list()
-    assert tables["dumps"]["translation_count"].to_list() == [1]
+    assert translations.select("line_number", "language", "text").rows() == [
+        (3, "de", GERMAN),
+        (8, "de", GERMAN),
+    ]
+    rulings = occurrences["ruling_id"].to_list()
+    assert translations["ruling_id"].to_list() == [rulings[0], rulings[2]]
+    assert tables["dumps"]["translation_count"].to_list() == [2]
 
 
 @pytest.mark.parametrize("separator", [" | ", "\t", " \t "])

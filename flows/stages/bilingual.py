@@ -115,6 +115,23 @@ def split_bilingual_lines(
         return resolved.with_columns(
             translation_text=pl.lit(None, pl.String), translation_language=pl.lit(None, pl.String)
         )
+    split = _english_and_translation(halves, languages, dumps)
+    return (
+        resolved.join(split, on=["dump_id", "line_number"], how="left", maintain_order="left")
+        .with_columns(
+            line=pl.coalesce("first", "line"),
+            line_normalized=pl.coalesce("first_key", "line_normalized"),
+        )
+        .drop("first", "first_key")
+    )
+
+
+def _english_and_translation(
+    halves: pl.DataFrame, languages: pl.DataFrame, dumps: pl.DataFrame
+) -> pl.DataFrame:
+    """`split_bilingual_lines`' halves whose one half is English and the other foreign:
+    dump_id, line_number, first, first_key (the English half), translation_text,
+    translation_language (the other half; `settle_language` in the dump's context)."""
     lookup = languages.select("text", "language", "is_reliable")
     first_found = lookup.rename({"text": "first_key", "language": "_first", "is_reliable": "_r1"})
     second_found = lookup.rename(
@@ -124,15 +141,13 @@ def split_bilingual_lines(
     first_foreign = _is_foreign(pl.col("_first"), pl.col("_r1"), claimed, pl.col("first"))
     second_foreign = _is_foreign(pl.col("_second"), pl.col("_r2"), claimed, pl.col("second"))
     swapped = pl.col("_swapped")  # the translation first
-    split = (
+    return (
         halves.join(first_found, on="first_key", how="left")
         .join(second_found, on="second_key", how="left")
         .join(dump_context_languages(dumps), on="dump_id", how="left")
         .join(dumps.select("dump_id", "claimed_translation_language"), on="dump_id", how="left")
-        .with_columns(_first_foreign=first_foreign.fill_null(False),
-                      _second_foreign=second_foreign.fill_null(False))
-        .filter(pl.col("_first_foreign") != pl.col("_second_foreign"))
-        .with_columns(_swapped=pl.col("_first_foreign"))
+        .with_columns(_swapped=first_foreign.fill_null(False))
+        .filter(pl.col("_swapped") != second_foreign.fill_null(False))
         .select(
             "dump_id", "line_number",
             first=pl.when(swapped).then("second").otherwise("first"),
@@ -143,11 +158,3 @@ def split_bilingual_lines(
             ),
         )
     )  # fmt: skip
-    return (
-        resolved.join(split, on=["dump_id", "line_number"], how="left", maintain_order="left")
-        .with_columns(
-            line=pl.coalesce("first", "line"),
-            line_normalized=pl.coalesce("first_key", "line_normalized"),
-        )
-        .drop("first", "first_key")
-    )

@@ -37,7 +37,7 @@ _ISO_CODES = "(?i:(fr|de|es|it|pt|ja|zh|ko|ru))"
 #: alone in parentheses (`(ES)`), or joined to a translation word (`DE-Übersetzung`,
 #: `TW翻譯`, `KO 번역`), ...
 CLAIMED_LANGUAGE_PATTERNS = (
-    rf"[(\[【]\s*({CODES})\s*[)\]】]",  # or in brackets: `[FR]` (a set code is longer)
+    rf"\(\s*({CODES})\s*\)",
     rf"\(\s*{_ISO_CODES}[-_](?:[A-Z]{{2}}|Han[st])\s*\)",  # a region after it: `(pt-BR)`
     rf"(?:^|[^A-Za-z])({CODES})\s*[-‐]?\s*(?i:{TRANSLATION_WORDS})",
     # ... or after a translation word and a colon (`Traduction : FR (IA)`, `Übersetzung: DE`)
@@ -67,18 +67,20 @@ COUNTRY_LANGUAGES = {"JP": "JA", "CN": "ZH", "TW": "ZH", "KR": "KO", "BR": "PT"}
 #: nothing (`Traducción del italiano`, `translated from French`, `No Spanish
 #: translation`: an English header names none).
 _S = r"[ \t]+"  # spaces in one line: a header's lines are joined by "\n"
-#: Between a word for translation and the name: a word or two (`Traducido por IA al
-#: español`), or a colon (`Traduction : français`, `Перевод: русский`).
-_TO = rf"(?:(?:{_S}\w+){{0,2}}|[ \t]*[:：])[ \t]*"
+#: Between a word for translation and the name: a word (`Traduction automatique en
+#: français`), or a colon (`Traduction : français`, `Перевод: русский`); two words would
+#: read `Traduction non disponible en français` or `Übersetzung aus dem Deutschen` as
+#: claims (a review's find).
+_TO = rf"(?:(?:{_S}\w+)?{_S}|[ \t]*[:：][ \t]*)"
 LANGUAGE_NAMES = {
     "FR": rf"tradu(?:ctions?|ite?s?){_TO}(?:en{_S}|vers{_S}le{_S})?fran[cç]ais",
     "ES": rf"traduc(?:ci[oó]n|ciones|id[oa]s?){_TO}(?:al{_S}|en{_S})?(?:espa[nñ]ol|castellano)",
     "IT": rf"trad(?:uzion[ei]|ott[oaie]){_TO}(?:in{_S}(?:lingua{_S})?)?italian",
     "PT": rf"tradu(?:[cç][aã]o|[cç][oõ]es|zid[oa]s?){_TO}(?:para{_S}(?:o{_S})?|em{_S})?"
     r"(?:portugu[eê]s|brasileir)",
-    "DE": rf"deutsche{_S}übersetzung|übersetzung{_TO}(?:ins{_S})?deutsch"
+    "DE": rf"deutsche{_S}übersetzung|übersetzung(?:{_S}(?:ins{_S})?|[ \t]*[:：][ \t]*)deutsch"
     rf"|(?:ins{_S}deutsche|auf{_S}deutsch){_S}(?:\w+{_S})?übersetzt",
-    "RU": rf"русск\w*{_S}перевод|перев[ое]д\w*{_TO}(?:на{_S})?русск",
+    "RU": rf"русск\w*{_S}перевод|перев[ое]д\w*(?:(?:{_S}\w+)?{_S}на{_S}|[ \t]*[:：][ \t]*)русск",
     "JA": r"日本語(?:翻)?訳|日本語の翻訳",
     "ZH": r"(?:中文|汉语|漢語|简体|簡體|繁體|繁体|繁中|简中|簡中)(?:中文)?(?:翻译|翻譯|译文|譯文)"
     r"|(?:翻译|翻譯)(?:成)?[ \t]*[:：]?[ \t]*(?:简体|簡體|繁體|繁体)?中文",

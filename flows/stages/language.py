@@ -114,7 +114,8 @@ def with_language(
 def framing_scripts(resolved: pl.DataFrame, headers: pl.DataFrame) -> pl.DataFrame:
     """The script of each Chinese dump's framing: its header and date·source lines.
 
-    A dump is Chinese here when its header claims "zh" or holds a Han character.
+    A dump is Chinese here when its header claims "zh", or holds a Han character and
+    claims neither ja nor ko (`公式裁定・日本語訳` is Japanese: a review's find).
     The framing's Han characters (those `detector.han_script` reads) decide:
     `官方裁定` shares its characters with both scripts, its date line's `來源`
     is Traditional (field case c11: a Traditional dump's translations are zh-tw).
@@ -128,9 +129,11 @@ def framing_scripts(resolved: pl.DataFrame, headers: pl.DataFrame) -> pl.DataFra
         the framing's Han characters are of both scripts or none); a row for
         each Chinese dump.
     """
+    claimed = pl.col("claimed_translation_language")
     chinese = headers.filter(
-        (pl.col("claimed_translation_language") == CHINESE)
+        (claimed == CHINESE)
         | pl.col("header_text").str.contains(HAN_CHARACTER.pattern)
+        & ~claimed.is_in(["ja", "ko"]).fill_null(False)
     )["dump_id"]
     framing = (
         resolved.filter(

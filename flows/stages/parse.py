@@ -19,7 +19,13 @@ import polars as pl
 from flows.stages.date_formats import day_first_languages
 from flows.stages.decode import decode_dumps, is_undecoded_head, split_lines
 from flows.stages.pastes import cut_glued_headers, mark_repeated_headers, paste_text_shapes
-from flows.stages.shapes import by_distinct_text, holds_inner_head, shape_texts, stub_number
+from flows.stages.shapes import (
+    FULL_WIDTH,
+    by_distinct_text,
+    holds_inner_head,
+    shape_texts,
+    stub_number,
+)
 from flows.stages.stubs import with_dot_stubs
 
 logger = logging.getLogger(__name__)
@@ -84,8 +90,8 @@ def classify_lines(lines: pl.DataFrame, max_line_chars: int = MAX_LINE_CHARS) ->
             the entry's head; else null.
         stub_line (Int64): for the lines of a card stub, the line_number of its
             first line (its stat line, or its `.`: `stubs.with_dot_stubs`); else null.
-        date_text (String), source (String, NFKC-normalized and lowercased: `ｗｏｔｃ` is
-            wotc): on date·source lines.
+        date_text (String), source (String, FULL_WIDTH folded and lowercased: `ｗｏｔｃ`
+            is wotc): on date·source lines.
         _shape (String): the kind by shape alone (dropped by `resolve_entries`).
     """
     first_head = pl.when(pl.col("_is_date") | pl.col("_looks_dated")).then(pl.col("line_number"))
@@ -188,20 +194,15 @@ def _with_entry_heads(shaped: pl.DataFrame) -> pl.DataFrame:
     is_head_line = pl.col("_shape") == "date_source"
     parts = pl.when(is_head_line).then(pl.col("_head_parts"))
     return shaped.with_columns(
-        kind=pl.when(pl.col("reject_reason").is_not_null())
-        .then(pl.lit("rejected"))
+        kind=pl.when(pl.col("reject_reason").is_not_null()).then(pl.lit("rejected"))
         .otherwise(pl.col("_shape")),
-        entry_line=pl.when(is_head_line)
-        .then(pl.col("line_number"))
-        .forward_fill()
-        .over("dump_id", **_BY_LINE),
+        entry_line=pl.when(is_head_line).then(pl.col("line_number"))
+        .forward_fill().over("dump_id", **_BY_LINE),
     ).with_columns(
-        entry_line=pl.when(pl.col("_shape").is_in(["date_source", "body"])).then(
-            pl.col("entry_line")
-        ),
+        entry_line=pl.when(pl.col("_shape").is_in(["date_source", "body"])).then("entry_line"),
         date_text=parts.struct["date_text"],
-        source=parts.struct["source"].str.normalize("NFKC").str.to_lowercase(),
-    )
+        source=parts.struct["source"].str.replace_many(FULL_WIDTH).str.to_lowercase(),
+    )  # fmt: skip
 
 
 def resolve_entries(classified: pl.DataFrame, published_dates: pl.DataFrame) -> pl.DataFrame:

@@ -60,43 +60,52 @@ def cut_glued_headers(
     before the header, shaped again (`shape`).
 
     That is a line after the dump's first head whose text, its final spaces left out,
-    ends with one of its header lines (one of LOOSE_HEADER_CHARS characters or more,
-    before the first head) after other text: a page whose last line had no line end,
+    ends with the dump's first header line (of LOOSE_HEADER_CHARS characters or more)
+    after text of MIN_GLUED_WORDS words or more, and whose next line starts a page (a
+    head, or one of the dump's header lines): a page whose last line had no line end,
     then the next page (`cat` of two pages; r04's kind: `… vous obtenez Clarifications
     officielles…` had become a header line, the stub's cut sentence lost into the
     dump's header_text). The header's text is dropped, as a repeated header's is
     (it is no stub, ruling or translation); a second header line after it repeats
     the header (`mark_repeated_headers`). `dumps.paste_count` does not count that
-    page.
+    page. A marker before a repeated header (`> `, `Page 2 — `) is no text, and a
+    translation ending as a header line does is no page.
 
     Needs:
         dated: dump_id (String), line_number (Int64), line (String), _first_head
-        (Int64), the columns `shape` adds (`_tail_hash` among them).
+        (Int64), the columns `shape` adds (`_tail_hash`, `_has_letter`, `_header_key`,
+        `_is_date`, `_looks_dated` among them).
 
     Returns:
         `dated`, in its order, with those lines' `line` and the columns `shape` adds
         replaced.
     """
     tail = pl.col("_tail_hash")
-    headers = dated.select("dump_id", "line_number", "line", "_first_head", "_tail_hash").filter(
-        (pl.col("line_number") < pl.col("_first_head")) & tail.is_not_null()
-    )
-    if headers.is_empty():  # no long header line
+    framing = dated.select(
+        "dump_id", "line_number", "line", "_first_head", "_tail_hash", "_header_key",
+        _header=(pl.col("line_number") < pl.col("_first_head")) & pl.col("_has_letter"),
+        _head=pl.col("_is_date") | pl.col("_looks_dated"),
+    )  # fmt: skip
+    first_lines = (  # each dump's first header line, when it is long enough
+        framing.filter("_header").sort("line_number").unique("dump_id", keep="first")
+    ).filter(tail.is_not_null())
+    if first_lines.is_empty():
         return dated
     after = pl.col("line_number") > pl.col("_first_head")
     rows = dated.with_row_index("_row")  # the few lines ending as a header does (any dump's)
-    glued = rows.filter(after & tail.is_in(headers["_tail_hash"].unique().implode()))
+    glued = rows.filter(after & tail.is_in(first_lines["_tail_hash"].unique().implode()))
     if glued.is_empty():  # most runs
         return dated
     line = pl.col("line").str.strip_chars_end()
-    header = pl.col("_header").str.strip_chars_end()
+    header = pl.col("_header_line").str.strip_chars_end()
     cut = (
-        glued.select("_row", "dump_id", "line")
-        .join(headers.select("dump_id", _header="line"), on="dump_id")
+        glued.select("_row", "dump_id", "line_number", "line")
+        .join(first_lines.select("dump_id", _header_line="line"), on="dump_id")
         .filter(line.str.ends_with(header) & (line.str.len_chars() > header.str.len_chars()))
-        .select("_row", line=line.str.strip_suffix(header).str.strip_chars_end())
-        .filter(pl.col("line") != "")
-        .unique("_row", keep="first")
+        .with_columns(line=line.str.strip_suffix(header).str.strip_chars_end())
+        .filter(pl.col("line").str.count_matches(_WORD) >= MIN_GLUED_WORDS)
+        .join(_page_starts(framing, glued["dump_id"]), on=["dump_id", "line_number"], how="semi")
+        .select("_row", "line")
     )
     if cut.is_empty():
         return dated
@@ -104,6 +113,32 @@ def cut_glued_headers(
     kept = glued.drop(*(c for c in reshaped.columns if c != "_row")).join(reshaped, on="_row")
     uncut = rows.filter(~pl.col("_row").is_in(cut["_row"].implode()))
     return pl.concat([uncut, kept.select(rows.columns)]).sort("_row").drop("_row")
+
+
+#: Words the text before a glued header needs (`cut_glued_headers`): a ruling or a stub's
+#: cut sentence, not a marker (`> `, `※ `, `Page 2 — `, `Copie : `: a review's find).
+MIN_GLUED_WORDS = 3
+#: A word: a run of letters, or one Han, kana or Hangul character (written without spaces).
+_CJK = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}"
+_WORD = rf"[{_CJK}]|[\p{{L}}--[{_CJK}]]+"
+
+
+def _page_starts(framing: pl.DataFrame, dump_ids: pl.Series) -> pl.DataFrame:
+    """dump_id, line_number of each line before a head or a header line of its dump (the
+    line before a page starts), in the dumps `dump_ids`, from `cut_glued_headers`'
+    framing."""
+    framing = framing.filter(pl.col("dump_id").is_in(dump_ids.unique().implode()))
+    headers = framing.filter("_header").select("dump_id", "_header_key")
+    nexts = framing.filter(pl.col("line_number") > pl.col("_first_head"))
+    starts = pl.concat(
+        [
+            nexts.filter("_head").select("dump_id", "line_number"),
+            nexts.join(headers, on=["dump_id", "_header_key"], how="semi").select(
+                "dump_id", "line_number"
+            ),
+        ]
+    )
+    return starts.with_columns(pl.col("line_number") - 1)
 
 
 def mark_repeated_headers(dated: pl.DataFrame) -> pl.DataFrame:

@@ -47,6 +47,10 @@ _SOURCE_LABEL = rf"(?P<source_label>{_LABEL})"
 #: spaces), the source. Seed line 2 of every dump.
 _SOURCE_PART = rf"\s*[{SEPARATORS}]\s*{_SOURCE_LABEL}\s*[:：]\s*(?P<source>\S+)\s*$"
 
+#: Full-width ASCII (U+FF01-FF5E) to ASCII: a source as a CJK page types it (`ｗｏｔｃ` is
+#: wotc); NFKC would also turn `wotc´` into a space and an accent, `WotC™` into `wotctm`.
+FULL_WIDTH = {chr(0xFF01 + i): chr(0x21 + i) for i in range(94)}
+
 #: The sources of Scryfall's ruling objects (`"source": "wotc"` or `"scryfall"`).
 KNOWN_SOURCES = ("wotc", "scryfall")
 
@@ -123,13 +127,14 @@ def is_date_head(line: pl.Expr) -> pl.Expr:
 
 
 #: A line with the source part after a short date-like text (Latin or Cyrillic
-#: words, digits, `年月日년월일`, a colon before a digit as a time writes it, with a
+#: words, digits, `年月日년월일`, brackets and quotes (`[June 7th, 2024]`, `«7» июня`), a
+#: colon before a digit as a time writes it, with a
 #: four-digit year; or three numbers: `7 brumaire 2024`, `07.06.24`, `le 7 juin 2024
 #: à 25:00`) that is no date `dates` reads: an entry head whose date `resolve_entries`
 #: rejects. Card text such as `1个由加拉克·鲁斯操控的效果：该效果结束` or
 #: `2024年版のルール・変更点：なし`, and `Note: in 2024 the rule changed · see: wotc`, are
 #: no head.
-_DATE_LIKE = r"(?:[\p{Latin}\p{Cyrillic}\d\s.,/'\-年月日년월일]|\d?:\d)"
+_DATE_LIKE = r"(?:[\p{Latin}\p{Cyrillic}\d\s.,/'\-年月日년월일\[\]«»()\"]|\d?:\d)"
 DATE_LIKE_SOURCE_PATTERN = (
     rf"^\s*(?P<date_text>{_DATE_LIKE}{{0,40}}?\d{{4}}{_DATE_LIKE}{{0,40}}?"
     r"|\d{1,4}\s*[./-]\s*\d{1,2}\s*[./-]\s*\d{1,4}\.?)" + _SOURCE_PART
@@ -190,13 +195,15 @@ _SOURCE_WORDS = r"(?:\S+\s+){0,3}\S*[^\s.!?…。]"
 #: source of up to four words, no sentence (`Παρασκευή, 3 Μαρτίου 2023, 15:30 · πηγή:
 #: wotc`, `[14 Ιουνίου 2024] πηγή: wotc`, `… · المصدر: ويزاردز`), or a day and a word
 #: first with no year (`3 Μαρτίου · πηγή: gatherer`); in any script, the source first
-#: (labelled, or a known one alone), a dot and a year with up to 15 characters after it
-#: (`source: gatherer · June 14, 2024`, `出典：wotc · 2024年6月14日`, `wotc･2024年6月14日`), a
-#: year and a known source last (`Published June 14, 2024 - source: wotc`), a year (no
-#: kana or Han around it), a CJK year and month (`令和6（2024）年6月7日`, `二〇二四年六月
-#: 廿七日`) or Taiwan's `113/06/14`, then a dot and any source of up to four words
-#: (`【2024年6月14日】・来源：gatherer`: a probe's find, 53 of 130 such heads with a source
-#: other than wotc or scryfall glued into the ruling before), or a label and a colon before a date
+#: (labelled, or a known one alone), a dot and a year with up to 15 characters after it,
+#: no Latin letter (`source: gatherer · June 14, 2024`, `出典：wotc · 2024年6月14日`,
+#: `wotc･2024年6月14日`; `WotC · Clarifications 2024 (trad. FR)` is a header), a year and a
+#: known source last (`Published June 14, 2024 - source: wotc`), a whole CJK date
+#: (_CJK_DATE) then a dot and any source of up to four words, no translation's label
+#: (`is_malformed_head`): `【2024年6月14日】・来源：gatherer` (a probe's find: 53 of 130
+#: such heads with another source than wotc or scryfall were glued into the ruling
+#: before; `2024年6月更新・出典：公式サイト` and `…2024年6月7日 · 翻譯：繁體中文` are header
+#: lines), or a label and a colon before a date
 #: and a one-word source, not a translation's (LABELED_DATE_PATTERN: `Updated: June 7,
 #: 2024 · source: wotc`; a site's label before its date is not read). No line of 650,531 real texts
 #: (card texts in ten languages, rulings, the Chinese release notes) has one of these
@@ -208,16 +215,19 @@ OTHER_SCRIPT_DATED_PATTERN = (
     rf"|^\s*(?:{_OTHER_LETTER}+[,،]?\s+){{0,2}}\d{{1,2}}\.?\s+{_OTHER_LETTER}+[^:：]{{0,30}}"
     rf"{_LOOSE_SEPARATOR}\s*{_LABEL}\s*[:：]\s*{_SOURCE_WORDS}\s*$"
 )
-_NOT_KANA_OR_HAN = r"[^:：\p{Han}\p{Hiragana}\p{Katakana}]"  # `2024年版・セット：MH3` is card text
+#: A CJK date: a year (digits, Chinese numerals, an era's year in parentheses), month and
+#: day (`令和6（2024）年6月7日`, `二〇二四年六月廿七日`), or Taiwan's numeric `113/06/14`.
+_CJK_DATE = (
+    rf"(?:(?:\d{{1,4}}|{CHINESE_NUMERAL}{{2,4}})\s*[)）]?年[^:：]{{0,6}}月[^:：]{{0,6}}日"
+    rf"|\d{{2,3}}/\d{{1,2}}/\d{{1,2}})"
+)
 ANY_SCRIPT_DATED_PATTERN = (
     rf"^\s*(?:{_LABEL}\s*[:：]\s*{_SOURCE_WORDS}|(?i:{'|'.join(KNOWN_SOURCES)}))\s*[{SEPARATORS}]"
-    rf"\s*[^:：]{{0,40}}\d{{4}}[^:：]{{0,15}}$"
+    rf"\s*[^:：]{{0,40}}\d{{4}}[^:：\p{{Latin}}]{{0,15}}$"
     rf"|^[^:：]{{0,60}}\d{{4}}[^:：]{{0,30}}{_LOOSE_SEPARATOR}\s*{_LABEL}\s*[:：]\s*"
     rf"(?i:{'|'.join(KNOWN_SOURCES)})\s*$"
-    rf"|^(?:{_NOT_KANA_OR_HAN}{{0,60}}\d{{4}}{_NOT_KANA_OR_HAN}{{0,30}}|[^:：]{{0,60}}"
-    rf"(?:(?:\d{{1,4}}|{CHINESE_NUMERAL}{{2,4}})\s*[)）]?年[^:：]{{0,6}}月"
-    rf"|\d{{2,3}}/\d{{1,2}}/\d{{1,2}})"
-    rf"[^:：]{{0,30}}){_ANY_SEPARATOR}\s*{_LABEL}\s*[:：]\s*{_SOURCE_WORDS}\s*$"
+    rf"|^[^:：]{{0,20}}{_CJK_DATE}[^:：]{{0,30}}{_ANY_SEPARATOR}\s*{_LABEL}\s*[:：]\s*"
+    rf"{_SOURCE_WORDS}\s*$"
 )
 #: LABELED_DATE_PATTERN's shape, cheap (that pattern runs on these lines only).
 _LABEL_FIRST = rf"^\s*{_LABEL}\s*[:：].*{_ANY_SEPARATOR}\s*{_LABEL}\s*[:：]"
@@ -244,12 +254,9 @@ def is_malformed_head(line: pl.Expr, head: pl.Expr) -> pl.Expr:
         & labeled_line.str.contains(LABELED_DATE_PATTERN)
         & ~labeled_line.str.contains(_TRANSLATION_SOURCE)
     )
-    dated = (
-        line.str.contains(DATED_LINE_PATTERN)
-        | other_script
-        | line.str.contains(ANY_SCRIPT_DATED_PATTERN)
-        | labeled_date
-    )
+    any_script = line.str.contains(ANY_SCRIPT_DATED_PATTERN)  # rare: no translation's label
+    any_script = any_script & ~pl.when(any_script).then(line).str.contains(_TRANSLATION_SOURCE)
+    dated = line.str.contains(DATED_LINE_PATTERN) | other_script | any_script | labeled_date
     return dated & ~head
 
 

@@ -153,24 +153,28 @@ def test_c11_shared_han_characters_take_the_dumps_traditional_script() -> None:
         ("官方裁定。翻譯：繁體中文", "zh"),
         ("공식 판정. 번역: 한국어", "ko"),
         # forms a second probe found unclaimed (c08, c09 and c10's kinds): Russian's own
-        # noun (`перевод на русский`), a code in brackets, a colon before the name, words
-        # between (`por IA`), `vers le`, `in lingua`, `auf Deutsch`, `한국어로`, `翻译成`
+        # noun (`перевод на русский`), a colon before the name, `vers le`, `in lingua`,
+        # `auf Deutsch`, `한국어로`, `翻译成`
         ("Официальные разъяснения. Перевод на русский язык создан автоматически (ИИ).", "ru"),
-        ("Clarifications officielles [FR]", "fr"),
-        ("[ES] traducción automática", "es"),
-        ("【ZH】官方裁定", "zh"),
         ("Traduction : français", "fr"),
         ("Übersetzung: Deutsch", "de"),
         ("Tradução: português", "pt"),
         ("Перевод: русский", "ru"),
         ("Traduction automatique vers le français", "fr"),
-        ("Traducido por IA al español", "es"),
         ("Traduzido automaticamente para português", "pt"),
         ("Traduzione in lingua italiana", "it"),
         ("Automatisch auf Deutsch übersetzt", "de"),
         ("한국어로 번역됨", "ko"),
         ("翻译成中文", "zh"),
         ("Clarifications officielles [MB1]", None),  # a set code
+        # a review's finds: a language not translated into, a code in brackets (a
+        # translation ending with `[FR]` became a second page's header)
+        ("Traduction non disponible en français.", None),
+        ("Traducción no disponible en español.", None),
+        ("Übersetzung aus dem Deutschen ins Englische.", None),
+        ("Перевод с русского на английский.", None),
+        ("Перевод пока не на русском.", None),
+        ("Langues : [EN] [FR] [DE] [ES]", None),
         # still none: a code that is a word, a language translated from, no code, a
         # lowercase code (a review's finds: `translation ko-fi link`, `Translation pt-BR
         # coming soon` claimed ko and pt)
@@ -406,3 +410,13 @@ def test_r06_a_ruling_and_its_translation_on_one_line_in_other_forms(line: str) 
     tables = run_contents({"fr.txt": f"{header}\n{FR_HEAD}\n{line}\n".encode()}).tables
     assert tables["ruling_occurrences"].select("text_raw", "language").rows() == [(R1, "en")]
     assert tables["ruling_translations"].select("language", "text").rows() == [("fr", FR_R1)]
+
+
+@pytest.mark.parametrize("header", ["公式裁定・日本語訳", "公式裁定・日本語訳（機械翻訳）"])
+def test_a_japanese_header_of_kanji_that_claims_japanese_is_ja(header: str) -> None:
+    # a review's find: with `・` no kana, such headers read as Chinese, their framing too
+    content = f"{header}\n2024年6月7日 · 出典：wotc\n{R1}\n"
+    tables = run_contents({"ja.txt": content.encode()}).tables
+    assert tables["dumps"].select("header_language", "claimed_translation_language").rows() == [
+        ("ja", "ja")
+    ]
