@@ -34,7 +34,7 @@ def paste_text_shapes() -> dict[str, pl.Expr]:
             pl.when(line.str.len_chars() >= LOOSE_HEADER_CHARS)
             .then(line)
             .str.to_lowercase()
-            .str.replace_all(r"\s+", " ")
+            .str.replace_all(r"\s{2,}|[\s--[ ]]", " ")  # (only those: `\s+` cost 3x)
             .str.strip_chars(HEADER_KEY_STRIPPED),
             line,
         ),
