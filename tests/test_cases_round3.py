@@ -309,3 +309,13 @@ def test_a_source_keeps_its_accents_and_symbols(source: str) -> None:
     content = f"{FR_HEADER}\n07 juin 2024 · source : {source}\n{A}\n"
     occurrences = run_contents({"s.txt": content.encode()}).tables["ruling_occurrences"]
     assert occurrences.select("text_raw", "source").rows() == [(A, source.lower())]
+
+
+def test_translations_ending_with_the_first_header_line_keep_it() -> None:
+    # a second review's find: the header's notice ending each translation was cut off
+    # the ones followed by a head, as if a page were glued there
+    notice = "(Traduction automatique : l'original anglais fait foi.)"
+    head = "07 juin 2024 · source : wotc"
+    content = f"{notice}\n{head}\n{A}\n{FR_A} {notice}\n{head}\n{B}\n{FR_A} {notice}\n"
+    tables = run_contents({"notice.txt": content.encode()}).tables
+    assert tables["ruling_translations"]["text"].to_list() == [f"{FR_A} {notice}"] * 2

@@ -437,6 +437,15 @@ def test_a_less_than_sign_or_an_ampersand_in_a_ruling_eats_no_words(ruling: str)
         "Page generated 2024-06-07 · source: scryfall mirror",
         "© 2024 Wizards of the Coast · Source: WotC Gatherer database, all rights reserved",
         "Rulings 2024 · source: wotc via the Gatherer site",
+        # this stop's reviews: a year or a date and a label after a separator of the
+        # site's own, or a translation's label after a dash
+        "Clarifications officielles (mise à jour 2024), source : wotc",
+        "Clarifications officielles, mise à jour 2024, source : wotc",
+        "Official rulings (updated 2024) / source: wotc",
+        "Règles officielles — mise à jour 2024 - Traduction : FR (IA)",
+        "公式ルーリング 2024年6月7日 - 翻訳：日本語",
+        "（2024年6月7日更新）・出典：公式サイト",
+        "2024年6月更新・出典：公式サイト",
     ],
 )
 def test_a_header_line_naming_its_source_or_date_stays_the_header(header: str) -> None:

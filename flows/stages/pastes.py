@@ -61,15 +61,16 @@ def cut_glued_headers(
 
     That is a line after the dump's first head whose text, its final spaces left out,
     ends with the dump's first header line (of LOOSE_HEADER_CHARS characters or more)
-    after text of MIN_GLUED_WORDS words or more, and whose next line starts a page (a
-    head, or one of the dump's header lines): a page whose last line had no line end,
-    then the next page (`cat` of two pages; r04's kind: `… vous obtenez Clarifications
-    officielles…` had become a header line, the stub's cut sentence lost into the
-    dump's header_text). The header's text is dropped, as a repeated header's is
-    (it is no stub, ruling or translation); a second header line after it repeats
-    the header (`mark_repeated_headers`). `dumps.paste_count` does not count that
-    page. A marker before a repeated header (`> `, `Page 2 — `) is no text, and a
-    translation ending as a header line does is no page.
+    after text of MIN_GLUED_WORDS words or more, the only such line of its dump, and
+    whose next line starts a page (a head, or one of the dump's header lines): a page
+    whose last line had no line end, then the next page (`cat` of two pages; r04's
+    kind: `… vous obtenez Clarifications officielles…` had become a header line, the
+    stub's cut sentence lost into the dump's header_text). The header's text is
+    dropped, as a repeated header's is (it is no stub, ruling or translation); a
+    second header line after it repeats the header (`mark_repeated_headers`).
+    `dumps.paste_count` does not count that page. A marker before a repeated header
+    (`> `, `Page 2 — `) is no text, and translations that end with the header's notice
+    are no pages (a review's finds).
 
     Needs:
         dated: dump_id (String), line_number (Int64), line (String), _first_head
@@ -103,6 +104,7 @@ def cut_glued_headers(
         .join(first_lines.select("dump_id", _header_line="line"), on="dump_id")
         .filter(line.str.ends_with(header) & (line.str.len_chars() > header.str.len_chars()))
         .with_columns(line=line.str.strip_suffix(header).str.strip_chars_end())
+        .filter(pl.len().over("dump_id") == 1)  # a notice ending every translation is no page
         .filter(pl.col("line").str.count_matches(_WORD) >= MIN_GLUED_WORDS)
         .join(_page_starts(framing, glued["dump_id"]), on=["dump_id", "line_number"], how="semi")
         .select("_row", "line")

@@ -182,11 +182,12 @@ _OTHER_LETTER = (
 #: A separator between date and source: one of SEPARATORS, `]`, or a dash or bar
 #: between spaces.
 _ANY_SEPARATOR = rf"(?:[{SEPARATORS}\]]|\s[\-–—|]\s)"
-#: ... and, in a line that has the rest of a head's shape (OTHER_SCRIPT_DATED_PATTERN,
-#: ANY_SCRIPT_DATED_PATTERN), any space, punctuation mark or symbol: a site's own
-#: separator (`14 Ιουνίου 2024 / πηγή: wotc`, `, `, `｜`, ` -- `, ` :: `, a tab) made the
-#: whole page its header (r01's kind: 56 of 126 probes in nine languages).
-_LOOSE_SEPARATOR = rf"(?:[{SEPARATORS}\]\s\p{{P}}\p{{S}}]|[:：]{{2}})"
+#: ... or, right after a date-like text of 30 characters or less ending with its year (and
+#: a word of up to 4 letters: `г.`, `года`), a site's own separator: a run of spaces,
+#: punctuation marks or symbols (`14 Ιουνίου 2024 / πηγή: wotc`, `, `, `｜`, ` -- `, ` :: `,
+#: a tab made the whole page its header: r01's kind, 56 of 126 probes in nine languages),
+#: no `)` (`Official rulings (updated 2024) / source: wotc` is a header line).
+_LOOSE_YEAR = r"\s*[^:：]{0,30}\d{4}(?:\s*\p{L}{1,4}\.?)?(?:[^\p{L}\d:：)）]|[:：]{2}){1,5}"
 #: A source of one to four words, not a sentence (no final `.`, `!`, `?`, `…`).
 _SOURCE_WORDS = r"(?:\S+\s+){0,3}\S*[^\s.!?…。]"
 #: Lines shaped like a head that no head pattern reads (three patterns), each a malformed
@@ -199,35 +200,39 @@ _SOURCE_WORDS = r"(?:\S+\s+){0,3}\S*[^\s.!?…。]"
 #: no Latin letter (`source: gatherer · June 14, 2024`, `出典：wotc · 2024年6月14日`,
 #: `wotc･2024年6月14日`; `WotC · Clarifications 2024 (trad. FR)` is a header), a year and a
 #: known source last (`Published June 14, 2024 - source: wotc`), a whole CJK date
-#: (_CJK_DATE) then a dot and any source of up to four words, no translation's label
-#: (`is_malformed_head`): `【2024年6月14日】・来源：gatherer` (a probe's find: 53 of 130
-#: such heads with another source than wotc or scryfall were glued into the ruling
-#: before; `2024年6月更新・出典：公式サイト` and `…2024年6月7日 · 翻譯：繁體中文` are header
-#: lines), or a label and a colon before a date
+#: (_CJK_DATE, in brackets or not, a weekday in parentheses after it) then a dot and any
+#: source of up to four words, no translation's label (`is_malformed_head`):
+#: `【2024年6月14日】・来源：gatherer` (a probe's find: 53 of 130 such heads with another
+#: source than wotc or scryfall were glued into the ruling before; `2024年6月更新・出典：
+#: 公式サイト`, `（2024年6月7日更新）・出典：公式サイト` and `公式ルーリング 2024年6月7日 -
+#: 翻訳：日本語` are header lines), or a label and a colon before a date
 #: and a one-word source, not a translation's (LABELED_DATE_PATTERN: `Updated: June 7,
 #: 2024 · source: wotc`; a site's label before its date is not read). No line of 650,531 real texts
 #: (card texts in ten languages, rulings, the Chinese release notes) has one of these
 #: shapes, nor ordinary lines such as `10 damage - Result: you lose.`, `Selon WotC - les 2
 #: capacités…` (tests/stages/test_parse.py) or `Source: Wizards 2024 · Traduction : FR`.
 OTHER_SCRIPT_DATED_PATTERN = (
-    rf"^(?:[^:：]|\d:\d){{0,60}}\d{{4}}(?:[^:：]|\d:\d){{0,30}}{_LOOSE_SEPARATOR}\s*{_LABEL}"
+    rf"^(?:(?:[^:：]|\d:\d){{0,60}}\d{{4}}(?:[^:：]|\d:\d){{0,30}}{_ANY_SEPARATOR}|{_LOOSE_YEAR})"
+    rf"\s*{_LABEL}"
     rf"\s*[:：]\s*{_SOURCE_WORDS}\s*$"
     rf"|^\s*(?:{_OTHER_LETTER}+[,،]?\s+){{0,2}}\d{{1,2}}\.?\s+{_OTHER_LETTER}+[^:：]{{0,30}}"
-    rf"{_LOOSE_SEPARATOR}\s*{_LABEL}\s*[:：]\s*{_SOURCE_WORDS}\s*$"
+    rf"{_ANY_SEPARATOR}\s*{_LABEL}\s*[:：]\s*{_SOURCE_WORDS}\s*$"
 )
-#: A CJK date: a year (digits, Chinese numerals, an era's year in parentheses), month and
-#: day (`令和6（2024）年6月7日`, `二〇二四年六月廿七日`), or Taiwan's numeric `113/06/14`.
-_CJK_DATE = (
-    rf"(?:(?:\d{{1,4}}|{CHINESE_NUMERAL}{{2,4}})\s*[)）]?年[^:：]{{0,6}}月[^:：]{{0,6}}日"
-    rf"|\d{{2,3}}/\d{{1,2}}/\d{{1,2}})"
+#: A CJK date: a year (digits after an era's name or not, the other year in parentheses,
+#: Chinese numerals), month and day (`令和6（2024）年6月7日`, `2024（令和6）年6月7日`,
+#: `二〇二四年六月廿七日`), or Taiwan's numeric `113/06/14`.
+_CJK_YEAR = (
+    rf"(?:\p{{Han}}{{0,2}}\d{{1,4}}\s*(?:[（(]\s*\p{{Han}}{{0,2}}\d{{1,4}}\s*[)）])?"
+    rf"|{CHINESE_NUMERAL}{{2,4}})"
 )
+_CJK_DATE = rf"(?:{_CJK_YEAR}\s*年[^:：]{{0,6}}月[^:：]{{0,6}}日|\d{{2,3}}/\d{{1,2}}/\d{{1,2}})"
 ANY_SCRIPT_DATED_PATTERN = (
     rf"^\s*(?:{_LABEL}\s*[:：]\s*{_SOURCE_WORDS}|(?i:{'|'.join(KNOWN_SOURCES)}))\s*[{SEPARATORS}]"
     rf"\s*[^:：]{{0,40}}\d{{4}}[^:：\p{{Latin}}]{{0,15}}$"
-    rf"|^[^:：]{{0,60}}\d{{4}}[^:：]{{0,30}}{_LOOSE_SEPARATOR}\s*{_LABEL}\s*[:：]\s*"
+    rf"|^(?:[^:：]{{0,60}}\d{{4}}[^:：]{{0,30}}{_ANY_SEPARATOR}|{_LOOSE_YEAR})\s*{_LABEL}\s*[:：]\s*"
     rf"(?i:{'|'.join(KNOWN_SOURCES)})\s*$"
-    rf"|^[^:：]{{0,20}}{_CJK_DATE}[^:：]{{0,30}}{_ANY_SEPARATOR}\s*{_LABEL}\s*[:：]\s*"
-    rf"{_SOURCE_WORDS}\s*$"
+    rf"|^\s*[(（\[【「『]?\s*{_CJK_DATE}\s*(?:[（(][^)）]{{1,4}}[)）])?\s*[)）\]】」』]?\s*"
+    rf"{_ANY_SEPARATOR}\s*{_LABEL}\s*[:：]\s*{_SOURCE_WORDS}\s*$"
 )
 #: LABELED_DATE_PATTERN's shape, cheap (that pattern runs on these lines only).
 _LABEL_FIRST = rf"^\s*{_LABEL}\s*[:：].*{_ANY_SEPARATOR}\s*{_LABEL}\s*[:：]"
@@ -238,7 +243,7 @@ LABELED_DATE_PATTERN = (
 
 
 #: A translation's label after a separator (`Last updated: June 7, 2024 · Translation: FR`).
-_TRANSLATION_SOURCE = rf"[{SEPARATORS}]\s*(?i:{TRANSLATION_WORDS})\s*[:：]"
+_TRANSLATION_SOURCE = rf"{_ANY_SEPARATOR}\s*(?i:{TRANSLATION_WORDS})\s*[:：]"
 
 
 def is_malformed_head(line: pl.Expr, head: pl.Expr) -> pl.Expr:
