@@ -127,14 +127,14 @@ def is_date_head(line: pl.Expr) -> pl.Expr:
 
 
 #: A line with the source part after a short date-like text (Latin or Cyrillic
-#: words, digits, `年月日년월일`, brackets and quotes (`[June 7th, 2024]`, `«7» июня`), a
+#: words, digits, `年月日년월일`, brackets, quotes, `°` (`[June 7th, 2024]`, `«7» июня`), a
 #: colon before a digit as a time writes it, with a
 #: four-digit year; or three numbers: `7 brumaire 2024`, `07.06.24`, `le 7 juin 2024
 #: à 25:00`) that is no date `dates` reads: an entry head whose date `resolve_entries`
 #: rejects. Card text such as `1个由加拉克·鲁斯操控的效果：该效果结束` or
 #: `2024年版のルール・変更点：なし`, and `Note: in 2024 the rule changed · see: wotc`, are
 #: no head.
-_DATE_LIKE = r"(?:[\p{Latin}\p{Cyrillic}\d\s.,/'\-年月日년월일\[\]«»()\"]|\d?:\d)"
+_DATE_LIKE = r"(?:[\p{Latin}\p{Cyrillic}\d\s.,/'\-年月日년월일\[\]«»()\"°º]|\d?:\d)"
 DATE_LIKE_SOURCE_PATTERN = (
     rf"^\s*(?P<date_text>{_DATE_LIKE}{{0,40}}?\d{{4}}{_DATE_LIKE}{{0,40}}?"
     r"|\d{1,4}\s*[./-]\s*\d{1,2}\s*[./-]\s*\d{1,4}\.?)" + _SOURCE_PART
@@ -223,7 +223,7 @@ OTHER_SCRIPT_DATED_PATTERN = (
 #: `二〇二四年六月廿七日`), or Taiwan's numeric `113/06/14`.
 _CJK_YEAR = (
     rf"(?:\p{{Han}}{{0,2}}\d{{1,4}}\s*(?:[（(]\s*\p{{Han}}{{0,2}}\d{{1,4}}\s*[)）])?"
-    rf"|{CHINESE_NUMERAL}{{2,4}})"
+    rf"|(?:{CHINESE_NUMERAL}|[OＯ]){{2,4}})"  # `二O二四`: a letter O typed for 〇
 )
 _CJK_DATE = rf"(?:{_CJK_YEAR}\s*年[^:：]{{0,6}}月[^:：]{{0,6}}日|\d{{2,3}}/\d{{1,2}}/\d{{1,2}})"
 ANY_SCRIPT_DATED_PATTERN = (

@@ -506,6 +506,9 @@ def test_a_head_in_a_script_no_locale_reads_is_rejected_with_its_body() -> None:
         ("[2024. 6. 14.] · 출처: 公式", "rejected"),
         ("«7» июня 2024 г. · источник: 公式", "rejected"),
         ("[June 7th, 2024] · source: 公式", "rejected"),
+        ("二O二四年六月七日・来源：gatherer", "rejected"),  # a letter O typed for 〇
+        ("1.° de junio de 2024 · fuente: 公式", "rejected"),
+        ("2024（令和6）年6月7日 · 出典：公式", "rejected"),
         ("2024年版のルール・変更点：なし", "body"),  # real Japanese card text
         ("1个由加拉克·鲁斯操控的效果：该效果结束", "body"),  # real Chinese card text
     ],
