@@ -68,9 +68,8 @@ def cut_glued_headers(
     stub's cut sentence lost into the dump's header_text). The header's text is
     dropped, as a repeated header's is (it is no stub, ruling or translation); a
     second header line after it repeats the header (`mark_repeated_headers`).
-    `dumps.paste_count` does not count that page. A marker before a repeated header
-    (`> `, `Page 2 — `) is no text, and translations that end with the header's notice
-    are no pages (a review's finds).
+    `dumps.paste_count` does not count that page. A marker (`> `, `Page 2 — `) is no
+    text, and translations ending with the header's notice are no pages (reviews).
 
     Needs:
         dated: dump_id (String), line_number (Int64), line (String), _first_head
@@ -87,9 +86,8 @@ def cut_glued_headers(
         _header=(pl.col("line_number") < pl.col("_first_head")) & pl.col("_has_letter"),
         _head=pl.col("_is_date") | pl.col("_looks_dated"),
     )  # fmt: skip
-    first_lines = (  # each dump's first header line, when it is long enough
-        framing.filter("_header").sort("line_number").unique("dump_id", keep="first")
-    ).filter(tail.is_not_null())
+    first_lines = framing.filter("_header").sort("line_number").unique("dump_id", keep="first")
+    first_lines = first_lines.filter(tail.is_not_null())  # each dump's first, when long
     if first_lines.is_empty():
         return dated
     after = pl.col("line_number") > pl.col("_first_head")

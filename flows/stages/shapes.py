@@ -184,9 +184,9 @@ _OTHER_LETTER = (
 _ANY_SEPARATOR = rf"(?:[{SEPARATORS}\]]|\s[\-–—|]\s)"
 #: ... or, right after a date-like text of 30 characters or less ending with its year (and
 #: a word of up to 4 letters: `г.`, `года`), a site's own separator: a run of spaces,
-#: punctuation marks or symbols (`14 Ιουνίου 2024 / πηγή: wotc`, `, `, `｜`, ` -- `, ` :: `,
-#: a tab made the whole page its header: r01's kind, 56 of 126 probes in nine languages),
-#: no `)` (`Official rulings (updated 2024) / source: wotc` is a header line).
+#: punctuation marks or symbols, no `)` (`14 Ιουνίου 2024 / πηγή: wotc`; `, `, `｜`, ` -- `,
+#: ` :: ` and a tab too had made the whole page its header: r01's kind, 56 of 126 probes
+#: in nine languages; `Official rulings (updated 2024) / source: wotc` is a header line).
 _LOOSE_YEAR = r"\s*[^:：]{0,30}\d{4}(?:\s*\p{L}{1,4}\.?)?(?:[^\p{L}\d:：)）]|[:：]{2}){1,5}"
 #: A source of one to four words, not a sentence (no final `.`, `!`, `?`, `…`).
 _SOURCE_WORDS = r"(?:\S+\s+){0,3}\S*[^\s.!?…。]"
