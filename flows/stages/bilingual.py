@@ -18,6 +18,7 @@ from flows.stages.language import (
     mostly_other_script,
     settle_language,
 )
+from flows.stages.shapes import count_words
 
 #: Between a ruling and its translation on one line: ` / ` (round-3 case r06), ` | ` or a
 #: tab (table cells), ` // `, and the full-width `／` and `｜` CJK pages write (a probe's
@@ -36,13 +37,6 @@ MIN_HALF_WORDS = 3
 
 _NAME = r"\p{Lu}[\p{L}'’-]*$"  # a capitalized word (a name) ends the first half, and the
 _NOT_NAME = r"\s|[。！？]$"  # second is no name: words, or a CJK sentence (`…为目标。`)
-#: A word: a run of letters, or one Han or kana character (written without spaces).
-_WORD = r"[\p{Han}\p{Hiragana}\p{Katakana}]|[\p{L}--[\p{Han}\p{Hiragana}\p{Katakana}]]+"
-
-
-def _words(text: pl.Expr) -> pl.Expr:
-    """The words (`_WORD`) of `text` (UInt32)."""
-    return text.str.count_matches(_WORD)
 
 
 def bilingual_halves(resolved: pl.DataFrame) -> pl.DataFrame:
@@ -69,8 +63,8 @@ def bilingual_halves(resolved: pl.DataFrame) -> pl.DataFrame:
             second=parts.list.last().str.strip_chars(_ROW_ENDS),
         )
         .filter(~pl.col("first").str.contains(_NAME) | pl.col("second").str.contains(_NOT_NAME))
-        .filter(_words(pl.col("first")) >= MIN_HALF_WORDS)
-        .filter(_words(pl.col("second")) >= MIN_HALF_WORDS)
+        .filter(count_words(pl.col("first")) >= MIN_HALF_WORDS)
+        .filter(count_words(pl.col("second")) >= MIN_HALF_WORDS)
         .with_columns(first_key=normalize_text(pl.col("first")),
                       second_key=normalize_text(pl.col("second")))
     )  # fmt: skip

@@ -71,16 +71,17 @@ _S = r"[ \t]+"  # spaces in one line: a header's lines are joined by "\n"
 #: français`), or a colon (`Traduction : français`, `Перевод: русский`); two words would
 #: read `Traduction non disponible en français` or `Übersetzung aus dem Deutschen` as
 #: claims (a review's find).
-_TO = rf"(?:(?:{_S}\w+)?{_S}|[ \t]*[:：][ \t]*)"
+_COLON = r"[ \t]*[:：][ \t]*"
+_TO = rf"(?:(?:{_S}\w+)?{_S}|{_COLON})"
 LANGUAGE_NAMES = {
     "FR": rf"tradu(?:ctions?|ite?s?){_TO}(?:en{_S}|vers{_S}le{_S})?fran[cç]ais",
     "ES": rf"traduc(?:ci[oó]n|ciones|id[oa]s?){_TO}(?:al{_S}|en{_S})?(?:espa[nñ]ol|castellano)",
     "IT": rf"trad(?:uzion[ei]|ott[oaie]){_TO}(?:in{_S}(?:lingua{_S})?)?italian",
     "PT": rf"tradu(?:[cç][aã]o|[cç][oõ]es|zid[oa]s?){_TO}(?:para{_S}(?:o{_S})?|em{_S})?"
     r"(?:portugu[eê]s|brasileir)",
-    "DE": rf"deutsche{_S}übersetzung|übersetzung(?:{_S}(?:ins{_S})?|[ \t]*[:：][ \t]*)deutsch"
+    "DE": rf"deutsche{_S}übersetzung|übersetzung(?:{_S}(?:ins{_S})?|{_COLON})deutsch"
     rf"|(?:ins{_S}deutsche|auf{_S}deutsch){_S}(?:\w+{_S})?übersetzt",
-    "RU": rf"русск\w*{_S}перевод|перев[ое]д\w*(?:(?:{_S}\w+)?{_S}на{_S}|[ \t]*[:：][ \t]*)русск",
+    "RU": rf"русск\w*{_S}перевод|перев[ое]д\w*(?:(?:{_S}\w+)?{_S}на{_S}|{_COLON})русск",
     "JA": r"日本語(?:翻)?訳|日本語の翻訳",
     "ZH": r"(?:中文|汉语|漢語|简体|簡體|繁體|繁体|繁中|简中|簡中)(?:中文)?(?:翻译|翻譯|译文|譯文)"
     r"|(?:翻译|翻譯)(?:成)?[ \t]*[:：]?[ \t]*(?:简体|簡體|繁體|繁体)?中文",

@@ -12,7 +12,7 @@ from collections.abc import Callable
 import polars as pl
 
 from flows.stages.claims import CODES, TRANSLATION_WORDS
-from flows.stages.shapes import stub_number
+from flows.stages.shapes import count_words, stub_number
 
 
 def paste_text_shapes() -> dict[str, pl.Expr]:
@@ -103,7 +103,7 @@ def cut_glued_headers(
         .filter(line.str.ends_with(header) & (line.str.len_chars() > header.str.len_chars()))
         .with_columns(line=line.str.strip_suffix(header).str.strip_chars_end())
         .filter(pl.len().over("dump_id") == 1)  # a notice ending every translation is no page
-        .filter(pl.col("line").str.count_matches(_WORD) >= MIN_GLUED_WORDS)
+        .filter(count_words(pl.col("line")) >= MIN_GLUED_WORDS)
         .join(_page_starts(framing, glued["dump_id"]), on=["dump_id", "line_number"], how="semi")
         .select("_row", "line")
     )
@@ -118,9 +118,6 @@ def cut_glued_headers(
 #: Words the text before a glued header needs (`cut_glued_headers`): a ruling or a stub's
 #: cut sentence, not a marker (`> `, `※ `, `Page 2 — `, `Copie : `: a review's find).
 MIN_GLUED_WORDS = 3
-#: A word: a run of letters, or one Han, kana or Hangul character (written without spaces).
-_CJK = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}"
-_WORD = rf"[{_CJK}]|[\p{{L}}--[{_CJK}]]+"
 
 
 def _page_starts(framing: pl.DataFrame, dump_ids: pl.Series) -> pl.DataFrame:

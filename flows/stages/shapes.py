@@ -265,6 +265,16 @@ def is_malformed_head(line: pl.Expr, head: pl.Expr) -> pl.Expr:
     return dated & ~head
 
 
+#: A word: a run of letters, or one Han or kana character (written without spaces).
+_WORD = r"[\p{Han}\p{Hiragana}\p{Katakana}]|[\p{L}--[\p{Han}\p{Hiragana}\p{Katakana}]]+"
+
+
+def count_words(text: pl.Expr) -> pl.Expr:
+    """The words (_WORD) of `text` (UInt32): a same-line half's (`bilingual`), a glued
+    line's text before its header (`pastes.cut_glued_headers`)."""
+    return text.str.count_matches(_WORD)
+
+
 def stub_number(ends: pl.Expr) -> pl.Expr:
     """The line_number of the stat line (STAT_LINE_PATTERN) of the card stub each line
     is in, 0 outside stubs (Int64): a stub runs from its stat line to the next line
