@@ -72,7 +72,9 @@ class PublishedDump(pa.DataFrameModel):
         description="invisible format characters removed (BOM, zero-width, soft hyphen, bidi)",
     )
     markup_count: pl.Int64 = pa.Field(
-        ge=0, description="HTML tags and entities and bullets before entry heads removed"
+        ge=0,
+        description="HTML tags and entities, rule lines (`---`, `***`) and bullets before "
+        "entry heads removed",
     )
     paste_count: pl.Int64 = pa.Field(
         ge=0,

@@ -16,7 +16,7 @@ import polars as pl
 
 from flows.stages import fast_badness
 from flows.stages.encodings import NOISE_CLASS, UTF16_BOMS, decode_bytes
-from flows.stages.markup import remove_markup
+from flows.stages.markup import THEMATIC_BREAK, remove_markup
 from flows.stages.mojibake import (
     BADNESS_TRIGGERS,
     MARK_PAIR_CLASS,
@@ -322,10 +322,19 @@ def _count(lines: pl.Expr, pattern: str) -> pl.Expr:
 
 
 def _remove_markup(lines: pl.DataFrame) -> pl.DataFrame:
-    """Remove HTML tags, comments and bullets, decode entities; add markup_count (Int64)."""
-    untagged = lines.with_columns(
-        remove_markup(lines["line"], _INVISIBLE).get_columns()  # tags, comments, entities
-    ).with_row_index("_row")
+    """Remove HTML tags, comments, bullets and thematic breaks (`markup.THEMATIC_BREAK`: the
+    line is left empty), decode entities; add markup_count (Int64)."""
+    rule = pl.col("line").str.contains(THEMATIC_BREAK)  # `---` alone: a blank line, as `<hr>`
+    untagged = (
+        lines.with_columns(
+            remove_markup(lines["line"], _INVISIBLE).get_columns()  # tags, comments, entities
+        )
+        .with_columns(
+            line=pl.when(rule).then(pl.lit("")).otherwise("line"),
+            markup_count=pl.col("markup_count") + rule.cast(pl.Int64),
+        )
+        .with_row_index("_row")
+    )
     # Dates are looked for only on the few lines with a bullet or Markdown: a bullet goes
     # before a date, Markdown around a head (`*June 14, 2024* is…` is ruling text).
     line, debulleted = pl.col("line"), pl.col("line").str.replace(BULLET, "")

@@ -94,6 +94,21 @@ _ESCAPED_NEWLINE_RE = re.compile(ESCAPED_NEWLINE)
 #: What an entity may decode to that ends a line: a line break inside the line, as `<br>`.
 _LINE_BREAKS = frozenset("\n\r\u2028\u2029")
 
+#: A Markdown thematic break (CommonMark §4.1: three or more `-`, `*` or `_`, spaces
+#: between them allowed) alone on a line, and the lines of `=`, `~`, dashes and box
+#: drawing rules sites draw the same way (`- - -`, `=====`, `———`, `────`): page markup
+#: between entries, as an `<hr>` is (the line is blank). Never inside a ruling's sentence.
+RULE_CHARACTERS = "-*_=~\u2013\u2014\u2015\u2500\u2501\u2550"  # - * _ = ~ – — ― ─ ━ ═
+_RULES = "|".join(rf"(?:{re.escape(c)}\s*){{3,}}" for c in RULE_CHARACTERS)
+THEMATIC_BREAK = rf"^\s*(?:{_RULES})$"
+#: An `img` tag's alt text that is a mana or other symbol as typed (`{E}`, `{W/U}`,
+#: `{T}{Q}`): a symbol pasted as an image keeps its text, as `{E}` typed does.
+_SYMBOL_ALT_RE = re.compile(
+    r"""(?<![\w-])alt\s*=\s*(?:"(?P<dq>(?:\{[^{}<>"]{1,8}\})+)"|'(?P<sq>(?:\{[^{}<>']{1,8}\})+)'"""
+    r"|(?P<bare>(?:\{[^{}<>\s\"'=`]{1,8}\})+)(?=[\s/>]))",
+    re.IGNORECASE,
+)
+
 #: The working character a block tag is replaced by (NUL never reaches this step).
 _BLOCK = "\x00"
 _BLOCK_RUN_RE = re.compile(rf"\s*{_BLOCK}[\s{_BLOCK}]*")
@@ -152,6 +167,8 @@ def strip_markup(text: str, invisible: re.Pattern[str]) -> tuple[str, int]:
             line, start, end = match.string, match.start(), match.end()
             before, after = line[start - 1 : start], line[end : end + 1]
             return _BLOCK if before.isspace() or after.isspace() else ""
+        if name == "img" and (alt := _SYMBOL_ALT_RE.search(match[0])):
+            return alt["dq"] or alt["sq"] or alt["bare"]  # `<img alt="{E}">` reads `{E}`
         return _BLOCK if name in BLOCK_ELEMENTS else ""
 
     if "<" in text:
