@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from flows.stages.claims import without_language_label
 from flows.stages.dedupe import normalize_text
 from flows.stages.detector import UNDETERMINED
 from flows.stages.language import (
@@ -49,7 +50,8 @@ def bilingual_halves(resolved: pl.DataFrame) -> pl.DataFrame:
 
     Returns:
         dump_id (String), line_number (Int64), first, second (String: as written,
-        trimmed), first_key, second_key (String: `normalize_text`)."""
+        trimmed, without a language label: `claims.LANGUAGE_LABEL`), first_key,
+        second_key (String: `normalize_text`)."""
     kind = pl.col("kind")
     line = pl.col("line").str.strip_chars(_ROW_ENDS)  # a table row's last cell ends it
     parts = line.str.replace(BILINGUAL_SEPARATOR, "\n").str.split("\n")  # none in a line
@@ -59,8 +61,8 @@ def bilingual_halves(resolved: pl.DataFrame) -> pl.DataFrame:
         .select(
             "dump_id",
             "line_number",
-            first=parts.list.first().str.strip_chars(_ROW_ENDS),
-            second=parts.list.last().str.strip_chars(_ROW_ENDS),
+            first=without_language_label(parts.list.first().str.strip_chars(_ROW_ENDS)),
+            second=without_language_label(parts.list.last().str.strip_chars(_ROW_ENDS)),
         )
         .filter(~pl.col("first").str.contains(_NAME) | pl.col("second").str.contains(_NOT_NAME))
         .filter(count_words(pl.col("first")) >= MIN_HALF_WORDS)

@@ -1,7 +1,9 @@
 """The translation language a header claims: a code in a translation context
 (`La traduction FR`, `(ES)`, `TW翻譯`), or a language's name beside its own word for
 translation (`Traducción al español`): `claimed_language`. The same reading tells a
-line naming its translation's language (`named_code`: a second page's header).
+line naming its translation's language (`named_code`: a second page's header). A
+code labelling a ruling or translation line (`EN: `, `[FR] `, `VO : `) is no part of
+its text (`strip_language_labels`).
 """
 
 from __future__ import annotations
@@ -139,3 +141,38 @@ def word_language(header_text: pl.Expr) -> pl.Expr:
     `header_text` (WORD_LANGUAGES), else null."""
     word = header_text.str.extract(f"(?i)({TRANSLATION_WORDS})", 1).str.to_lowercase()
     return word.replace_strict(WORD_LANGUAGES, default=None, return_dtype=pl.String)
+
+
+#: Labels sites put before a ruling and its translation: a code of CODES or EN, or a
+#: version marker (French sites' VO/VF, "version originale/française"; German OV,
+#: "Originalversion"), ...
+LABEL_CODES = f"EN|{CODES}|VO|VF|OV"
+#: ... in capitals before a colon (`EN: `, `FR : `, `VO : `, `EN-US: `), or in brackets
+#: in any case (`[EN] `, `(FR) `, `【JP】`), at the line's start with text after it (group
+#: 1: the text's first character). A word (`If`, `At`) or a card name before a colon is
+#: no label. No real ruling (0 of 23,597 in `derived/mtgjson_v5_rulings.jsonl`) and no
+#: real foreign card line (0 of 934,507: texts, flavour texts, names, types) starts so.
+LANGUAGE_LABEL = (
+    rf"^\s*(?:[\[(（【]\s*(?i:{LABEL_CODES})(?:[-_](?i:[a-z]{{2}}|han[st]))?\s*[\])）】]"
+    rf"|(?:{LABEL_CODES})(?:[-_](?:[A-Z]{{2}}|Han[st]))?\s*[:：])\s*(\S)"
+)
+
+
+def strip_language_labels(resolved: pl.DataFrame) -> pl.DataFrame:
+    """Body lines without the language label they start with (LANGUAGE_LABEL): `EN:
+    Energy counters…` reads `Energy counters…`, `FR : Les marqueurs…` `Les marqueurs…`
+    (a probe's find: the labelled ruling was another ruling, its translation kept the
+    label). The label is not read as evidence of the line's language.
+
+    Needs:
+        kind (String), line (String). Updates line on `body` lines.
+    """
+    body = pl.col("kind") == "body"
+    return resolved.with_columns(
+        line=pl.when(body).then(without_language_label(pl.col("line"))).otherwise("line")
+    )
+
+
+def without_language_label(text: pl.Expr) -> pl.Expr:
+    """`text` without the language label it starts with (LANGUAGE_LABEL), String."""
+    return text.str.replace(LANGUAGE_LABEL, "${1}")

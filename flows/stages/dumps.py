@@ -19,7 +19,7 @@ import polars as pl
 
 from flows.stages.attribution import CatalogIndex, attribute_dumps
 from flows.stages.bilingual import bilingual_halves, split_bilingual_lines
-from flows.stages.claims import claimed_language
+from flows.stages.claims import claimed_language, strip_language_labels
 from flows.stages.dates import FUTURE_DATE_REASON, parse_published_dates
 from flows.stages.decode import split_readable_dumps
 from flows.stages.dedupe import assign_variants, comparison_keys
@@ -79,7 +79,8 @@ def assemble_dumps(
         .sort("dump_id", "line_number")
     )
     published_dates = parse_published_dates(classified["date_text"], today)
-    resolved = with_normalized_bodies(resolve_entries(classified, published_dates))
+    resolved = resolve_entries(classified, published_dates)
+    resolved = with_normalized_bodies(strip_language_labels(resolved))
     return ParsedDumps(
         files=files,
         readable=readable,
