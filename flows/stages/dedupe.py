@@ -1,9 +1,9 @@
 """Deduplicate rulings across dumps: exact variants, then near-duplicate rulings.
 
 1. Key each body for comparison (`normalize_text`: invisible characters
-   removed, Unicode NFKC, quotes, apostrophes and the minus sign folded,
-   whitespace collapsed). Each distinct key is a *variant*. The key is for
-   comparison only: published texts keep what was written.
+   removed, a fraction spaced, NFKC, quotes, apostrophes, the minus sign and the
+   fraction slash folded, whitespace collapsed). Each distinct key is a
+   *variant*. The key is for comparison only: published texts keep what was written.
 2. Merge variants of one language that are small typo variants of each other
    (seed 000 "writing theme down" and seed 003 "writing them down") into one
    *ruling*: near pairs (`MAX_EDITS` apart) are found with rapidfuzz within
@@ -67,7 +67,11 @@ QUOTE_FOLDS: dict[str, str] = {
     **dict.fromkeys("\u02bc\u0060\u2018\u2019\u201a\u201b\u2032", "'"),
     **dict.fromkeys("\u201c\u201d\u201e\u201f\u2033", '"'),
     "\u2212": "-",
+    "\u2044": "/",  # the fraction slash (merge rules v7: VULGAR_FRACTION)
 }
+#: A fraction after a number (`20½`, `20 ½`; NFKC makes `20½` `201⁄2`) is one space apart
+#: from it, its slash a `/` (QUOTE_FOLDS; `20 1/2` typed): merge rules v7, 5 of 5 apart.
+VULGAR_FRACTION = r"(\d)\s*([\u00bc-\u00be\u2150-\u215e\u2189])"
 
 #: Guillemets and corner brackets with the spaces inside (`« may pay »`, `「may pay」`): a
 #: straight `"`, as `“may pay”` is (merge rules v6; a probe's find: 3 of 3 were apart).
@@ -80,12 +84,13 @@ def normalize_text(text: pl.Expr) -> pl.Expr:
     """The comparison key of a text (never published).
 
     Removes INVISIBLE_CHARACTERS, folds `´` to `'` (NFKC would make it a space and
-    a combining accent), applies NFKC, folds QUOTATION_MARKS and QUOTE_FOLDS,
-    collapses whitespace and trims.
+    a combining accent), puts one space before a VULGAR_FRACTION, applies NFKC, folds
+    QUOTATION_MARKS and QUOTE_FOLDS, collapses whitespace and trims.
     """
     return (
         text.str.replace_all(INVISIBLE_CHARACTERS, "")
         .str.replace_all("\u00b4", "'", literal=True)
+        .str.replace_all(VULGAR_FRACTION, "${1} ${2}")
         .str.normalize("NFKC")
         .str.replace_all(QUOTATION_MARKS, '"')
         .str.replace_many(list(QUOTE_FOLDS), list(QUOTE_FOLDS.values()))

@@ -31,7 +31,7 @@ from rapidfuzz.distance import Levenshtein
 from wordfreq import zipf_frequency
 
 #: Bump when the merge rule changes; the id registry records it.
-MERGE_RULES_VERSION = "6"
+MERGE_RULES_VERSION = "7"
 
 #: Tokens that must be equal, in the same order, for two texts to merge.
 PROTECTED_TOKENS = (
