@@ -53,7 +53,9 @@ class PublishedDump(pa.DataFrameModel):
         description="langdetect was unreliable on the header: the claimed translation code was used"
     )
     claimed_translation_language: pl.String = pa.Field(
-        nullable=True, description="ISO 639-1 code of the translation the header claims, e.g. fr"
+        nullable=True,
+        description="ISO 639-1 code of the translation the header claims, e.g. fr; "
+        "zh-tw or zh-cn when it names Chinese's script",
     )
     line_count: pl.Int64 = pa.Field(ge=0, description="lines read from the file")
     entry_count: pl.Int64 = pa.Field(
