@@ -47,13 +47,17 @@ class PublishedDump(pa.DataFrameModel):
     byte_count: pl.Int64 = pa.Field(ge=0, description="file size in bytes")
     header_text: pl.String = pa.Field(description="header lines joined by newline; '' if none")
     header_language: pl.String = pa.Field(
-        str_matches=_LANGUAGE, description="langdetect language of the header; und if none"
+        str_matches=_LANGUAGE,
+        description="langdetect language of the header; und if none, or when it reads en only "
+        "by default and a word is not English (too short to tell)",
     )
     header_language_is_inferred: pl.Boolean = pa.Field(
         description="langdetect was unreliable on the header: the claimed translation code was used"
     )
     claimed_translation_language: pl.String = pa.Field(
-        nullable=True, description="ISO 639-1 code of the translation the header claims, e.g. fr"
+        nullable=True,
+        description="ISO 639-1 code of the translation the header claims, e.g. fr; "
+        "zh-tw or zh-cn when it names Chinese's script",
     )
     line_count: pl.Int64 = pa.Field(ge=0, description="lines read from the file")
     entry_count: pl.Int64 = pa.Field(

@@ -103,9 +103,42 @@ def _claimed_code(header_text: pl.Expr) -> pl.Expr:
     )
 
 
+#: A header naming Chinese's script: Traditional (`官方裁定 (zh-TW)`, `zh-Hant`, `【繁中】`,
+#: `繁體中文`, `正體中文`, a TW code in brackets: `官方裁定 [TW]`) or Simplified (`zh-CN`,
+#: `zh-Hans`, `简体中文`, `简中`). Header text only: a code in brackets ending a
+#: translation line names nothing (`named_code`); `正体` (Japanese "true form") is no name.
+_NOT_LATIN = "(?:^|[^A-Za-z])"
+_NO_LATIN_AFTER = "(?:[^A-Za-z]|$)"
+TRADITIONAL_NAMES = (
+    rf"{_NOT_LATIN}(?i:zh[-_](?:tw|hk|mo|hant)){_NO_LATIN_AFTER}"
+    r"|繁中|繁體|繁体|正體|[\[【(（［]\s*TW\s*[\]】)）］]"
+)
+SIMPLIFIED_NAMES = (
+    rf"{_NOT_LATIN}(?i:zh[-_](?:cn|sg|hans)){_NO_LATIN_AFTER}|简中|簡中|简体|簡體|簡体"
+)
+
+
 def claimed_language(header_text: pl.Expr) -> pl.Expr:
-    """The lowercased ISO code a header names as its translation's language, else null."""
-    return claimed_language_of(_claimed_code(header_text), header_text)
+    """The lowercased ISO code a header names as its translation's language, else null.
+
+    A header naming Chinese's script, Traditional or Simplified but not both
+    (TRADITIONAL_NAMES, SIMPLIFIED_NAMES, a TW code: `TW翻譯`), claims "zh-tw" or "zh-cn"
+    where it claims Chinese or nothing (field case c11's kind: `官方裁定 (zh-TW)` over an
+    English `source: wotc` line claimed "zh", and its translations of characters both
+    scripts share were published zh-cn); any other Chinese claim is "zh".
+    """
+    code = _claimed_code(header_text)
+    claim = claimed_language_of(code, header_text)
+    traditional = header_text.str.contains(TRADITIONAL_NAMES) | (code == "TW").fill_null(False)
+    simplified = header_text.str.contains(SIMPLIFIED_NAMES)
+    script = (
+        pl.when(traditional & ~simplified)
+        .then(pl.lit("zh-tw"))
+        .when(simplified & ~traditional)
+        .then(pl.lit("zh-cn"))
+    )
+    is_chinese_or_none = claim.is_null() | (claim == "zh")
+    return pl.when(is_chinese_or_none).then(pl.coalesce(script, claim)).otherwise(claim)
 
 
 def claimed_language_of(code: pl.Expr, header_text: pl.Expr) -> pl.Expr:

@@ -251,7 +251,7 @@ def _words(text: str) -> list[str]:
     return list(map(str.casefold, _WORD.findall(text)))
 
 
-def _fold_capitals(text: str) -> str:
+def fold_capitals(text: str) -> str:
     """`text` lowercased when most of its cased letters are capitals (an all-caps header)."""
     upper = sum(map(str.isupper, text))
     cased = upper + sum(map(str.islower, text))  # a letter is upper, lower, or neither
@@ -296,7 +296,7 @@ def probe_texts(texts: list[str]) -> list[Probe]:
     """
     from flows.stages.batch_langdetect import LANGUAGES, detect_langprobs
 
-    folded = [_SYMBOL.sub(" ", _fold_capitals(text)) for text in texts]
+    folded = [_SYMBOL.sub(" ", fold_capitals(text)) for text in texts]
     probabilities, featured = detect_langprobs(folded)
     probes: list[Probe] = []
     for text, row, has in zip(folded, probabilities.tolist(), featured.tolist(), strict=True):

@@ -18,6 +18,7 @@ import polars as pl
 
 from flows.stages.dedupe import comparison_keys, normalize_text
 from flows.stages.detector import CHINESE, HAN_CHARACTER, NEIGHBOURS, UNDETERMINED, han_script
+from flows.stages.english_words import lacks_english_words
 
 #: Rulings are published in English; translations are made from it.
 ORIGINAL_LANGUAGE = "en"
@@ -189,7 +190,10 @@ def describe_dump_headers(
     language the header names as its translation's is used instead. An
     all-caps header is read case-folded (`detect_text_language`). A Chinese
     header whose characters both scripts share takes its framing's script
-    (`language.framing_scripts`: `官方裁定` over `來源：wotc` is zh-tw).
+    (`language.framing_scripts`: `官方裁定` over `來源：wotc` is zh-tw). A header
+    read en by default (unreliably, no claim) is "und" when its words give no evidence of
+    English (`english_words.lacks_english_words`: `Clarifications officielles`,
+    `Regelklarstellungen`; a probe's find: 9 of 38 such short headers were en).
 
     Needs:
         headers: dump_id, header_text, claimed_translation_language, header_key
@@ -203,10 +207,11 @@ def describe_dump_headers(
         rows sorted by dump_id.
     """
     claimed = pl.col("claimed_translation_language")
+    weak = languages.filter((pl.col("language") == ORIGINAL_LANGUAGE) & ~pl.col("is_reliable"))
     framed = headers.join(
         framing_scripts(resolved, headers), on="dump_id", how="left", maintain_order="left"
-    )
-    return (
+    ).with_columns(_weak=pl.col("header_key").is_in(weak["text"].implode()))
+    described = (
         with_language(
             framed,
             "header_text",
@@ -221,6 +226,26 @@ def describe_dump_headers(
         )
         .drop("language", "language_probability", "language_is_inferred")
         .sort("dump_id")
+    )
+    return _undetermined_without_english_words(described).drop("_weak")
+
+
+def _undetermined_without_english_words(described: pl.DataFrame) -> pl.DataFrame:
+    """`described` with header_language "und" where it is en by default (`_weak`: read
+    unreliably, no claim used) and the header's words give no evidence of English."""
+    by_default = (
+        pl.col("_weak")
+        & (pl.col("header_language") == ORIGINAL_LANGUAGE)
+        & ~pl.col("header_language_is_inferred")
+    )
+    texts = described.filter(by_default)["header_text"].unique()
+    if texts.is_empty():  # most runs: every header read reliably, or claiming its language
+        return described
+    lacking = texts.filter(lacks_english_words(texts)).implode()
+    return described.with_columns(
+        header_language=pl.when(by_default & pl.col("header_text").is_in(lacking))
+        .then(pl.lit(UNDETERMINED))
+        .otherwise("header_language")
     )
 
 

@@ -306,14 +306,18 @@ def find_claimed_translations(dumps: pl.DataFrame, translations: pl.DataFrame) -
     """Add `has_claimed_translation`: the language the header claims has a translation line.
 
     Needs:
-        dumps: dump_id, claimed_translation_language ("zh" matches "zh-cn", "zh-tw").
+        dumps: dump_id, claimed_translation_language ("zh" matches "zh-cn" and "zh-tw";
+            "zh-tw" only "zh-tw").
         translations: dump_id, language.
 
     Adds:
         has_claimed_translation (Boolean): false when the header claims none.
     """
+    language = pl.col("language")
     found = translations.select(
-        pl.concat_str("dump_id", pl.col("language").str.split("-").list.first(), separator="|")
+        pl.concat_str("dump_id", language, separator="|").append(
+            pl.concat_str("dump_id", language.str.split("-").list.first(), separator="|")
+        )
     ).to_series()
     key = pl.concat_str("dump_id", "claimed_translation_language", separator="|")
     return dumps.with_columns(has_claimed_translation=key.is_in(found.implode()).fill_null(False))
