@@ -49,7 +49,7 @@ class PublishedDump(pa.DataFrameModel):
     header_language: pl.String = pa.Field(
         str_matches=_LANGUAGE,
         description="langdetect language of the header; und if none, or when it reads en only "
-        "by default and a word is not English (too short to tell)",
+        "by default and a word is a site language's, not English's (too short to tell)",
     )
     header_language_is_inferred: pl.Boolean = pa.Field(
         description="langdetect was unreliable on the header: the claimed translation code was used"

@@ -18,7 +18,7 @@ import polars as pl
 
 from flows.stages.dedupe import comparison_keys, normalize_text
 from flows.stages.detector import CHINESE, HAN_CHARACTER, NEIGHBOURS, UNDETERMINED, han_script
-from flows.stages.english_words import lacks_english_words
+from flows.stages.english_words import has_foreign_words
 
 #: Rulings are published in English; translations are made from it.
 ORIGINAL_LANGUAGE = "en"
@@ -191,9 +191,9 @@ def describe_dump_headers(
     all-caps header is read case-folded (`detect_text_language`). A Chinese
     header whose characters both scripts share takes its framing's script
     (`language.framing_scripts`: `官方裁定` over `來源：wotc` is zh-tw). A header
-    read en by default (unreliably, no claim) is "und" when its words give no evidence of
-    English (`english_words.lacks_english_words`: `Clarifications officielles`,
-    `Regelklarstellungen`; a probe's find: 9 of 38 such short headers were en).
+    read en by default (unreliably, no claim) is "und" when a word of it is a site language's
+    and not English's (`english_words.has_foreign_words`: `Clarifications officielles`; a
+    probe's find: 9 of 38 such short headers were en).
 
     Needs:
         headers: dump_id, header_text, claimed_translation_language, header_key
@@ -227,12 +227,12 @@ def describe_dump_headers(
         .drop("language", "language_probability", "language_is_inferred")
         .sort("dump_id")
     )
-    return _undetermined_without_english_words(described).drop("_weak")
+    return _undetermined_with_foreign_words(described).drop("_weak")
 
 
-def _undetermined_without_english_words(described: pl.DataFrame) -> pl.DataFrame:
+def _undetermined_with_foreign_words(described: pl.DataFrame) -> pl.DataFrame:
     """`described` with header_language "und" where it is en by default (`_weak`: read
-    unreliably, no claim used) and the header's words give no evidence of English."""
+    unreliably, no claim used) and a word of it is a site language's, not English's."""
     by_default = (
         pl.col("_weak")
         & (pl.col("header_language") == ORIGINAL_LANGUAGE)
@@ -241,9 +241,9 @@ def _undetermined_without_english_words(described: pl.DataFrame) -> pl.DataFrame
     texts = described.filter(by_default)["header_text"].unique()
     if texts.is_empty():  # most runs: every header read reliably, or claiming its language
         return described
-    lacking = texts.filter(lacks_english_words(texts)).implode()
+    foreign = texts.filter(has_foreign_words(texts)).implode()
     return described.with_columns(
-        header_language=pl.when(by_default & pl.col("header_text").is_in(lacking))
+        header_language=pl.when(by_default & pl.col("header_text").is_in(foreign))
         .then(pl.lit(UNDETERMINED))
         .otherwise("header_language")
     )
