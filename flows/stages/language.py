@@ -37,8 +37,17 @@ def resolve_is_inferred(is_reliable: pl.Expr, prior: pl.Expr) -> pl.Expr:
 #: Every character but the Han ones `detector.han_script` reads (HAN_CHARACTER's class, negated).
 _NOT_HAN = "[^" + HAN_CHARACTER.pattern.removeprefix("[")
 
-#: "detected>context" pairs where the dump's context language wins (NEIGHBOURS).
-_NEIGHBOUR_PAIRS = [f"{found}>{near}" for found, nears in NEIGHBOURS.items() for near in nears]
+#: "detected>context" pairs where the dump's context language wins (NEIGHBOURS), but for
+#: Chinese's two scripts: a text read zh-cn or zh-tw has characters of that script only
+#: (`detector.han_script`), and keeps it in a dump of the other (a review's find: `官方裁定
+#: (zh-TW)` made a Simplified translation zh-tw). Text of characters both share is "zh".
+_SCRIPTS = {"zh-cn", "zh-tw"}
+_NEIGHBOUR_PAIRS = [
+    f"{found}>{near}"
+    for found, nears in NEIGHBOURS.items()
+    for near in nears
+    if {found, near} != _SCRIPTS
+]
 
 
 def settle_language(detected: pl.Expr, context: pl.Expr) -> pl.Expr:

@@ -72,6 +72,31 @@ def test_c11_a_header_naming_traditional_chinese_makes_its_translations_zh_tw(
     ]
 
 
+SIMPLIFIED = "从你的牌库中搜寻两张基本地牌并展示之，将其中一张横置进场，另一张置于你手上。"
+TRADITIONAL = "在你的維持開始時，抓一張牌。"
+
+
+@pytest.mark.parametrize(
+    ("header", "text", "language", "claim_met"),
+    [
+        ("官方裁定 (zh-TW)", SIMPLIFIED, "zh-cn", False),
+        ("官方裁定 [TW]", SIMPLIFIED, "zh-cn", False),
+        ("Official rulings [TW]", SIMPLIFIED, "zh-cn", False),
+        ("官方裁定 (zh-CN)", TRADITIONAL, "zh-tw", False),
+        ("官方裁定 (zh-TW)", TRADITIONAL, "zh-tw", True),
+    ],
+)
+def test_a_translation_in_one_script_keeps_it_whatever_the_header_names(
+    header: str, text: str, language: str, claim_met: bool
+) -> None:
+    # a review's find: a claimed script relabelled translations of characters only the
+    # other script has (24 of 102 probes); the claim decides only shared characters
+    content = f"{header}\n{EN_HEAD}\n{R1}\n{text}\n"
+    tables = run_contents({"one.txt": content.encode()}).tables
+    assert tables["ruling_translations"].select("language", "text").rows() == [(language, text)]
+    assert tables["dumps"]["has_claimed_translation"].to_list() == [claim_met]
+
+
 SITE_HEADS = {
     "fr": "07 juin 2024 · source : wotc",
     "de": "7. Juni 2024 · Quelle: wotc",
