@@ -107,12 +107,17 @@ def _scatter(column: pl.Series, rows: list[int], values: list[str | None]) -> pl
     return column.scatter(rows, pl.Series(values, dtype=pl.String)) if rows else column
 
 
+#: HZ-GB-2312's shift into GB2312 (a plain-looking ASCII text: `decode_bytes` reads it).
+HZ_SHIFT = r"~\{"
+
+
 def plain_texts(contents: pl.Series) -> pl.Series:
     """The text `decode_bytes` gives for each content left as it is, else null.
 
     A content is plain when it has no BOM and no NUL byte, is valid UTF-8,
-    and its text holds no control character or U+FFFD (`_NOISE`), no cp1252
-    mojibake pair (`_MOJIBAKE_MARK`), and is not bad by ftfy's measure (only
+    and its text holds no control character or U+FFFD (`_NOISE`: ISO-2022-JP's
+    ESC too), no cp1252 mojibake pair (`_MOJIBAKE_MARK`), no HZ shift `~{`
+    (HZ_SHIFT: `unmarked_cjk.decode_escaped`), and is not bad by ftfy's measure (only
     texts with one of the characters near which it can match are measured,
     see `fast_badness`): `decode_bytes` then returns it as text, encoding
     "utf-8", no repair, no reject. The checks run in polars over all
@@ -136,7 +141,7 @@ def plain_texts(contents: pl.Series) -> pl.Series:
         .alias("")
         .scatter(unmarked, utf8_texts(contents.gather(unmarked)))
     )
-    suspect = texts.str.contains(f"{NOISE_CLASS}|{MARK_PAIR_CLASS}")  # one pass for both
+    suspect = texts.str.contains(f"{NOISE_CLASS}|{MARK_PAIR_CLASS}|{HZ_SHIFT}")  # one pass
     to_measure = (~suspect & texts.str.contains(TRIGGER_CLASS)).arg_true()
     measured = texts.gather(to_measure).str.replace_all(NOT_FOR_BADNESS_CLASS, "").to_list()
     bad = [fast_badness.is_bad(text, BADNESS_TRIGGERS) for text in measured]

@@ -4,7 +4,8 @@ The slow path of `decode.decode_dumps`: most dumps are plain UTF-8
 (`decode.plain_texts`) and never come here.
 
 Sites save dumps as UTF-8 (with or without BOM), UTF-16 with BOM, or a legacy
-code page (cp1252 on a French or German Windows machine, cp850 on DOS).
+code page (cp1252 on a French or German Windows machine, cp850 on DOS); CJK text
+in ISO-2022-JP, HZ or UTF-16 without BOM is read by `unmarked_cjk`.
 Legacy code pages are identified by charset-normalizer and tried beside it
 (`_pick_code_page`): the one under which the dump's date·source lines parse
 wins (cp850 and cp852 differ in `·`), then the one that reads its words. A
@@ -39,6 +40,7 @@ from flows.stages.legacy_text import (
     word_score,
 )
 from flows.stages.mojibake import repair_mojibake
+from flows.stages.unmarked_cjk import decode_escaped, decode_utf16
 
 UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 #: UTF-32's BOMs (its little-endian one starts with UTF-16's: looked for first).
@@ -114,17 +116,19 @@ class DecodedDump(NamedTuple):
 def decode_bytes(content: bytes) -> DecodedDump:
     """Decode one dump's bytes. Never raises.
 
-    UTF-8 is tried first. A file that is not valid UTF-8 is, in this order:
-    UTF-8 lines plus lines of one legacy code page (two pastes joined:
-    decoded line by line); UTF-8 with damaged bytes, when the lines whose
-    non-ASCII text is valid UTF-8 outnumber the lines with invalid bytes
+    UTF-8 is tried first (after ISO-2022 and HZ: `unmarked_cjk.decode_escaped`). A
+    file that is not valid UTF-8 is, in this order: UTF-16 without a BOM of CJK text
+    (`unmarked_cjk.decode_utf16`); UTF-8 lines plus lines of one legacy code page
+    (two pastes joined: decoded line by line); UTF-8 with damaged bytes, when the
+    lines whose non-ASCII text is valid UTF-8 outnumber the lines with invalid bytes
     (invalid bytes become U+FFFD and their lines are rejected later, however
     many bytes a damaged spot has); else a legacy code page.
 
     Returns:
         encoding: "utf-8-sig" (UTF-8 with BOM), "utf-16" or "utf-32" (with BOM), "utf-8",
         "utf-8+<code page>" (decoded line by line; "utf-8-sig+<code page>" after a
-        BOM), or the legacy code page (see `_legacy`).
+        BOM), "iso2022_jp", "hz"… (`unmarked_cjk.ESCAPED_CODECS`), "utf-16-le" or
+        "utf-16-be" (no BOM), or the legacy code page (see `_legacy`).
         repair: what was done, "; "-joined: REPAIR_REPLACED (the affected
         lines are rejected later), REPAIR_PER_LINE, and one of `mojibake`'s REPAIR_MOJIBAKE,
         MOJIBAKE_PARTIAL, MOJIBAKE_LEFT (see `repair_mojibake`); None when
@@ -153,10 +157,14 @@ def _decode_unmarked(content: bytes) -> DecodedDump:
     """`decode_bytes` of bytes without a BOM (or after a UTF-8 one)."""
     if b"\x00" in content and content.count(b"\x00") > MAX_NUL_SHARE * len(content):
         return DecodedDump(None, None, None, "file has NUL bytes: binary, not a text dump")
-    try:
-        return _checked(content.decode("utf-8"), "utf-8")
-    except UnicodeDecodeError:
-        pass
+    unmarked = decode_escaped(content)  # ASCII bytes of ISO-2022-JP or HZ
+    if unmarked is None:
+        try:
+            return _checked(content.decode("utf-8"), "utf-8")
+        except UnicodeDecodeError:
+            unmarked = decode_utf16(content)  # CJK text: its few NULs, ASCII characters'
+    if unmarked is not None:
+        return _checked(*unmarked)
     replaced = content.decode("utf-8", errors="replace")
     if _is_cut_utf8(content):  # a download cut inside its last character
         return _checked(replaced, "utf-8", REPAIR_REPLACED)

@@ -128,8 +128,8 @@ def repair_mojibake(text: str) -> tuple[str, str | None]:
     longer looks broken (a cp1252 pair or bad by the measure: a MacRoman or
     Windows-1251 pair left may be real, `√π`, `МТГ™`). A line it cannot
     repair counts as left only when it looks broken so. Lines are repaired one
-    by one, so a header with a real `é` does not stop the repair of a MacRoman
-    line below it.
+    by one (the lines `decode.split_lines` makes: `split_line_ends`), so a header
+    with a real `é` does not stop the repair of a MacRoman line below it.
 
     Returns:
         (text, outcome): outcome is REPAIR_MOJIBAKE when every suspect line
@@ -141,20 +141,13 @@ def repair_mojibake(text: str) -> tuple[str, str | None]:
     if not _is_suspect(text):
         return text, None
     out, repaired, left, strong_left = [], 0, 0, 0
-    for line in text.splitlines(keepends=True):
-        if not _is_suspect(line):
-            out.append(line)
-            continue
-        fixed = ftfy.fix_encoding(line)
-        if fixed == line:
-            fixed = _undo(line)
-        fixed = _against_latin_9(line, fixed)
-        if fixed != line and not _looks_broken(fixed) and _reads_as_site_letters(line, fixed):
-            out.append(fixed)
+    for line, end in split_line_ends(text):
+        suspect = _is_suspect(line)
+        fixed = _repaired(line) if suspect else line
+        out.append(fixed + end)
+        if fixed != line:
             repaired += 1
-            continue
-        out.append(line)
-        if _looks_broken(line):
+        elif suspect and _looks_broken(line):
             left += 1
             strong_left += bool(CP1252_PAIR.search(line))
     if repaired and left:
@@ -164,6 +157,41 @@ def repair_mojibake(text: str) -> tuple[str, str | None]:
     else:
         outcome = MOJIBAKE_LEFT.format(left=left) if strong_left else None
     return "".join(out), outcome
+
+
+#: The line ends `decode.split_lines` splits at: LF, CR, CRLF, LS, PS; and in a text with no
+#: LF or CR but a final one, VT, FF and NEL (`str.splitlines` splits at all of those and at
+#: FS, GS, RS, always: a Latin-1 reading of UTF-8 holds NEL, the byte 0x85 of `兵`, E5 85 B5).
+_LINE_END = re.compile(r"\r\n|[\r\n\u2028\u2029]")
+_ANY_LINE_END = re.compile(r"\r\n|[\r\n\u2028\u2029\x0b\x0c\x85]")
+_INNER_LINE_END = re.compile(r"[\r\n](?![\r\n]*\Z)")
+
+
+def _repaired(line: str) -> str:
+    """A suspect line (no line end) repaired by ftfy or `_undo`, checked; else the line."""
+    fixed = ftfy.fix_encoding(line)
+    if fixed == line:
+        fixed = _undo(line)
+    fixed = _against_latin_9(line, fixed)
+    if fixed != line and not _looks_broken(fixed) and _reads_as_site_letters(line, fixed):
+        return fixed
+    return line
+
+
+def split_line_ends(text: str) -> list[tuple[str, str]]:
+    """`text`'s lines, split where `decode.split_lines` splits: a Latin-1 mojibake line
+    (`å\x85µå£«` for `兵士`) is repaired whole, not cut at its NEL; and a line is
+    repaired without its line end (a NEL after a mojibake line is no cp1252 `…`).
+
+    Returns:
+        (line, line end) pairs, joined `text`; the last line end "" when `text` has none.
+    """
+    ends = _LINE_END if _INNER_LINE_END.search(text) else _ANY_LINE_END
+    lines, start = [], 0
+    for end in ends.finditer(text):
+        lines.append((text[start : end.start()], end.group()))
+        start = end.end()
+    return [*lines, (text[start:], "")] if start < len(text) else lines
 
 
 def _undo(line: str) -> str:
