@@ -163,6 +163,19 @@ def test_a_symbol_pasted_as_an_image_keeps_its_symbol(img: str) -> None:
     assert occurrences["ruling_id"].n_unique() == 1
 
 
+@pytest.mark.parametrize(
+    "marked",
+    [
+        PAY.replace("{E}{E}", '<img src="e.svg" alt="{E}"/>{E}<img src="e.svg" alt="{E}"/>{E}'),
+        PAY.replace("{E}{E}", '{E}<img alt="{E}">{E}<img alt="{E}">'),
+    ],
+)
+def test_an_image_beside_its_symbol_typed_gives_the_symbol_once(marked: str) -> None:
+    # a review's find: a page showing the image and its text made `{E}{E}` of `{E}`
+    run = run_contents({"a.txt": content_of(HEAD, marked)})
+    assert run.tables["ruling_occurrences"]["text_raw"].to_list() == [PAY]
+
+
 def test_an_image_without_a_symbol_for_alt_text_leaves_nothing() -> None:
     marked = 'You may pay <img alt="energy" src="e.svg"> as the ability resolves.'
     run = run_contents({"a.txt": content_of(HEAD, marked)})

@@ -168,7 +168,10 @@ def strip_markup(text: str, invisible: re.Pattern[str]) -> tuple[str, int]:
             before, after = line[start - 1 : start], line[end : end + 1]
             return _BLOCK if before.isspace() or after.isspace() else ""
         if name == "img" and (alt := _SYMBOL_ALT_RE.search(match[0])):
-            return alt["dq"] or alt["sq"] or alt["bare"]  # `<img alt="{E}">` reads `{E}`
+            symbol = alt["dq"] or alt["sq"] or alt["bare"]  # `<img alt="{E}">` reads `{E}`
+            line, start, end = match.string, match.start(), match.end()
+            typed = line.startswith(symbol, end) or line[:start].endswith(symbol)
+            return "" if typed else symbol  # an image beside its symbol typed: once
         return _BLOCK if name in BLOCK_ELEMENTS else ""
 
     if "<" in text:
