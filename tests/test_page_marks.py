@@ -95,6 +95,44 @@ def test_labels_on_both_halves_of_a_bilingual_line_are_no_part_of_them() -> None
     assert tables["ruling_translations"].select("language", "text").rows() == [("fr", FR_MANA)]
 
 
+EN_HEADER = "Official rulings from Wizards of the Coast, as published."
+
+
+@pytest.mark.parametrize(
+    ("header", "label", "text", "language"),
+    [
+        (EN_HEADER, "ES: ", "Toque mortal", "es"),
+        (EN_HEADER, "[ES] ", "Arrollar", "es"),
+        (EN_HEADER, "(es) ", "Vínculo vital", "es"),
+        (FR_HEADER, "VF : ", "Contact mortel", "fr"),
+        (EN_HEADER, "IT: ", "Cautela", "it"),
+        (EN_HEADER, "(IT) ", "Cautela", "it"),
+        (EN_HEADER, "PT: ", "Alcance", "pt"),
+        (EN_HEADER, "BR: ", "Alcance", "pt"),
+        (EN_HEADER, "RU: ", "Полет", "ru"),
+    ],
+)
+def test_a_language_label_names_its_lines_language(
+    header: str, label: str, text: str, language: str
+) -> None:
+    # a review's find: with its label read as nothing, a short translation was glued into
+    # the English ruling or read as a neighbour (29 of ~930 labelled probes)
+    dump = content_of(header, HEAD, MANA, label + text, HEAD, COUNTERS)
+    tables = run_contents({"a.txt": dump}).tables
+    assert tables["ruling_occurrences"]["text_raw"].to_list() == [MANA, COUNTERS]
+    translations = tables["ruling_translations"]
+    assert translations.select("language", "text").rows() == [(language, text)]
+
+
+def test_an_english_label_keeps_its_line_in_the_ruling() -> None:
+    dump = content_of(FR_HEADER, FR_HEAD, "EN: Vigilance", "FR : Vigilance", FR_HEAD, MANA)
+    tables = run_contents({"a.txt": dump}).tables
+    assert tables["ruling_occurrences"]["text_raw"].to_list() == ["Vigilance", MANA]
+    assert tables["ruling_translations"].select("language", "text").rows() == [
+        ("fr", "Vigilance")
+    ]
+
+
 @pytest.mark.parametrize(
     "text",
     [

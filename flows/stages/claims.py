@@ -191,18 +191,41 @@ LANGUAGE_LABEL = (
 )
 
 
+#: The language a label's code names (LABEL_CODES): VO and OV, the original, are English.
+LABEL_LANGUAGES = {
+    **dict.fromkeys(["EN", "VO", "OV"], "en"),
+    **dict.fromkeys(["FR", "VF"], "fr"),
+    **{code: code.lower() for code in ("DE", "ES", "IT", "RU")},
+    **dict.fromkeys(["PT", "BR"], "pt"),
+    **dict.fromkeys(["JA", "JP"], "ja"),
+    **dict.fromkeys(["KO", "KR"], "ko"),
+    **dict.fromkeys(["ZH", "CN", "TW"], "zh"),  # the characters or the dump give the script
+}
+_LABEL_CODE = r"^\s*[\[(（【]?\s*([A-Za-z]{2})"  # a label's code: LABEL_CODES are two letters
+
+
 def strip_language_labels(resolved: pl.DataFrame) -> pl.DataFrame:
-    """Body lines without the language label they start with (LANGUAGE_LABEL): `EN:
-    Energy counters…` reads `Energy counters…`, `FR : Les marqueurs…` `Les marqueurs…`
-    (a probe's find: the labelled ruling was another ruling, its translation kept the
-    label). The label is not read as evidence of the line's language.
+    """Body lines without the language label they start with (LANGUAGE_LABEL), and the
+    language it names (LABEL_LANGUAGES): `EN: Energy counters…` reads `Energy counters…`
+    (en), `FR : Les marqueurs…` `Les marqueurs…` (fr) (a probe's find: the labelled ruling
+    was another ruling, its translation kept the label). The label is the line's
+    language (`language.label_line_languages`: `[ES] Arrollar` is no English line).
 
     Needs:
         kind (String), line (String). Updates line on `body` lines.
+
+    Adds:
+        label_language (String: an ISO 639-1 code, "zh" for Chinese; null when the line
+        has no label).
     """
-    body = pl.col("kind") == "body"
+    body, line = pl.col("kind") == "body", pl.col("line")
+    stripped = without_language_label(line)
+    code = line.str.extract(_LABEL_CODE, 1).str.to_uppercase()
     return resolved.with_columns(
-        line=pl.when(body).then(without_language_label(pl.col("line"))).otherwise("line")
+        label_language=pl.when(body & (stripped != line)).then(
+            code.replace_strict(LABEL_LANGUAGES, default=None, return_dtype=pl.String)
+        ),
+        line=pl.when(body).then(stripped).otherwise(line),
     )
 
 

@@ -17,7 +17,7 @@ import re
 
 import polars as pl
 
-from flows.stages.detector import SITE_LANGUAGES, fold_capitals
+from flows.stages.detector import ENGLISH, SITE_LANGUAGES, UNDETERMINED, fold_capitals
 from flows.stages.word_frequency import WordListSource, word_list
 from flows.stages.word_scores import UNKNOWN_WORD, word_scores
 
@@ -54,3 +54,28 @@ def has_foreign_words(texts: pl.Series, word_lists: WordListSource = word_list) 
 
     found = {text: any(map(foreign, text_words)) for text, text_words in words.items()}
     return texts.replace_strict(found, default=None, return_dtype=pl.Boolean)
+
+
+def undetermined_with_foreign_words(described: pl.DataFrame) -> pl.DataFrame:
+    """`described` with header_language "und" where it is en by default (`_weak`: read
+    unreliably, no claim used) and a word of it is a site language's, not English's
+    (`has_foreign_words`).
+
+    Needs:
+        header_text (String), header_language (String), header_language_is_inferred
+        (Boolean), _weak (Boolean) (`language.describe_dump_headers`).
+    """
+    by_default = (
+        pl.col("_weak")
+        & (pl.col("header_language") == ENGLISH)
+        & ~pl.col("header_language_is_inferred")
+    )
+    texts = described.filter(by_default)["header_text"].unique()
+    if texts.is_empty():  # most runs: every header read reliably, or claiming its language
+        return described
+    foreign = texts.filter(has_foreign_words(texts)).implode()
+    return described.with_columns(
+        header_language=pl.when(by_default & pl.col("header_text").is_in(foreign))
+        .then(pl.lit(UNDETERMINED))
+        .otherwise("header_language")
+    )

@@ -18,7 +18,7 @@ import polars as pl
 
 from flows.stages.dedupe import comparison_keys, normalize_text
 from flows.stages.detector import CHINESE, HAN_CHARACTER, NEIGHBOURS, UNDETERMINED, han_script
-from flows.stages.english_words import has_foreign_words
+from flows.stages.english_words import undetermined_with_foreign_words
 
 #: Rulings are published in English; translations are made from it.
 ORIGINAL_LANGUAGE = "en"
@@ -37,16 +37,12 @@ def resolve_is_inferred(is_reliable: pl.Expr, prior: pl.Expr) -> pl.Expr:
 #: Every character but the Han ones `detector.han_script` reads (HAN_CHARACTER's class, negated).
 _NOT_HAN = "[^" + HAN_CHARACTER.pattern.removeprefix("[")
 
-#: "detected>context" pairs where the dump's context language wins (NEIGHBOURS), but for
-#: Chinese's two scripts: a text read zh-cn or zh-tw has characters of that script only
-#: (`detector.han_script`), and keeps it in a dump of the other (a review's find: `官方裁定
-#: (zh-TW)` made a Simplified translation zh-tw). Text of characters both share is "zh".
+#: "detected>context" pairs where the dump's context wins (NEIGHBOURS), but Chinese's two
+#: scripts: a text read zh-cn has characters only Simplified has (`detector.han_script`) and
+#: keeps it in a zh-tw dump (`官方裁定 (zh-TW)` made it zh-tw). Shared characters are "zh".
 _SCRIPTS = {"zh-cn", "zh-tw"}
 _NEIGHBOUR_PAIRS = [
-    f"{found}>{near}"
-    for found, nears in NEIGHBOURS.items()
-    for near in nears
-    if {found, near} != _SCRIPTS
+    f"{a}>{b}" for a, near in NEIGHBOURS.items() for b in near if {a, b} != _SCRIPTS
 ]
 
 
@@ -236,26 +232,7 @@ def describe_dump_headers(
         .drop("language", "language_probability", "language_is_inferred")
         .sort("dump_id")
     )
-    return _undetermined_with_foreign_words(described).drop("_weak")
-
-
-def _undetermined_with_foreign_words(described: pl.DataFrame) -> pl.DataFrame:
-    """`described` with header_language "und" where it is en by default (`_weak`: read
-    unreliably, no claim used) and a word of it is a site language's, not English's."""
-    by_default = (
-        pl.col("_weak")
-        & (pl.col("header_language") == ORIGINAL_LANGUAGE)
-        & ~pl.col("header_language_is_inferred")
-    )
-    texts = described.filter(by_default)["header_text"].unique()
-    if texts.is_empty():  # most runs: every header read reliably, or claiming its language
-        return described
-    foreign = texts.filter(has_foreign_words(texts)).implode()
-    return described.with_columns(
-        header_language=pl.when(by_default & pl.col("header_text").is_in(foreign))
-        .then(pl.lit(UNDETERMINED))
-        .otherwise("header_language")
-    )
+    return undetermined_with_foreign_words(described).drop("_weak")
 
 
 def label_line_languages(
@@ -303,6 +280,7 @@ def label_line_languages(
         resolved.with_columns(_key=pl.when(is_body).then(key))
         .join(lookup, on="_key", how="left")
         .join(per_dump, on="dump_id", how="left")  # context and claim: one join, not two
+        .pipe(_with_labels)
         .pipe(_with_other_script, not_english)
         .with_columns(
             _is_foreign=not_english
@@ -312,8 +290,33 @@ def label_line_languages(
     )
     return _with_settled_languages(with_detected).drop(
         "_key", "_detected", "_probability", "is_reliable", "context_language",
-        "claimed_translation_language",
+        "claimed_translation_language", "label_language", "_labelled",
     )  # fmt: skip
+
+
+def _with_labels(lines: pl.DataFrame) -> pl.DataFrame:
+    """Body lines whose label names a language (`claims.strip_language_labels`; not a split
+    line's) take it, reliably, as their context too: `[ES] Arrollar` is es, `EN: …` English
+    (a review's find: 29 of ~930 labelled short translations were glued or a neighbour's).
+    Chinese keeps its characters' script. `_labelled`: the label's, not langdetect's."""
+    if "label_language" not in lines.columns:
+        return lines.with_columns(label_language=pl.lit(None, pl.String), _labelled=False)
+    label, detected = pl.col("label_language"), pl.col("_detected")
+    if "translation_text" in lines.columns:
+        label = pl.when(pl.col("translation_text").is_null()).then(label)
+    chinese = (label == CHINESE) & detected.is_in(["zh-cn", "zh-tw", CHINESE])
+    agrees = ((detected == label) | chinese).fill_null(False)
+    labelled, other = label.is_not_null(), label.is_not_null() & ~agrees
+    reliable = pl.col("is_reliable").fill_null(False)
+    return lines.with_columns(
+        _detected=pl.when(other).then(label).otherwise(detected),
+        _probability=pl.when(~other).then("_probability"),
+        context_language=pl.when(labelled & (label != CHINESE))
+        .then(label)
+        .otherwise("context_language"),
+        _labelled=other | (labelled & ~reliable),
+        is_reliable=pl.when(labelled).then(True).otherwise("is_reliable"),
+    )
 
 
 def _with_settled_languages(with_detected: pl.DataFrame) -> pl.DataFrame:
@@ -341,7 +344,7 @@ def _with_settled_languages(with_detected: pl.DataFrame) -> pl.DataFrame:
         .then(settle_language(detected, context))
         .when(is_body)
         .then(pl.lit(ORIGINAL_LANGUAGE)),
-        language_is_inferred=inferred,
+        language_is_inferred=inferred | (is_body & pl.col("_labelled")),
         language_probability=pl.when(is_body & ~inferred).then(pl.col("_probability")),
     )
 
