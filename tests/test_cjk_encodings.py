@@ -106,19 +106,36 @@ def test_nel_line_ends_around_a_mojibake_line_stay_line_ends() -> None:
     "text",
     [
         "a\nå\x85µ\nb\x85c\n",  # LF line ends: NEL is no line end
-        "a\x85b\x0bc\x0cd\x85",  # no LF or CR: VT, FF and NEL are
+        "a\x85b\x85c\x85",  # no LF or CR: NEL is
+        "a\x0bb\x0cc\u2028d\x0b",  # no LF or CR: VT and FF are
         "a\r\nb\rc\u2028d\u2029e",
         "a\x1cb\x1dc\x1ed\n",  # FS, GS, RS: no line ends (`str.splitlines` splits there)
         "one line",
         "",
     ],
-    ids=["lf", "nel", "cr-ls-ps", "separators", "no-end", "empty"],
+    ids=["lf", "nel", "vt-ff", "cr-ls-ps", "separators", "no-end", "empty"],
 )
 def test_mojibake_lines_are_the_lines_split_lines_makes(text: str) -> None:
     split = split_lines(pl.DataFrame({"dump_id": ["d"], "text": [text]}))
     pairs = split_line_ends(text)
     assert "".join(line + end for line, end in pairs) == text
     assert len(pairs) == split.height
+
+
+@pytest.mark.parametrize("end", ["\x0b", "\x0c", "\u2028", "\u2029"])
+def test_a_nel_byte_of_a_mojibake_line_is_no_line_end_beside_other_line_ends(end: str) -> None:
+    # a review's find: in a file whose line ends are VT, FF, LS or PS, a Latin-1 mojibake
+    # line was cut at the NEL of `х` (D1 85) and left unrepaired, glued into the ruling
+    # (155 of 408 such probes: ru, ko, ja, zh); both pieces were repaired whole before
+    header = "Официальные разъяснения Wizards of the Coast."
+    russian = "Когда это существо выходит на поле битвы, возьмите карту."
+    lines = [header, "7 июня 2024 г. · источник: wotc", RULING, russian]
+    text = end.join(line.encode().decode("latin-1") for line in lines) + end
+    tables = _read(text.encode())
+    dump = tables["dumps"].row(0, named=True)
+    assert (dump["encoding_repair"], dump["line_count"]) == (REPAIR_MOJIBAKE, 4)
+    assert tables["ruling_occurrences"]["text_raw"].to_list() == [RULING]
+    assert tables["ruling_translations"].select("language", "text").rows() == [("ru", russian)]
 
 
 def test_a_mojibake_line_keeps_its_line_end() -> None:

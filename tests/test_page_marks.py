@@ -128,9 +128,7 @@ def test_an_english_label_keeps_its_line_in_the_ruling() -> None:
     dump = content_of(FR_HEADER, FR_HEAD, "EN: Vigilance", "FR : Vigilance", FR_HEAD, MANA)
     tables = run_contents({"a.txt": dump}).tables
     assert tables["ruling_occurrences"]["text_raw"].to_list() == ["Vigilance", MANA]
-    assert tables["ruling_translations"].select("language", "text").rows() == [
-        ("fr", "Vigilance")
-    ]
+    assert tables["ruling_translations"].select("language", "text").rows() == [("fr", "Vigilance")]
 
 
 @pytest.mark.parametrize(
