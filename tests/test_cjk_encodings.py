@@ -123,14 +123,19 @@ def test_mojibake_lines_are_the_lines_split_lines_makes(text: str) -> None:
 
 
 @pytest.mark.parametrize("end", ["\x0b", "\x0c", "\u2028", "\u2029"])
-def test_a_nel_byte_of_a_mojibake_line_is_no_line_end_beside_other_line_ends(end: str) -> None:
-    # a review's find: in a file whose line ends are VT, FF, LS or PS, a Latin-1 mojibake
+@pytest.mark.parametrize("whole", [False, True], ids=["lines", "whole-file"])
+def test_a_nel_byte_of_a_mojibake_line_is_no_line_end(end: str, whole: bool) -> None:
+    # two reviews' finds: in a file whose line ends are VT, FF, LS or PS, a Latin-1 mojibake
     # line was cut at the NEL of `х` (D1 85) and left unrepaired, glued into the ruling
-    # (155 of 408 such probes: ru, ko, ja, zh); both pieces were repaired whole before
+    # (155 of 408 such probes: ru, ko, ja, zh); in a whole file read so, its LS or PS
+    # too are mojibake (`â\x80¨`), and NEL was its only line end (6 of 16)
     header = "Официальные разъяснения Wizards of the Coast."
     russian = "Когда это существо выходит на поле битвы, возьмите карту."
     lines = [header, "7 июня 2024 г. · источник: wotc", RULING, russian]
-    text = end.join(line.encode().decode("latin-1") for line in lines) + end
+    if whole:
+        text = (end.join(lines) + end).encode().decode("latin-1")
+    else:
+        text = end.join(line.encode().decode("latin-1") for line in lines) + end
     tables = _read(text.encode())
     dump = tables["dumps"].row(0, named=True)
     assert (dump["encoding_repair"], dump["line_count"]) == (REPAIR_MOJIBAKE, 4)

@@ -162,11 +162,11 @@ def repair_mojibake(text: str) -> tuple[str, str | None]:
 #: The line ends `decode.split_lines` splits at: LF, CR, CRLF, LS, PS; and in a text with no
 #: LF or CR but a final one, VT, FF and NEL (`str.splitlines` splits at all of those and at
 #: FS, GS, RS, always: a Latin-1 reading of UTF-8 holds NEL, the byte 0x85 of `兵`, E5 85 B5).
-#: A NEL is a line end here only when the text has no other (a review's find: a VT file's
-#: Latin-1 `Ñ\x85`, Cyrillic `х`, was cut at its NEL and left unrepaired: 155 of 408).
+#: A NEL after a UTF-8 byte read as Latin-1 (a lead byte, U+00C2–U+00F4, or another
+#: continuation, U+0080–U+00BF) is a letter's byte, no line end (two reviews' finds: `Ñ\x85`,
+#: Cyrillic `х`, was cut and left unrepaired, in VT, FF, LS or PS files: 161 of 424).
 _LINE_END = re.compile(r"\r\n|[\r\n\u2028\u2029]")
-_OTHER_LINE_END = re.compile(r"\r\n|[\r\n\u2028\u2029\x0b\x0c]")
-_ANY_LINE_END = re.compile(r"\r\n|[\r\n\u2028\u2029\x0b\x0c\x85]")
+_ANY_LINE_END = re.compile(r"\r\n|[\r\n\u2028\u2029\x0b\x0c]|(?<![\x80-\xbf\xc2-\xf4])\x85")
 _INNER_LINE_END = re.compile(r"[\r\n](?![\r\n]*\Z)")
 
 
@@ -185,15 +185,12 @@ def split_line_ends(text: str) -> list[tuple[str, str]]:
     """`text`'s lines, split where `decode.split_lines` splits: a Latin-1 mojibake line
     (`å\x85µå£«` for `兵士`) is repaired whole, not cut at its NEL; and a line is
     repaired without its line end (a NEL after a mojibake line is no cp1252 `…`). A NEL
-    ends a line only in a text with no other line end (in a VT file, `Ñ\x85` is `х`).
+    right after a UTF-8 byte read as Latin-1 ends no line (`Ñ\x85` is `х`).
 
     Returns:
         (line, line end) pairs, joined `text`; the last line end "" when `text` has none.
     """
-    if _INNER_LINE_END.search(text):
-        ends = _LINE_END
-    else:
-        ends = _OTHER_LINE_END if _OTHER_LINE_END.search(text.rstrip("\r\n")) else _ANY_LINE_END
+    ends = _LINE_END if _INNER_LINE_END.search(text) else _ANY_LINE_END
     lines, start = [], 0
     for end in ends.finditer(text):
         lines.append((text[start : end.start()], end.group()))
