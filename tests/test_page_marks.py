@@ -124,6 +124,28 @@ def test_a_language_label_names_its_lines_language(
     assert translations.select("language", "text").rows() == [(language, text)]
 
 
+@pytest.mark.parametrize(
+    ("label", "text", "language"),
+    [
+        ("VO : ", FR_MANA, "fr"),
+        ("EN: ", FR_MANA, "fr"),
+        ("FR: ", "Energiemarken sind kein Mana. Sie verschwinden nicht am Ende von Phasen.", "de"),
+        ("RU: ", FR_MANA, "fr"),
+        ("ZH: ", "エネルギー・カウンターはマナではない。", "ja"),
+        ("KO: ", "エネルギー・カウンターはマナではない。", "ja"),
+        ("FR : ", "Энергетические счётчики не являются маной.", "ru"),
+    ],
+)
+def test_a_label_yields_to_the_texts_own_language(label: str, text: str, language: str) -> None:
+    # a second review's find: with the label above all, 54 of 60 mislabelled lines were
+    # published in the label's language, and a French line after `VO : ` was glued into
+    # the English ruling; langdetect's reliable answer or the text's script decides
+    dump = content_of(EN_HEADER, HEAD, MANA, label + text, HEAD, COUNTERS)
+    tables = run_contents({"a.txt": dump}).tables
+    assert tables["ruling_occurrences"]["text_raw"].to_list() == [MANA, COUNTERS]
+    assert tables["ruling_translations"].select("language", "text").rows() == [(language, text)]
+
+
 def test_an_english_label_keeps_its_line_in_the_ruling() -> None:
     dump = content_of(FR_HEADER, FR_HEAD, "EN: Vigilance", "FR : Vigilance", FR_HEAD, MANA)
     tables = run_contents({"a.txt": dump}).tables
@@ -204,6 +226,8 @@ def test_a_symbol_pasted_as_an_image_keeps_its_symbol(img: str) -> None:
     [
         PAY.replace("{E}{E}", '<img src="e.svg" alt="{E}"/>{E}<img src="e.svg" alt="{E}"/>{E}'),
         PAY.replace("{E}{E}", '{E}<img alt="{E}">{E}<img alt="{E}">'),
+        PAY.replace("{E}{E}", '{E}{E}<img alt="{E}"><img alt="{E}">'),
+        PAY.replace("{E}{E}", '<img alt="{E}"><img alt="{E}">{E}{E}'),
     ],
 )
 def test_an_image_beside_its_symbol_typed_gives_the_symbol_once(marked: str) -> None:

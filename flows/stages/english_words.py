@@ -30,22 +30,26 @@ _LATIN_SITES = tuple(lang for lang in SITE_LANGUAGES if lang != "ru")
 
 
 def has_foreign_words(texts: pl.Series, word_lists: WordListSource = word_list) -> pl.Series:
-    """For each text (String), True when one of its words is no English word and is a word
-    of a Latin-script site language, fr, de, es, it or pt (wordfreq; Boolean):
+    """For each text (String), True when one of its lowercase words is no English word and
+    is a word of a Latin-script site language, fr, de, es, it or pt (wordfreq; Boolean):
     `Clarifications officielles`, `Rulings oficiales`. Words no language knows (names,
-    `Regelklarstellungen`: wordfreq holds no such compound) are no evidence. An
-    all-capitals text is read case-folded (`detector.fold_capitals`). Null stays null.
+    `Regelklarstellungen`: wordfreq holds no such compound) and capitalized words (a card
+    name, `Ajani Vengeant`) are no evidence. An all-capitals text is read case-folded
+    (`detector.fold_capitals`). Null stays null.
     `word_lists`: where a list not held yet comes from (`word_frequency.word_list`).
     """
     words = {
         text: {
             word.casefold()
             for word in _WORD.findall(_NUMBERED.sub(" ", fold_capitals(text).replace("’", "'")))
+            if word[0].islower()  # a capitalized word may be a name: `Rulings for Ajani Vengeant`
         }
         for text in texts.drop_nulls().unique()
     }
     asked = sorted(set().union(*words.values()))
-    scores = word_scores({lang: asked for lang in ("en", *_LATIN_SITES)}, word_lists)
+    scores = (
+        word_scores({lang: asked for lang in ("en", *_LATIN_SITES)}, word_lists) if asked else {}
+    )
 
     def foreign(word: str) -> bool:
         return scores["en"][word] <= UNKNOWN_WORD and any(

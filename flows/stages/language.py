@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from flows.stages.claims import with_label_languages
 from flows.stages.dedupe import comparison_keys, normalize_text
 from flows.stages.detector import CHINESE, HAN_CHARACTER, NEIGHBOURS, UNDETERMINED, han_script
 from flows.stages.english_words import undetermined_with_foreign_words
@@ -280,7 +281,7 @@ def label_line_languages(
         resolved.with_columns(_key=pl.when(is_body).then(key))
         .join(lookup, on="_key", how="left")
         .join(per_dump, on="dump_id", how="left")  # context and claim: one join, not two
-        .pipe(_with_labels)
+        .pipe(with_label_languages, _NEIGHBOUR_PAIRS)
         .pipe(_with_other_script, not_english)
         .with_columns(
             _is_foreign=not_english
@@ -292,31 +293,6 @@ def label_line_languages(
         "_key", "_detected", "_probability", "is_reliable", "context_language",
         "claimed_translation_language", "label_language", "_labelled",
     )  # fmt: skip
-
-
-def _with_labels(lines: pl.DataFrame) -> pl.DataFrame:
-    """Body lines whose label names a language (`claims.strip_language_labels`; not a split
-    line's) take it, reliably, as their context too: `[ES] Arrollar` is es, `EN: …` English
-    (a review's find: 29 of ~930 labelled short translations were glued or a neighbour's).
-    Chinese keeps its characters' script. `_labelled`: the label's, not langdetect's."""
-    if "label_language" not in lines.columns:
-        return lines.with_columns(label_language=pl.lit(None, pl.String), _labelled=False)
-    label, detected = pl.col("label_language"), pl.col("_detected")
-    if "translation_text" in lines.columns:
-        label = pl.when(pl.col("translation_text").is_null()).then(label)
-    chinese = (label == CHINESE) & detected.is_in(["zh-cn", "zh-tw", CHINESE])
-    agrees = ((detected == label) | chinese).fill_null(False)
-    labelled, other = label.is_not_null(), label.is_not_null() & ~agrees
-    reliable = pl.col("is_reliable").fill_null(False)
-    return lines.with_columns(
-        _detected=pl.when(other).then(label).otherwise(detected),
-        _probability=pl.when(~other).then("_probability"),
-        context_language=pl.when(labelled & (label != CHINESE))
-        .then(label)
-        .otherwise("context_language"),
-        _labelled=other | (labelled & ~reliable),
-        is_reliable=pl.when(labelled).then(True).otherwise("is_reliable"),
-    )
 
 
 def _with_settled_languages(with_detected: pl.DataFrame) -> pl.DataFrame:

@@ -109,6 +109,11 @@ _SYMBOL_ALT_RE = re.compile(
     re.IGNORECASE,
 )
 
+#: A run of `img` tags ending or starting a text: the images beside an image (`{E}{E}<img
+#: alt="{E}"><img alt="{E}">` is a page showing both the symbols and their images).
+_IMAGES_AT_END = re.compile(r"(?:<img\b[^>]*>)+\Z", re.IGNORECASE)
+_IMAGES_AT_START = re.compile(r"\A(?:<img\b[^>]*>)+", re.IGNORECASE)
+
 #: The working character a block tag is replaced by (NUL never reaches this step).
 _BLOCK = "\x00"
 _BLOCK_RUN_RE = re.compile(rf"\s*{_BLOCK}[\s{_BLOCK}]*")
@@ -169,9 +174,10 @@ def strip_markup(text: str, invisible: re.Pattern[str]) -> tuple[str, int]:
             return _BLOCK if before.isspace() or after.isspace() else ""
         if name == "img" and (alt := _SYMBOL_ALT_RE.search(match[0])):
             symbol = alt["dq"] or alt["sq"] or alt["bare"]  # `<img alt="{E}">` reads `{E}`
-            line, start, end = match.string, match.start(), match.end()
-            typed = line.startswith(symbol, end) or line[:start].endswith(symbol)
-            return "" if typed else symbol  # an image beside its symbol typed: once
+            before = _IMAGES_AT_END.sub("", match.string[: match.start()])
+            after = _IMAGES_AT_START.sub("", match.string[match.end() :])
+            typed = after.startswith(symbol) or before.endswith(symbol)
+            return "" if typed else symbol  # images beside their symbol typed: once
         return _BLOCK if name in BLOCK_ELEMENTS else ""
 
     if "<" in text:

@@ -165,5 +165,10 @@ def test_short_english_headers_with_names_no_language_knows_stay_english() -> No
         ("en", "Rullings"),
         ("en", "Rulings pasted by u/mtgfan"),
         ("de", "Regelklarstellungen"),  # left: no list holds it, en as before
+        # a second review's find: a card's name holding a French or Spanish word
+        ("en", "Rulings for Ajani Vengeant"),
+        ("en", "Rulings: Belbe's Percher"),
+        ("en", "Rulings: Niv-Mizzet, Parun"),
+        ("en", "Rulings: Burning Palm Efreet"),
     ]
     assert _header_languages(headers) == ["en"] * len(headers)
