@@ -107,13 +107,14 @@ def test_nel_line_ends_around_a_mojibake_line_stay_line_ends() -> None:
     [
         "a\nå\x85µ\nb\x85c\n",  # LF line ends: NEL is no line end
         "a\x85b\x85c\x85",  # no LF or CR: NEL is
+        "annulÃ©\x85b\x85",  # ... after a whole letter read as Latin-1 (é) too
         "a\x0bb\x0cc\u2028d\x0b",  # no LF or CR: VT and FF are
         "a\r\nb\rc\u2028d\u2029e",
         "a\x1cb\x1dc\x1ed\n",  # FS, GS, RS: no line ends (`str.splitlines` splits there)
         "one line",
         "",
     ],
-    ids=["lf", "nel", "vt-ff", "cr-ls-ps", "separators", "no-end", "empty"],
+    ids=["lf", "nel", "nel-after-letter", "vt-ff", "cr-ls-ps", "separators", "no-end", "empty"],
 )
 def test_mojibake_lines_are_the_lines_split_lines_makes(text: str) -> None:
     split = split_lines(pl.DataFrame({"dump_id": ["d"], "text": [text]}))

@@ -162,11 +162,13 @@ def repair_mojibake(text: str) -> tuple[str, str | None]:
 #: The line ends `decode.split_lines` splits at: LF, CR, CRLF, LS, PS; and in a text with no
 #: LF or CR but a final one, VT, FF and NEL (`str.splitlines` splits at all of those and at
 #: FS, GS, RS, always: a Latin-1 reading of UTF-8 holds NEL, the byte 0x85 of `兵`, E5 85 B5).
-#: A NEL after a UTF-8 byte read as Latin-1 (a lead byte, U+00C2–U+00F4, or another
-#: continuation, U+0080–U+00BF) is a letter's byte, no line end (two reviews' finds: `Ñ\x85`,
-#: Cyrillic `х`, was cut and left unrepaired, in VT, FF, LS or PS files: 161 of 424).
+#: A NEL that a UTF-8 letter read as Latin-1 still needs (after its lead byte, U+00C2–U+00F4,
+#: or a 3- or 4-byte letter's lead and continuations) is that letter's byte, no line end
+#: (two reviews' finds: `Ñ\x85`, Cyrillic `х`, was cut and left unrepaired in VT, FF, LS
+#: or PS files: 161 of 424); after a whole letter (`Ã©`, é) it ends a line.
 _LINE_END = re.compile(r"\r\n|[\r\n\u2028\u2029]")
-_ANY_LINE_END = re.compile(r"\r\n|[\r\n\u2028\u2029\x0b\x0c]|(?<![\x80-\xbf\xc2-\xf4])\x85")
+_NEL_ENDING = r"(?<![\xc2-\xf4])(?<![\xe0-\xf4][\x80-\xbf])(?<![\xf0-\xf4][\x80-\xbf]{2})\x85"
+_ANY_LINE_END = re.compile(rf"\r\n|[\r\n\u2028\u2029\x0b\x0c]|{_NEL_ENDING}")
 _INNER_LINE_END = re.compile(r"[\r\n](?![\r\n]*\Z)")
 
 
