@@ -102,6 +102,23 @@ def test_nel_line_ends_around_a_mojibake_line_stay_line_ends() -> None:
     assert tables["ruling_translations"]["text"].to_list() == [french]
 
 
+@pytest.mark.parametrize("codec", ["utf-8", "latin-1"])
+def test_nel_line_ends_after_accented_letters_of_clean_text_stay_line_ends(codec: str) -> None:
+    # a third review's find: a NEL after `é` (a letter that is also a UTF-8 lead byte read
+    # as Latin-1) ended no line, and ftfy made `é\x85\x85` a CJK letter: the next entry was
+    # glued and rejected (5 of 10 clean NEL-only files); no mojibake here, nothing repaired
+    head = "07 juin 2024 · source : wotc"
+    lines = ["Clarifications officielles de Wizards of the Coast. Traduction FR ci-dessous.",
+             head, RULING, "Les marqueurs d'énergie ne sont pas du mana, c'est réglé", "",
+             head, OTHER, "Une créature-équipement ne peut jamais s'attacher à elle-même, voilà"]  # fmt: skip
+    tables = _read(("\x85".join(lines) + "\x85").encode(codec))
+    dump = tables["dumps"].row(0, named=True)
+    assert (dump["encoding_repair"], dump["line_count"], dump["entry_count"]) == (None, 8, 2)
+    assert tables["ruling_translations"].height == 2  # (Latin-1's code page: left as it was)
+    if codec == "utf-8":
+        assert tables["ruling_translations"]["text"].to_list() == [lines[3], lines[7]]
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -162,13 +162,14 @@ def repair_mojibake(text: str) -> tuple[str, str | None]:
 #: The line ends `decode.split_lines` splits at: LF, CR, CRLF, LS, PS; and in a text with no
 #: LF or CR but a final one, VT, FF and NEL (`str.splitlines` splits at all of those and at
 #: FS, GS, RS, always: a Latin-1 reading of UTF-8 holds NEL, the byte 0x85 of `兵`, E5 85 B5).
-#: A NEL that a UTF-8 letter read as Latin-1 still needs (after its lead byte, U+00C2–U+00F4,
-#: or a 3- or 4-byte letter's lead and continuations) is that letter's byte, no line end
-#: (two reviews' finds: `Ñ\x85`, Cyrillic `х`, was cut and left unrepaired in VT, FF, LS
-#: or PS files: 161 of 424); after a whole letter (`Ã©`, é) it ends a line.
 _LINE_END = re.compile(r"\r\n|[\r\n\u2028\u2029]")
-_NEL_ENDING = r"(?<![\xc2-\xf4])(?<![\xe0-\xf4][\x80-\xbf])(?<![\xf0-\xf4][\x80-\xbf]{2})\x85"
-_ANY_LINE_END = re.compile(rf"\r\n|[\r\n\u2028\u2029\x0b\x0c]|{_NEL_ENDING}")
+_ANY_LINE_END = re.compile(r"\r\n|[\r\n\u2028\u2029\x0b\x0c\x85]")
+#: The end of a mojibake line whose UTF-8 letter read as Latin-1 still needs a NEL (after
+#: its lead byte, U+00C2–U+00F4, or a 3- or 4-byte letter's lead and continuations): that
+#: NEL is the letter's byte, no line end (three reviews' finds: `Ñ\x85`, Cyrillic `х`, was
+#: cut and left unrepaired in VT, FF, LS or PS files: 161 of 424; a clean line ending
+#: `réglé` is no mojibake, and its NEL ends it).
+_NEEDS_NEL = re.compile(r"(?:[\xc2-\xf4]|[\xe0-\xf4][\x80-\xbf]|[\xf0-\xf4][\x80-\xbf]{2})\Z")
 _INNER_LINE_END = re.compile(r"[\r\n](?![\r\n]*\Z)")
 
 
@@ -187,17 +188,25 @@ def split_line_ends(text: str) -> list[tuple[str, str]]:
     """`text`'s lines, split where `decode.split_lines` splits: a Latin-1 mojibake line
     (`å\x85µå£«` for `兵士`) is repaired whole, not cut at its NEL; and a line is
     repaired without its line end (a NEL after a mojibake line is no cp1252 `…`). A NEL
-    right after a UTF-8 byte read as Latin-1 ends no line (`Ñ\x85` is `х`).
+    a mojibake line's last letter needs ends no line (`Ñ\x85` is `х`: _NEEDS_NEL).
 
     Returns:
         (line, line end) pairs, joined `text`; the last line end "" when `text` has none.
     """
     ends = _LINE_END if _INNER_LINE_END.search(text) else _ANY_LINE_END
-    lines, start = [], 0
+    pieces, start = [], 0
     for end in ends.finditer(text):
-        lines.append((text[start : end.start()], end.group()))
+        pieces.append((text[start : end.start()], end.group()))
         start = end.end()
-    return [*lines, (text[start:], "")] if start < len(text) else lines
+    if start < len(text):
+        pieces.append((text[start:], ""))
+    lines: list[tuple[str, str]] = []
+    for line, line_end in pieces:
+        before, before_end = lines[-1] if lines else ("", "")
+        if before_end == "\x85" and _NEEDS_NEL.search(before) and _is_suspect(before):
+            line = lines.pop()[0] + before_end + line  # the NEL is a mojibake letter's byte
+        lines.append((line, line_end))
+    return lines
 
 
 def _undo(line: str) -> str:
