@@ -219,6 +219,8 @@ def strip_language_labels(resolved: pl.DataFrame) -> pl.DataFrame:
         has no label).
     """
     body, line = pl.col("kind") == "body", pl.col("line")
+    if not resolved.select((body & line.str.contains(LANGUAGE_LABEL)).any()).item():
+        return resolved.with_columns(label_language=pl.lit(None, pl.String))  # most runs
     stripped = without_language_label(line)
     code = line.str.extract(_LABEL_CODE, 1).str.to_uppercase()
     return resolved.with_columns(
