@@ -98,6 +98,14 @@ def test_labels_on_both_halves_of_a_bilingual_line_are_no_part_of_them() -> None
 EN_HEADER = "Official rulings from Wizards of the Coast, as published."
 
 
+def _rulings_and_translations(header: str, line: str) -> tuple[list[str], list[tuple[str, str]]]:
+    """The ruling texts and (language, text) translations of a dump whose first entry's
+    ruling MANA is followed by `line`, its second's COUNTERS alone."""
+    tables = run_contents({"a.txt": content_of(header, HEAD, MANA, line, HEAD, COUNTERS)}).tables
+    translations = tables["ruling_translations"].select("language", "text").rows()
+    return tables["ruling_occurrences"]["text_raw"].to_list(), translations
+
+
 @pytest.mark.parametrize(
     ("header", "label", "text", "language"),
     [
@@ -117,11 +125,7 @@ def test_a_language_label_names_its_lines_language(
 ) -> None:
     # a review's find: with its label read as nothing, a short translation was glued into
     # the English ruling or read as a neighbour (29 of ~930 labelled probes)
-    dump = content_of(header, HEAD, MANA, label + text, HEAD, COUNTERS)
-    tables = run_contents({"a.txt": dump}).tables
-    assert tables["ruling_occurrences"]["text_raw"].to_list() == [MANA, COUNTERS]
-    translations = tables["ruling_translations"]
-    assert translations.select("language", "text").rows() == [(language, text)]
+    assert _rulings_and_translations(header, label + text) == ([MANA, COUNTERS], [(language, text)])
 
 
 @pytest.mark.parametrize(
@@ -140,10 +144,10 @@ def test_a_label_yields_to_the_texts_own_language(label: str, text: str, languag
     # a second review's find: with the label above all, 54 of 60 mislabelled lines were
     # published in the label's language, and a French line after `VO : ` was glued into
     # the English ruling; langdetect's reliable answer or the text's script decides
-    dump = content_of(EN_HEADER, HEAD, MANA, label + text, HEAD, COUNTERS)
-    tables = run_contents({"a.txt": dump}).tables
-    assert tables["ruling_occurrences"]["text_raw"].to_list() == [MANA, COUNTERS]
-    assert tables["ruling_translations"].select("language", "text").rows() == [(language, text)]
+    assert _rulings_and_translations(EN_HEADER, label + text) == (
+        [MANA, COUNTERS],
+        [(language, text)],
+    )
 
 
 def test_an_english_label_keeps_its_line_in_the_ruling() -> None:

@@ -207,7 +207,7 @@ def _weighing(text: str, letters: int, probabilities: dict[str, float]) -> _Weig
     site = SITE_LANGUAGES if is_latin else SITE_LANGUAGES[-1:]
     candidates = {top, *NEIGHBOURS.get(top, ()), *guesses, *site} - {ENGLISH}
     return _Weighing(
-        words=_words(text),
+        words=list(map(str.casefold, written_words(text))),
         is_latin=is_latin,
         top=top,
         probabilities=probabilities,
@@ -244,11 +244,11 @@ def _weigh_words(
     return best, probabilities.get(best), lead >= needed
 
 
-def _words(text: str) -> list[str]:
-    """Case-folded words of `text` (’ read as '), `{symbols}`, numbers and the letters
+def written_words(text: str) -> list[str]:
+    """The words of `text` as written (’ read as '), `{symbols}`, numbers and the letters
     right after a digit left out (`(704.5j)`, `702.19c`: a rule's number, no French `j`)."""
     text = _NUMBERED.sub(" ", _SYMBOL.sub(" ", text)).replace("’", "'")
-    return list(map(str.casefold, _WORD.findall(text)))
+    return _WORD.findall(text)
 
 
 def fold_capitals(text: str) -> str:

@@ -13,17 +13,18 @@ when any unknown lowercase word counted).
 
 from __future__ import annotations
 
-import re
-
 import polars as pl
 
-from flows.stages.detector import ENGLISH, SITE_LANGUAGES, UNDETERMINED, fold_capitals
+from flows.stages.detector import (
+    ENGLISH,
+    SITE_LANGUAGES,
+    UNDETERMINED,
+    fold_capitals,
+    written_words,
+)
 from flows.stages.word_frequency import WordListSource, word_list
 from flows.stages.word_scores import UNKNOWN_WORD, word_scores
 
-#: A word as written (as `detector` reads one): letters, inner apostrophes and hyphens.
-_WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
-_NUMBERED = re.compile(r"(?<=\d)[^\W\d_]+|\{[^}]*\}")  # `704.5j`, `{T}`: no words
 #: The languages whose words count: the Latin-script sites' (a Cyrillic text is never
 #: read en by default).
 _LATIN_SITES = tuple(lang for lang in SITE_LANGUAGES if lang != "ru")
@@ -41,7 +42,7 @@ def has_foreign_words(texts: pl.Series, word_lists: WordListSource = word_list) 
     words = {
         text: {
             word.casefold()
-            for word in _WORD.findall(_NUMBERED.sub(" ", fold_capitals(text).replace("’", "'")))
+            for word in written_words(fold_capitals(text))
             if word[0].islower()  # a capitalized word may be a name: `Rulings for Ajani Vengeant`
         }
         for text in texts.drop_nulls().unique()

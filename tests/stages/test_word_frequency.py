@@ -41,7 +41,7 @@ ODD_WORDS = (
 
 
 def _real_words() -> list[str]:
-    """Distinct words (`detector._words`) of a fixed sample of real texts in every
+    """Distinct words (`detector.written_words`, case-folded) of a fixed sample of real texts in every
     language of the real data: foreign card texts and English rulings."""
     foreign = (
         load_foreign_cards(REAL_DATA)
@@ -55,7 +55,11 @@ def _real_words() -> list[str]:
     )
     rulings = pl.read_ndjson(REAL_DATA / "derived" / "mtgjson_v5_rulings.jsonl")["comment"]
     english = rulings.unique().sort().sample(60, seed=7)
-    words = [word for text in [*foreign, *english] for word in detector._words(text)]
+    words = [
+        word
+        for text in [*foreign, *english]
+        for word in map(str.casefold, detector.written_words(text))
+    ]
     return sorted(set(words))
 
 
