@@ -7,6 +7,8 @@ Reads every dump of RAW_DIR and runs the stages of `disk.raw.parse_batch` and
 dates, entries, stubs), taking each step's CPU time (`time.process_time`:
 user + system, all threads of this process) and wall time. CPU time is the
 figure to compare: on a shared machine wall time mostly measures the others.
+Then the parse again in batches of `run.BATCH_FILES` files against one call over
+all of them (`measure_batches`): the CPU each batch adds.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 import polars as pl
 
 from flows.disk import raw
+from flows.run import BATCH_FILES
 from flows.stages import dates, decode, parse, stubs
 
 
@@ -56,6 +59,30 @@ def measure(raw_dir: Path, today: dt.date) -> dict[str, Any]:
         "steps": steps,
         "total_cpu_s": round(sum(s["cpu_s"] for s in steps.values()), 3),
         "total_wall_s": round(sum(s["wall_s"] for s in steps.values()), 3),
+        "batches": measure_batches(hashed, BATCH_FILES),
+    }
+
+
+def measure_batches(hashed: pl.DataFrame, batch_files: int) -> dict[str, Any]:
+    """CPU of `parse.parse_files` over `hashed` in batches of `batch_files`, one after
+    another in one thread (as a parse worker runs a cold run's batches), against one call
+    over all of it: what each batch costs beyond its files. (polars keeps 32 compiled
+    regexes per thread: a parse using more compiles each again in every batch.)"""
+    parse.parse_files(hashed.head(batch_files))  # imports and first compiles: not counted
+    started = time.process_time()
+    for start in range(0, hashed.height, batch_files):
+        parse.parse_files(hashed.slice(start, batch_files))
+    batched = time.process_time() - started
+    started = time.process_time()
+    parse.parse_files(hashed)
+    whole = time.process_time() - started
+    batches = -(-hashed.height // batch_files)
+    return {
+        "batch_files": batch_files,
+        "batches": batches,
+        "batched_cpu_s": round(batched, 3),
+        "one_call_cpu_s": round(whole, 3),
+        "overhead_per_batch_cpu_s": round((batched - whole) / batches, 3),
     }
 
 

@@ -8,7 +8,10 @@
 - warm: the same after 1 % of the dumps changed (a new entry appended);
 - unchanged: the same again with nothing changed, flow and direct: what any
   warm run costs with the published layout (every table rebuilt and
-  written whole) before it has anything to do;
+  written whole) before it has anything to do; warm then unchanged is
+  measured WARM_PAIRS times, each from the state the cold runs left (the
+  target is on the median: one difference of two runs of ~9 s swung from 0.4 to
+  2.1 s on this shared machine);
 - empty flow: a flow that does nothing, against the same server: the fixed
   cost of a run's process (Prefect's imports, creating and ending a flow run);
 - direct: the same run without Prefect (`bench/direct.py`: the steps and
@@ -32,21 +35,21 @@ import datetime as dt
 import json
 import os
 import platform
-import re
 import shutil
+import statistics
 import subprocess
 import sys
 import time
-from contextlib import suppress
+from collections.abc import Iterator
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
 import psutil
 
+from bench.floors import time_floor, time_naive
 from bench.server import prefect_server
 from flows.disk.paths import OutputPaths
-from flows.disk.state import load_state
 from flows.errors import RulingsError
 
 #: Targets of the issue, checked in the results (not in tests).
@@ -136,96 +139,22 @@ def count_lines(raw_dir: Path) -> tuple[int, int, int]:
 
 def change_dumps(raw_dir: Path, share: float) -> int:
     """Append a new entry to every `1/share`-th dump (by path order); return how many."""
-    paths = sorted(raw_dir.rglob("*.txt"))
-    step = max(1, round(1 / share))
-    changed = paths[::step]
+    return append_entries(dumps_to_change(raw_dir, share))
+
+
+def dumps_to_change(raw_dir: Path, share: float) -> list[Path]:
+    """Every `1/share`-th dump of `raw_dir` (by path order): the warm run's changed dumps."""
+    return sorted(raw_dir.rglob("*.txt"))[:: max(1, round(1 / share))]
+
+
+def append_entries(changed: list[Path]) -> int:
+    """Append a new entry to each of `changed`; return how many."""
     for n, path in enumerate(changed):
         with path.open("a", encoding="utf-8") as dump:
             dump.write(
                 f"2024-06-07 · source : wotc\nBenchmark change {n}: a new ruling appended.\n"
             )
     return len(changed)
-
-
-def time_floor(state_dir: Path, raw_dir: Path, cores: int) -> dict[str, float]:
-    """The floors: the work no run can skip, with plain langdetect and with the engine.
-
-    Each detects once each of a run's distinct texts that has a letter (its
-    language cache) in one process: langdetect's `detect_langs` (seeded) one
-    text at a time, then the product's engine (`batch_langdetect.detect_langprobs`,
-    the same answers) over all of them; each CPU time is divided by `cores`,
-    plus reading every file of `raw_dir` (wall).
-
-    Returns:
-        distinct_texts, langdetect_cpu_s, engine_cpu_s, read_files_s, cores,
-        floor_s (langdetect's floor), engine_floor_s (seconds).
-    """
-    from langdetect import DetectorFactory, detect_langs
-    from langdetect.lang_detect_exception import LangDetectException
-
-    from flows.stages.batch_langdetect import detect_langprobs
-
-    DetectorFactory.seed = 0
-    texts = load_state(state_dir)["languages"]["text"]
-    texts = texts.filter(texts.str.contains(r"\p{L}")).to_list()
-    started = time.process_time()
-    for text in texts:
-        with suppress(LangDetectException):
-            detect_langs(text)
-    detect_cpu = time.process_time() - started
-    started = time.process_time()
-    detect_langprobs(texts)
-    engine_cpu = time.process_time() - started
-    started = time.perf_counter()
-    for path in raw_dir.rglob("*.txt"):
-        path.read_bytes()
-    read_s = time.perf_counter() - started
-    return {
-        "distinct_texts": len(texts),
-        "langdetect_cpu_s": round(detect_cpu, 2),
-        "engine_cpu_s": round(engine_cpu, 2),
-        "read_files_s": round(read_s, 2),
-        "cores": cores,
-        "floor_s": round(detect_cpu / cores + read_s, 2),
-        "engine_floor_s": round(engine_cpu / cores + read_s, 2),
-    }
-
-
-def time_naive(raw_dir: Path, share: float, total_lines: int) -> dict[str, float]:
-    """The naive reference on a slice of the dumps, scaled to the whole corpus by lines."""
-    from langdetect import DetectorFactory, detect_langs
-    from langdetect.lang_detect_exception import LangDetectException
-
-    DetectorFactory.seed = 0
-    date_line = re.compile(r"^\s*\S.*?\s*[·・]\s*\w+\s*[:：]\s*\S+\s*$")
-    paths = sorted(raw_dir.rglob("*.txt"))
-    sample = paths[:: max(1, round(1 / share))]
-    started = time.perf_counter()
-    lines = calls = 0
-    seen: dict[str, str] = {}
-    for path in sample:
-        body: list[str] = []
-        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-            lines += 1
-            if date_line.match(line) or line.startswith("CMC"):
-                if body:
-                    text = " ".join(body)
-                    try:
-                        seen.setdefault(text, detect_langs(text)[0].lang)
-                    except LangDetectException:
-                        seen.setdefault(text, "und")
-                    calls += 1
-                body = []
-            elif line.strip():
-                body.append(line)
-    elapsed = time.perf_counter() - started
-    return {
-        "slice_files": len(sample),
-        "slice_lines": lines,
-        "slice_s": round(elapsed, 2),
-        "langdetect_calls": calls,
-        "scaled_s": round(elapsed * total_lines / max(1, lines), 2),
-    }
 
 
 def load_average() -> list[float]:
@@ -310,7 +239,13 @@ def _against_targets(runs: dict[str, Any], lines: int) -> dict[str, Any]:
         "cold_over_engine_floor": round(cold["wall_s"] / floor["engine_floor_s"], 2),
         "naive_over_cold": round(runs["naive"]["scaled_s"] / cold["wall_s"], 2),
         "warm_over_cold": round(warm["wall_s"] / cold["wall_s"], 3),  # retired target
-        "warm_minus_unchanged_s": round(warm["wall_s"] - runs["unchanged"]["wall_s"], 2),
+        # the median of WARM_PAIRS differences, each listed; CPU of the flow's tree too
+        "warm_minus_unchanged_s": _median_difference(runs["warm_pairs"], "wall_s"),
+        "warm_minus_unchanged_each_s": _differences(runs["warm_pairs"], "wall_s"),
+        "warm_minus_unchanged_cpu_s": _median_difference(runs["warm_pairs"], "cpu_s"),
+        "direct_warm_minus_unchanged_s": _median_difference(
+            runs["warm_pairs"], "wall_s", ("direct_warm", "direct_unchanged")
+        ),
         # what a warm run costs before it has anything to do, and its Prefect part
         "unchanged_over_cold": round(runs["unchanged"]["wall_s"] / cold["wall_s"], 3),
         "empty_flow_over_cold": round(runs["empty_flow"]["wall_s"] / cold["wall_s"], 3),
@@ -322,6 +257,33 @@ def _against_targets(runs: dict[str, Any], lines: int) -> dict[str, Any]:
         "direct_us_per_line": round(runs["direct"]["wall_s"] / lines * 1e6, 1),
         "targets": TARGETS,
     }
+
+
+#: How many times warm then unchanged are measured (`_warm_states`).
+WARM_PAIRS = 5
+
+
+def _warm_states(raw: Path, outputs: tuple[Path, ...], share: float) -> Iterator[int]:
+    """Before each of WARM_PAIRS warm runs: `outputs` as the cold runs left them (a copy
+    kept beside each, removed at the end) and the same dumps changed (`dumps_to_change`:
+    their bytes restored, then the entry appended again); yields how many dumps changed."""
+    changed = dumps_to_change(raw, share)
+    originals = {path: path.read_bytes() for path in changed}
+    kept = [out.with_name(f"{out.name}-cold") for out in outputs]
+    try:
+        for out, copy in zip(outputs, kept, strict=True):
+            shutil.copytree(out, copy, symlinks=True)
+        for n in range(WARM_PAIRS):
+            if n:
+                for out, copy in zip(outputs, kept, strict=True):
+                    shutil.rmtree(out)
+                    shutil.copytree(copy, out, symlinks=True)
+                for path, data in originals.items():
+                    path.write_bytes(data)
+            yield append_entries(changed)
+    finally:
+        for copy in kept:
+            shutil.rmtree(copy, ignore_errors=True)
 
 
 def _measure_runs(
@@ -358,14 +320,35 @@ def _measure_runs(
         load["after_cold"] = load_average()
         runs["floor"] = time_floor(OutputPaths(output).state, raw, os.cpu_count() or 1)
         runs["naive"] = time_naive(raw, naive_share, lines)
-        runs["changed"] = change_dumps(raw, changed_share)
-        runs["warm"] = measure(flow_run, work, served)
-        manifests["warm"] = json.loads(latest.read_text())
-        runs["direct_warm"] = measure(direct_run, work, env)
-        load["after_warm"] = load_average()
-        runs["unchanged"] = measure(flow_run, work, served)
-        manifests["unchanged"] = json.loads(latest.read_text())
-        runs["direct_unchanged"] = measure(direct_run, work, env)
+        runs["warm_pairs"] = []
+        for changed in _warm_states(raw, (output, direct_out), changed_share):
+            pair = {"warm": measure(flow_run, work, served)}
+            manifests.setdefault("warm", json.loads(latest.read_text()))
+            pair["direct_warm"] = measure(direct_run, work, env)
+            load.setdefault("after_warm", load_average())
+            pair["unchanged"] = measure(flow_run, work, served)
+            manifests.setdefault("unchanged", json.loads(latest.read_text()))
+            pair["direct_unchanged"] = measure(direct_run, work, env)
+            runs["warm_pairs"].append(
+                {k: {"wall_s": r["wall_s"], "cpu_s": r["cpu_s"]} for k, r in pair.items()}
+            )
+            runs.setdefault("changed", changed)
+            for kind, measured in pair.items():
+                runs.setdefault(kind, measured)  # the first pair's runs, whole
         quiet_served = {**quiet, "PREFECT_API_URL": api}  # quiet wins over inherited settings
         runs["empty_flow"] = measure([sys.executable, "-c", _EMPTY_FLOW], work, quiet_served)
     return runs, manifests, load
+
+
+def _differences(
+    pairs: list[dict[str, Any]], key: str, kinds: tuple[str, str] = ("warm", "unchanged")
+) -> list[float]:
+    """Each pair's `kinds[0]` minus its `kinds[1]`, in `key` (seconds)."""
+    return [round(pair[kinds[0]][key] - pair[kinds[1]][key], 2) for pair in pairs]
+
+
+def _median_difference(
+    pairs: list[dict[str, Any]], key: str, kinds: tuple[str, str] = ("warm", "unchanged")
+) -> float:
+    """The median of `_differences` (seconds)."""
+    return round(statistics.median(_differences(pairs, key, kinds)), 2)
