@@ -286,6 +286,44 @@ def _warm_states(raw: Path, outputs: tuple[Path, ...], share: float) -> Iterator
             shutil.rmtree(copy, ignore_errors=True)
 
 
+def _measure_pair(
+    flow: list[str],
+    direct: list[str],
+    work: Path,
+    envs: tuple[dict[str, str], dict[str, str]],
+    latest: Path,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Warm, direct warm, unchanged and direct unchanged runs, in that order (`envs`: the
+    flow's, the direct run's); the flow runs' manifests (`latest`)."""
+    pair, manifests = {}, {}
+    for kind, command, env in (
+        ("warm", flow, envs[0]),
+        ("direct_warm", direct, envs[1]),
+        ("unchanged", flow, envs[0]),
+        ("direct_unchanged", direct, envs[1]),
+    ):
+        pair[kind] = measure(command, work, env)
+        if command is flow:
+            manifests[kind] = json.loads(latest.read_text())
+    return pair, manifests
+
+
+def _pair_summary(pair: dict[str, Any], manifests: dict[str, Any]) -> dict[str, Any]:
+    """Each run's wall and CPU seconds; the flow runs' work too (the same in every pair)."""
+    return {
+        kind: {
+            "wall_s": measured["wall_s"],
+            "cpu_s": measured["cpu_s"],
+            **{
+                key: manifests[kind]["work"][key]
+                for key in ("dumps_parsed", "languages_detected")
+                if kind in manifests
+            },
+        }
+        for kind, measured in pair.items()
+    }
+
+
 def _measure_runs(
     raw: Path, work: Path, changed_share: float, naive_share: float, lines: int
 ) -> tuple[dict[str, Any], dict[str, Any], dict[str, list[float]]]:
@@ -322,19 +360,14 @@ def _measure_runs(
         runs["naive"] = time_naive(raw, naive_share, lines)
         runs["warm_pairs"] = []
         for changed in _warm_states(raw, (output, direct_out), changed_share):
-            pair = {"warm": measure(flow_run, work, served)}
-            manifests.setdefault("warm", json.loads(latest.read_text()))
-            pair["direct_warm"] = measure(direct_run, work, env)
+            pair, pair_manifests = _measure_pair(flow_run, direct_run, work, (served, env), latest)
             load.setdefault("after_warm", load_average())
-            pair["unchanged"] = measure(flow_run, work, served)
-            manifests.setdefault("unchanged", json.loads(latest.read_text()))
-            pair["direct_unchanged"] = measure(direct_run, work, env)
-            runs["warm_pairs"].append(
-                {k: {"wall_s": r["wall_s"], "cpu_s": r["cpu_s"]} for k, r in pair.items()}
-            )
+            runs["warm_pairs"].append(_pair_summary(pair, pair_manifests))
             runs.setdefault("changed", changed)
             for kind, measured in pair.items():
                 runs.setdefault(kind, measured)  # the first pair's runs, whole
+            for kind, manifest in pair_manifests.items():
+                manifests.setdefault(kind, manifest)
         quiet_served = {**quiet, "PREFECT_API_URL": api}  # quiet wins over inherited settings
         runs["empty_flow"] = measure([sys.executable, "-c", _EMPTY_FLOW], work, quiet_served)
     return runs, manifests, load
