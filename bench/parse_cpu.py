@@ -66,7 +66,8 @@ def measure(raw_dir: Path, today: dt.date) -> dict[str, Any]:
 def measure_batches(hashed: pl.DataFrame, batch_files: int) -> dict[str, Any]:
     """CPU of `parse.parse_files` over `hashed` in batches of `batch_files`, one after
     another in one thread (as a parse worker runs a cold run's batches), against one call
-    over all of it: what each batch costs beyond its files. (polars keeps 32 compiled
+    over all of it: what each batch costs beyond its files (null with one batch: the two
+    then parse the same files, and their difference is noise). (polars keeps 32 compiled
     regexes per thread: a parse using more compiles each again in every batch.)"""
     parse.parse_files(hashed.head(batch_files))  # imports and first compiles: not counted
     started = time.process_time()
@@ -82,7 +83,7 @@ def measure_batches(hashed: pl.DataFrame, batch_files: int) -> dict[str, Any]:
         "batches": batches,
         "batched_cpu_s": round(batched, 3),
         "one_call_cpu_s": round(whole, 3),
-        "overhead_per_batch_cpu_s": round((batched - whole) / batches, 3),
+        "overhead_per_batch_cpu_s": round((batched - whole) / batches, 3) if batches > 1 else None,
     }
 
 

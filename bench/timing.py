@@ -10,8 +10,8 @@
   warm run costs with the published layout (every table rebuilt and
   written whole) before it has anything to do; warm then unchanged is
   measured WARM_PAIRS times, each from the state the cold runs left (the
-  target is on the median: one difference of two runs of ~9 s swung from 0.4 to
-  2.1 s on this shared machine);
+  target is on the median: one difference of two runs of ~9 s was 2.11 s and
+  -0.07 s in two runs of the same code on this shared machine);
 - empty flow: a flow that does nothing, against the same server: the fixed
   cost of a run's process (Prefect's imports, creating and ending a flow run);
 - direct: the same run without Prefect (`bench/direct.py`: the steps and
@@ -199,7 +199,8 @@ def run_benchmark(
     `corpus` is copied to `work/raw` (the warm run changes dumps); outputs go to `work/`.
     """
     raw = work / "raw"
-    for path in (raw, work / "output", work / "direct"):
+    outputs = [work / name for name in ("output", "direct")]
+    for path in (raw, *outputs, *(out.with_name(out.name + KEPT) for out in outputs)):
         shutil.rmtree(path, ignore_errors=True)
     shutil.copytree(corpus, raw)
     files, lines, size = count_lines(raw)
@@ -262,6 +263,9 @@ def _against_targets(runs: dict[str, Any], lines: int) -> dict[str, Any]:
 #: How many times warm then unchanged are measured (`_warm_states`).
 WARM_PAIRS = 5
 
+#: The suffix of the outputs' copies `_warm_states` keeps (a killed run leaves them).
+KEPT = "-cold"
+
 
 def _warm_states(raw: Path, outputs: tuple[Path, ...], share: float) -> Iterator[int]:
     """Before each of WARM_PAIRS warm runs: `outputs` as the cold runs left them (a copy
@@ -269,17 +273,16 @@ def _warm_states(raw: Path, outputs: tuple[Path, ...], share: float) -> Iterator
     their bytes restored, then the entry appended again); yields how many dumps changed."""
     changed = dumps_to_change(raw, share)
     originals = {path: path.read_bytes() for path in changed}
-    kept = [out.with_name(f"{out.name}-cold") for out in outputs]
+    kept = [out.with_name(out.name + KEPT) for out in outputs]
     try:
         for out, copy in zip(outputs, kept, strict=True):
             shutil.copytree(out, copy, symlinks=True)
-        for n in range(WARM_PAIRS):
-            if n:
-                for out, copy in zip(outputs, kept, strict=True):
-                    shutil.rmtree(out)
-                    shutil.copytree(copy, out, symlinks=True)
-                for path, data in originals.items():
-                    path.write_bytes(data)
+        for _ in range(WARM_PAIRS):  # every pair from a copy: the first one too, alike
+            for out, copy in zip(outputs, kept, strict=True):
+                shutil.rmtree(out)
+                shutil.copytree(copy, out, symlinks=True)
+            for path, data in originals.items():
+                path.write_bytes(data)
             yield append_entries(changed)
     finally:
         for copy in kept:
@@ -309,11 +312,13 @@ def _measure_pair(
 
 
 def _pair_summary(pair: dict[str, Any], manifests: dict[str, Any]) -> dict[str, Any]:
-    """Each run's wall and CPU seconds; the flow runs' work too (the same in every pair)."""
+    """Each run's wall and CPU seconds and its tree's peak; the flow runs' work too (the
+    same in every pair)."""
     return {
         kind: {
             "wall_s": measured["wall_s"],
             "cpu_s": measured["cpu_s"],
+            "peak_tree_rss_mib": measured["peak_tree_rss_mib"],
             **{
                 key: manifests[kind]["work"][key]
                 for key in ("dumps_parsed", "languages_detected")
