@@ -19,8 +19,10 @@ from flows.stages.encodings import NOISE_CLASS, UTF16_BOMS, decode_bytes
 from flows.stages.markup import THEMATIC_BREAK, remove_markup
 from flows.stages.mojibake import (
     BADNESS_TRIGGERS,
+    LINE_SEPARATORS,
     MARK_PAIR_CLASS,
     NOT_FOR_BADNESS_CLASS,
+    OTHER_LINE_ENDS,
     TRIGGER_CLASS,
 )
 from flows.stages.shapes import (
@@ -225,10 +227,6 @@ def split_readable_dumps(decoded: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFr
     )
     return marked.filter(pl.col("_reason").is_null()).drop("_reason"), file_rejects
 
-
-#: Line ends beside LF, CRLF, CR (`split_lines`): LS, PS (web text); in a text with no
-#: LF or CR but a final one, VT (a word processor's line break), FF, NEL (UAX #14).
-LINE_SEPARATORS, OTHER_LINE_ENDS = "[\u2028\u2029]", "[\x0b\x0c\x85]"
 
 #: Control characters removed from lines (C0 but tab, DEL, C1); line ends split lines.
 CONTROL_CHARACTERS = r"[\x00-\x08\x0b-\x1f\x7f-\x9f]"

@@ -159,11 +159,14 @@ def repair_mojibake(text: str) -> tuple[str, str | None]:
     return "".join(out), outcome
 
 
-#: The line ends `decode.split_lines` splits at: LF, CR, CRLF, LS, PS; and in a text with no
-#: LF or CR but a final one, VT, FF and NEL (`str.splitlines` splits at all of those and at
-#: FS, GS, RS, always: a Latin-1 reading of UTF-8 holds NEL, the byte 0x85 of `兵`, E5 85 B5).
-_LINE_END = re.compile(r"\r\n|[\r\n\u2028\u2029]")
-_ANY_LINE_END = re.compile(r"\r\n|[\r\n\u2028\u2029\x0b\x0c\x85]")
+#: Line ends beside LF, CRLF, CR (`decode.split_lines`, which imports them: a line is
+#: repaired as it will be split): LS, PS (web text); in a text with no LF or CR but a
+#: final one, VT (a word processor's line break), FF, NEL (UAX #14). (`str.splitlines`
+#: splits at all of those and at FS, GS, RS, always: a Latin-1 reading of UTF-8 holds
+#: NEL, the byte 0x85 of `兵`, E5 85 B5.)
+LINE_SEPARATORS, OTHER_LINE_ENDS = "[\u2028\u2029]", "[\x0b\x0c\x85]"
+_LINE_END = re.compile(rf"\r\n?|\n|{LINE_SEPARATORS}")
+_ANY_LINE_END = re.compile(rf"\r\n?|\n|{LINE_SEPARATORS}|{OTHER_LINE_ENDS}")
 #: The end of a mojibake line whose UTF-8 letter read as Latin-1 still needs a NEL (after
 #: its lead byte, U+00C2–U+00F4, or a 3- or 4-byte letter's lead and continuations): that
 #: NEL is the letter's byte, no line end (three reviews' finds: `Ñ\x85`, Cyrillic `х`, was
